@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Install everything tol-tasks needs on a fresh Debian machine (as root, or with sudo):
+# the system packages below with apt-get, uv with pip, then the Python packages
+# exactly as pinned in uv.lock (including the PsychoPy runner extra).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# System packages. Keep this list and the README's in step.
+APT_PACKAGES=()
+
+sudo_cmd=()
+if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+done
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "setup: installing system packages: ${missing[*]}"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if ! command -v uv >/dev/null 2>&1; then
+  echo "setup: installing uv"
+  python3 -m pip install --quiet --disable-pip-version-check uv
+fi
+
+uv sync --frozen --all-extras --quiet

@@ -1,0 +1,47 @@
+"""tol-tasks: Tower of Hanoi and Tower of London for neuropsychology.
+
+The puzzle model and exact solver::
+
+    >>> from tol_tasks import Hanoi, London
+    >>> p = Hanoi(disks=3)
+    >>> p.distance("BAA", "ABA")
+    6
+    >>> p.count_optimal_paths("BAA", "ABA")
+    2
+    >>> London().distance("GR|B|", "|RG|B")
+    3
+
+Nothing imported here needs PsychoPy or a display.
+"""
+
+from __future__ import annotations
+
+from .errors import (
+    IllegalMoveError,
+    PuzzleDefinitionError,
+    PuzzleTooLargeError,
+    StateError,
+    TolTasksError,
+    UnreachableGoalError,
+)
+from .hanoi import Hanoi, HanoiState
+from .london import London, LondonState
+from .puzzle import Move, Puzzle
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "Hanoi",
+    "HanoiState",
+    "IllegalMoveError",
+    "London",
+    "LondonState",
+    "Move",
+    "Puzzle",
+    "PuzzleDefinitionError",
+    "PuzzleTooLargeError",
+    "StateError",
+    "TolTasksError",
+    "UnreachableGoalError",
+    "__version__",
+]
