@@ -44,3 +44,89 @@ RULES = (
     RULE_NO_SUCH_PEG,
     RULE_WRONG_PIECE,
 )
+
+# ------------------------------------------------------------------ protocols
+#: Version of the protocol file format this release reads.
+PROTOCOL_FORMAT = 1
+
+#: Colour names accepted in protocol files besides hex codes like "#ff8800".
+COLOR_NAMES = frozenset(
+    [
+        "white",
+        "black",
+        "red",
+        "green",
+        "blue",
+        "yellow",
+        "orange",
+        "purple",
+        "grey",
+        "gray",
+        "darkgrey",
+        "darkgray",
+        "lightgrey",
+        "lightgray",
+        "brown",
+        "pink",
+        "cyan",
+        "magenta",
+        "navy",
+        "teal",
+        "olive",
+        "maroon",
+        "silver",
+        "lime",
+        "gold",
+        "violet",
+        "indigo",
+        "crimson",
+        "coral",
+        "salmon",
+        "khaki",
+        "beige",
+        "tan",
+    ]
+)
+
+#: Default colours of Tower of London balls, by letter.
+DEFAULT_BALL_COLORS = {
+    "R": "#d62728",
+    "G": "#2ca02c",
+    "B": "#1f77b4",
+    "Y": "#f2c014",
+    "P": "#9467bd",
+    "O": "#ff7f0e",
+    "K": "#222222",
+    "W": "#eeeeee",
+}
+
+#: Default colours of Tower of Hanoi disks, smallest first (repeated as needed).
+DEFAULT_DISK_COLORS = (
+    "#e6194b", "#f58231", "#ffe119", "#3cb44b", "#42d4f4",
+    "#4363d8", "#911eb4", "#f032e6", "#a9a9a9", "#9a6324",
+)  # fmt: skip
+
+#: Texts shown to participants, in English; a protocol may override any of them
+#: per language under ``instructions.messages``. Braced names are filled in.
+DEFAULT_MESSAGES = {
+    "continue": "Click or press space to continue.",
+    "practice_start": "First, some practice problems.",
+    "test_start": "Now the test problems begin.",
+    "goal_label": "Goal",
+    "moves_label": "Moves: {moves}",
+    "time_label": "Time left: {seconds} s",
+    "solved": "Solved!",
+    "not_solved": "Not solved.",
+    "moves_feedback": "Solved in {moves} moves; the fewest possible is {min_moves}.",
+    "time_out": "Time is up.",
+    "move_limit": "No moves left.",
+    "try_again": "Let's try that one again.",
+    "illegal_larger_on_smaller": "A larger disk cannot go on a smaller one.",
+    "illegal_peg_full": "That peg is full.",
+    "illegal_forbidden_pair": "Move only between neighbouring pegs.",
+    "illegal_empty_source": "That peg is empty.",
+    "end": "Thank you! The task is finished.",
+}
+
+#: Identifiers: problem ids, protocol names, block names.
+ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

@@ -22,7 +22,9 @@ def main() -> None:
     t = London()
     a, b = t.parse("GR|B|"), t.parse("|RG|B")
     print("Tower of London, balls RGB on pegs of capacity 3, 2, 1")
-    print(f"  GR|B| -> |RG|B: {t.distance(a, b)} moves, {t.count_optimal_paths(a, b)} shortest path(s)")
+    print(
+        f"  GR|B| -> |RG|B: {t.distance(a, b)} moves, {t.count_optimal_paths(a, b)} shortest path(s)"
+    )
     print(f"  {t.n_states} states; solution: {' '.join(map(str, t.solve(a, b)))}")
 
     big = Hanoi(64)

@@ -1,0 +1,404 @@
+"""The checks behind protocol loading: every fault found, each located and explained."""
+
+from __future__ import annotations
+
+import difflib
+import typing
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from ._yaml import line_of
+from .config import DEFAULT_BALL_COLORS, DEFAULT_MESSAGES, ID_PATTERN, MAX_DISKS, PROTOCOL_FORMAT
+from .errors import TolTasksError
+from .london import London
+from .protocol import (
+    Display,
+    Input,
+    Instructions,
+    Issue,
+    LondonTask,
+    Practice,
+    Problem,
+    Protocol,
+    Task,
+    parse_state,
+    problem_puzzle,
+)
+from .puzzle import Puzzle
+
+# ------------------------------------------------------- structural issues
+
+
+def _dotted(path) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _strip_tags(loc: tuple, data: Any) -> tuple:
+    """Drop pydantic's union tags (e.g. 'hanoi') from an error location."""
+    out: list = []
+    cur = data
+    for part in loc:
+        if isinstance(cur, dict):
+            if part in cur:
+                out.append(part)
+                cur = cur[part]
+            elif cur.get("type") == part:
+                continue
+            else:
+                out.append(part)
+                cur = None
+        elif isinstance(cur, list) and isinstance(part, int) and part < len(cur):
+            out.append(part)
+            cur = cur[part]
+        elif isinstance(part, str) and (
+            part.startswith(("function-", "list[", "str")) or part in ("int", "float")
+        ):
+            continue
+        else:
+            out.append(part)
+            cur = None
+    return tuple(out)
+
+
+def _unwrap(ann: Any) -> list[type]:
+    """Model classes reachable from an annotation (through lists, dicts, unions)."""
+    origin = typing.get_origin(ann)
+    if origin is Annotated:
+        return _unwrap(typing.get_args(ann)[0])
+    if isinstance(ann, type) and issubclass(ann, BaseModel):
+        return [ann]
+    out: list[type] = []
+    for arg in typing.get_args(ann):
+        out.extend(_unwrap(arg))
+    return out
+
+
+def _model_at(path: tuple, data: Any) -> type[BaseModel] | None:
+    """The model class describing the mapping at ``path`` (for key suggestions)."""
+    cls: type[BaseModel] | None = Protocol
+    cur = data
+    for part in path:
+        if cls is None:
+            return None
+        if isinstance(part, int):
+            cur = cur[part] if isinstance(cur, list) and part < len(cur) else None
+            continue
+        field = cls.model_fields.get(part)
+        if field is None:
+            return None
+        cur = cur.get(part) if isinstance(cur, dict) else None
+        candidates = _unwrap(field.annotation)
+        if len(candidates) > 1 and isinstance(cur, dict):
+            tagged = [
+                c
+                for c in candidates
+                if cur.get("type") in typing.get_args(c.model_fields["type"].annotation)
+            ]
+            candidates = tagged or candidates
+        cls = candidates[0] if candidates else None
+    return cls
+
+
+def _field_info(path: tuple, data: Any):
+    parent = _model_at(tuple(p for p in path[:-1]), data)
+    if parent is None or not path or not isinstance(path[-1], str):
+        return None
+    return parent.model_fields.get(path[-1])
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _structural_issues(exc: ValidationError, data, lines, source) -> list[Issue]:
+    issues = []
+    seen = set()
+    for err in exc.errors(include_url=False):
+        path = _strip_tags(tuple(err["loc"]), data)
+        kind = err["type"]
+        field = _dotted(path)
+        info = _field_info(path, data)
+        expected = info.description if info is not None and info.description else ""
+        line = line_of(lines, path)
+        if kind == "extra_forbidden":
+            key = str(path[-1])
+            model = _model_at(path[:-1], data)
+            known = list(model.model_fields) if model else []
+            close = difflib.get_close_matches(key, known, n=1, cutoff=0.6)
+            fix = f"did you mean '{close[0]}'?" if close else ""
+            fix += (" " if fix else "") + (
+                f"Known keys here: {', '.join(known)}." if known else "remove it."
+            )
+            msg, fix_text = f"unknown key '{key}'.", fix
+        elif kind == "missing":
+            msg = f"the required key '{path[-1]}' is missing."
+            fix_text = f"add '{path[-1]}:' with {expected}." if expected else f"add '{path[-1]}:'."
+        elif kind in ("union_tag_invalid", "union_tag_not_found"):
+            msg = f"{_show(err.get('input'))}: the task type must be 'hanoi' or 'london'."
+            fix_text = "write 'type: hanoi' or 'type: london' under 'task:'."
+            if kind == "union_tag_not_found":
+                msg = "the task has no 'type'."
+        elif kind == "string_pattern_mismatch" and err.get("ctx", {}).get("pattern") == ID_PATTERN:
+            msg = f"{_show(err.get('input'))} is not allowed as a name."
+            fix_text = "use letters, digits, '-', '_' and '.', starting with a letter or digit."
+        elif kind == "literal_error" and path == ("format",):
+            msg = f"{_show(err.get('input'))}: this version of tol-tasks reads format {PROTOCOL_FORMAT}."
+            fix_text = (
+                f"write 'format: {PROTOCOL_FORMAT}' (and check the file against docs/protocols.md)."
+            )
+        else:
+            reason = err["msg"]
+            if reason.startswith("Value error, "):
+                reason = reason[len("Value error, ") :]
+            reason = reason[0].lower() + reason[1:] if reason else reason
+            msg = f"{_show(err.get('input'))} is not allowed: {reason}."
+            fix_text = f"give {expected}." if expected else ""
+        key = (line, field, msg)
+        if key not in seen:
+            seen.add(key)
+            issues.append(Issue(source, line, field, msg, fix_text))
+    return issues
+
+
+# --------------------------------------------------------- semantic issues
+
+
+def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir) -> list[Issue]:
+    """Checks that need the puzzle: states, minimums, limits, ids, keys, colours."""
+    issues: list[Issue] = []
+
+    def add(path, message, fix=""):
+        issues.append(Issue(source, line_of(lines, path), _dotted(path), message, fix))
+
+    task = model.task if model is not None else _try(TypeAdapter(Task), data.get("task"))
+    if task is None:
+        return issues
+    try:
+        base = task.puzzle()
+    except TolTasksError as exc:
+        add(("task",), str(exc))
+        return issues
+
+    # Every problem, wherever it is, with its location and its block's defaults.
+    located: list[tuple[tuple, Problem, Any]] = []
+    if model is not None:
+        located += [
+            (("practice", "problems", j), p, model.practice)
+            for j, p in enumerate(model.practice.problems)
+        ]
+        for i, block in enumerate(model.blocks):
+            located += [
+                (("blocks", i, "problems", j), p, block) for j, p in enumerate(block.problems)
+            ]
+    else:
+        located = _problems_that_validate(data)
+
+    seen_ids: dict[str, tuple] = {}
+    most_disks = getattr(base, "n_disks", 0)
+    for path, prob, defaults in located:
+        if isinstance(task, LondonTask) and (prob.disks or getattr(defaults, "disks", None)):
+            where = (*path, "disks") if prob.disks else path
+            add(
+                where,
+                "'disks' is for Tower of Hanoi tasks, but this task is a Tower of London.",
+                "remove it; a Tower of London is defined by 'balls' and 'capacities'.",
+            )
+            continue
+        puzzle = problem_puzzle(task, prob, defaults)
+        most_disks = max(most_disks, getattr(puzzle, "n_disks", 0))
+        if prob.id in seen_ids:
+            add(
+                (*path, "id"),
+                f"the id '{prob.id}' is already used at line "
+                f"{line_of(lines, (*seen_ids[prob.id], 'id'))}.",
+                "give every problem its own id.",
+            )
+        else:
+            seen_ids[prob.id] = path
+        states = {}
+        for key in ("start", "goal"):
+            try:
+                states[key] = parse_state(puzzle, getattr(prob, key))
+            except TolTasksError as exc:
+                add((*path, key), str(exc).rstrip(".") + ".", f"write a valid state of {puzzle!r}.")
+        if len(states) < 2:
+            continue
+        start, goal = states["start"], states["goal"]
+        if start == goal:
+            add(
+                (*path, "goal"),
+                f"the goal {goal} equals the start: the problem is solved before it begins.",
+                "choose a different goal.",
+            )
+            continue
+        if not puzzle.is_reachable(start, goal):
+            add(
+                (*path, "goal"),
+                f"the goal {goal} cannot be reached from the start {start}.",
+                "choose a goal reachable by legal moves, or give the pegs more capacity.",
+            )
+            continue
+        d = puzzle.distance(start, goal)
+        if prob.min_moves is not None and prob.min_moves != d:
+            add(
+                (*path, "min_moves"),
+                f"states {prob.min_moves}, but the fewest moves from {start} to {goal} is {d}.",
+                f"write 'min_moves: {d}', or remove the line: tol-tasks computes it.",
+            )
+        limit = (
+            prob.move_limit
+            if prob.move_limit is not None
+            else getattr(defaults, "move_limit", None)
+        )
+        if limit is not None and limit < d:
+            where = (*path, "move_limit") if prob.move_limit is not None else path
+            add(
+                where,
+                f"a move limit of {limit} makes the problem unsolvable: it needs {d} moves.",
+                f"allow at least {d} moves.",
+            )
+
+    # The other sections, each checked on its own if the whole document failed.
+    def section(name: str, cls: type):
+        if model is not None:
+            return getattr(model, name)
+        return _try(TypeAdapter(cls), data.get(name) if data.get(name) is not None else {})
+
+    inp, ins, display = (
+        section("input", Input),
+        section("instructions", Instructions),
+        section("display", Display),
+    )
+    if inp is not None:
+        _check_input(inp, base, add)
+    if ins is not None:
+        _check_instructions(ins, base_dir, add)
+    if display is not None:
+        _check_display(display, base, most_disks, add)
+    return issues
+
+
+def _check_input(inp: Input, base: Puzzle, add) -> None:
+    if inp.mode == "keys":
+        if inp.keys is None or len(inp.keys) != base.n_pegs:
+            add(
+                ("input", "keys"),
+                f"{inp.keys!r}: mode 'keys' needs one key per peg ({base.n_pegs}).",
+                f"e.g. keys: {[str(i + 1) for i in range(base.n_pegs)]!r}.",
+            )
+        elif len(set(inp.keys)) != len(inp.keys) or inp.quit_key in inp.keys:
+            add(
+                ("input", "keys"),
+                f"{inp.keys!r}: each peg needs its own key, different from "
+                f"the quit key '{inp.quit_key}'.",
+                "choose distinct keys.",
+            )
+    elif inp.keys is not None:
+        add(
+            ("input", "keys"),
+            f"keys are given but mode is '{inp.mode}'.",
+            "write 'mode: keys' or remove 'keys'.",
+        )
+
+
+def _check_instructions(ins: Instructions, base_dir: Path | None, add) -> None:
+    if ins.pages and ins.default_language not in ins.pages:
+        add(
+            ("instructions", "default_language"),
+            f"'{ins.default_language}' has no pages (pages are given for {', '.join(ins.pages)}).",
+            "add its pages or change the default.",
+        )
+    for lang, msgs in ins.messages.items():
+        for key in msgs:
+            if key not in DEFAULT_MESSAGES:
+                close = difflib.get_close_matches(key, list(DEFAULT_MESSAGES), n=1)
+                add(
+                    ("instructions", "messages", lang, key),
+                    f"unknown message '{key}'.",
+                    (f"did you mean '{close[0]}'? " if close else "")
+                    + f"Known messages: {', '.join(DEFAULT_MESSAGES)}.",
+                )
+    for lang, pages in ins.pages.items():
+        for j, page in enumerate(pages):
+            if page.image and base_dir is not None and not (base_dir / page.image).is_file():
+                add(
+                    ("instructions", "pages", lang, j, "image"),
+                    f"the image '{page.image}' does not exist (looked in {base_dir}).",
+                    "fix the path, relative to the protocol file.",
+                )
+
+
+def _check_display(display: Display, base: Puzzle, most_disks: int, add) -> None:
+    pieces = {str(b) for b in getattr(base, "balls", "")} or {
+        str(k) for k in range(1, most_disks + 1)
+    }
+    for key in display.piece_colors:
+        if key not in pieces:
+            add(
+                ("display", "piece_colors", key),
+                f"'{key}' is not a piece of this puzzle.",
+                f"use one of {', '.join(sorted(pieces))}.",
+            )
+    if isinstance(base, London):
+        missing = sorted(
+            {
+                b
+                for b in base.balls
+                if b not in display.piece_colors and b not in DEFAULT_BALL_COLORS
+            }
+        )
+        if missing:
+            add(
+                ("display", "piece_colors"),
+                f"ball(s) {', '.join(missing)} have no default colour.",
+                f"give a colour for each, e.g. piece_colors: {{{missing[0]}: '#888888'}}.",
+            )
+
+
+def _try(adapter: TypeAdapter, value: Any):
+    try:
+        return adapter.validate_python(value)
+    except ValidationError:
+        return None
+
+
+def _problems_that_validate(data: dict) -> list[tuple[tuple, Problem, Any]]:
+    """Problems that validate on their own, when the whole document does not."""
+    out = []
+    problem = TypeAdapter(Problem)
+    practice = data.get("practice")
+    if isinstance(practice, dict) and isinstance(practice.get("problems"), list):
+        defaults = _try(
+            TypeAdapter(Practice), {k: v for k, v in practice.items() if k != "problems"}
+        )
+        for j, raw in enumerate(practice["problems"]):
+            prob = _try(problem, raw)
+            if prob is not None:
+                out.append((("practice", "problems", j), prob, defaults))
+    blocks = data.get("blocks")
+    if isinstance(blocks, list):
+        for i, block in enumerate(blocks):
+            if not isinstance(block, dict) or not isinstance(block.get("problems"), list):
+                continue
+            defaults = {
+                k: v for k, v in block.items() if k in ("time_limit", "move_limit", "disks")
+            }
+            holder = type("Defaults", (), {"time_limit": None, "move_limit": None, "disks": None})()
+            for k, v in defaults.items():
+                if (
+                    isinstance(v, int)
+                    and not isinstance(v, bool)
+                    and (k != "disks" or 1 <= v <= MAX_DISKS)
+                ):
+                    setattr(holder, k, v)
+            for j, raw in enumerate(block["problems"]):
+                prob = _try(problem, raw)
+                if prob is not None:
+                    out.append((("blocks", i, "problems", j), prob, holder))
+    return out

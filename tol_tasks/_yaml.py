@@ -1,0 +1,99 @@
+"""YAML reading that remembers where every value came from.
+
+PyYAML's composed node tree carries line numbers; the plain ``safe_load``
+result does not. :func:`load_with_lines` returns both the data and a map from
+each value's path (keys and list indices) to its 1-based line, and reports
+duplicate keys, which ``safe_load`` silently drops.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+Path = tuple[str | int, ...]
+
+_BOOL = "tag:yaml.org,2002:bool"
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader with YAML 1.2 booleans: only true/false, so that ``no`` (Norwegian)
+    or ``on`` stay strings."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, rx) for tag, rx in resolvers if tag != _BOOL]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+_Loader.add_implicit_resolver(
+    _BOOL, re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
+)
+
+
+class YamlSyntaxError(Exception):
+    """The text is not valid YAML; ``line`` is 1-based (0 if unknown)."""
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def load_with_lines(text: str) -> tuple[Any, dict[Path, int], list[tuple[Path, int, str]]]:
+    """Parse YAML text.
+
+    Returns
+    -------
+    data : object
+        As ``yaml.safe_load`` would return it.
+    lines : dict
+        Path of every mapping key and value and sequence item -> 1-based line.
+    duplicates : list of (path, line, key)
+        Keys that appear twice in one mapping (the later value wins).
+    """
+    try:
+        loader = _Loader(text)
+        try:
+            node = loader.get_single_node()
+            data = loader.construct_document(node) if node is not None else None
+        finally:
+            loader.dispose()
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = mark.line + 1 if mark is not None else 0
+        problem = exc.problem or str(exc)
+        raise YamlSyntaxError(f"not valid YAML: {problem}", line) from None
+    except yaml.YAMLError as exc:
+        raise YamlSyntaxError(f"not valid YAML: {exc}", 0) from None
+    lines: dict[Path, int] = {}
+    duplicates: list[tuple[Path, int, str]] = []
+    if node is not None:
+        _walk(node, (), lines, duplicates)
+    return data, lines, duplicates
+
+
+def _walk(node: yaml.Node, path: Path, lines: dict, duplicates: list) -> None:
+    lines.setdefault(path, node.start_mark.line + 1)
+    if isinstance(node, yaml.MappingNode):
+        seen: set = set()
+        for key_node, value_node in node.value:
+            key = key_node.value
+            if key in seen:
+                duplicates.append((path, key_node.start_mark.line + 1, key))
+            seen.add(key)
+            lines[(*path, key)] = key_node.start_mark.line + 1
+            _walk(value_node, (*path, key), lines, duplicates)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk(item, (*path, i), lines, duplicates)
+
+
+def line_of(lines: dict[Path, int], path: Path) -> int:
+    """Line of ``path``, or of its nearest ancestor that has one (0 if none)."""
+    p = tuple(path)
+    while p:
+        if p in lines:
+            return lines[p]
+        p = p[:-1]
+    return lines.get((), 0)

@@ -1,0 +1,148 @@
+"""Command-line entry points. Each parses its arguments and calls library functions.
+
+Bad input never shows a traceback: a :class:`~tol_tasks.errors.TolTasksError`
+is printed as it is (it names the file, line, field, value and fix) and the
+command exits with status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import TolTasksError
+
+EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
+
+
+def _range(text: str) -> tuple[int, int]:
+    try:
+        lo, _, hi = text.partition("-")
+        return (int(lo), int(hi or lo))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: give a range such as 3-7, or one number"
+        ) from None
+
+
+def _protocol_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="tol-protocol", description="Check, describe and generate tol-tasks protocol files."
+    )
+    ap.add_argument("--version", action="version", version=f"tol-tasks {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    check = sub.add_parser("check", help="check protocol files and report every fault")
+    check.add_argument("files", nargs="+", metavar="FILE", help="protocol files or bundled names")
+
+    describe = sub.add_parser("describe", help="print a table of a protocol's problems")
+    describe.add_argument("file", metavar="FILE", help="a protocol file or bundled name")
+    describe.add_argument("--csv", action="store_true", help="write CSV instead of a table")
+
+    sub.add_parser("list", help="list the bundled protocols")
+
+    gen = sub.add_parser("generate", help="build a protocol from constraints")
+    gen.add_argument("--task", choices=("hanoi", "london"), default="hanoi")
+    gen.add_argument("--disks", type=int, default=3, help="Hanoi: number of disks (3)")
+    gen.add_argument("--pegs", type=int, default=3, help="Hanoi: number of pegs (3)")
+    gen.add_argument("--adjacent-only", action="store_true", help="Hanoi: neighbouring pegs only")
+    gen.add_argument("--balls", default="RGB", help="London: ball letters (RGB)")
+    gen.add_argument(
+        "--capacities", default="3,2,1", help="London: peg capacities, comma-separated (3,2,1)"
+    )
+    gen.add_argument("--min-moves", type=_range, default=(2, 7), metavar="LO-HI", help="(2-7)")
+    gen.add_argument("--per-level", type=int, default=2, help="problems per minimum-move level (2)")
+    gen.add_argument("--start-type", default="any", help="any, tower, 'partial tower' or flat")
+    gen.add_argument("--goal-type", default="any", help="any, tower, 'partial tower' or flat")
+    gen.add_argument("--paths", choices=("any", "unique", "multiple"), default="any")
+    gen.add_argument("--start", help="a fixed start state for every problem, e.g. 'GR|B|'")
+    gen.add_argument("--time-limit", type=float, help="seconds per problem")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--name", default="generated", help="the protocol's name")
+    gen.add_argument("--output", "-o", type=Path, help="write here instead of standard output")
+    return ap
+
+
+def protocol_main(argv: Sequence[str] | None = None) -> int:
+    """``tol-protocol``: check, describe, list and generate protocols."""
+    args = _protocol_parser().parse_args(argv)
+    try:
+        return _protocol_command(args, list(sys.argv[1:] if argv is None else argv))
+    except TolTasksError as exc:
+        print(f"tol-protocol: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
+    from .describe import DESCRIBE_COLUMNS, describe_protocol, format_table
+    from .load import bundled_protocols, load_protocol
+    from .protocol import ProtocolError
+
+    if args.command == "check":
+        failed = 0
+        for f in args.files:
+            try:
+                lp = load_protocol(f)
+            except ProtocolError as exc:
+                failed += 1
+                print(exc, file=sys.stderr)
+                continue
+            n = sum(1 for _ in lp.all_problems())
+            print(f"{f}: OK ({lp.name}, {n} problems, sha256 {lp.sha256[:12]})")
+        return EXIT_FAULT if failed else EXIT_OK
+
+    if args.command == "describe":
+        lp = load_protocol(args.file)
+        rows = describe_protocol(lp)
+        if args.csv:
+            w = csv.DictWriter(sys.stdout, fieldnames=DESCRIBE_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(rows)
+        else:
+            m = lp.model
+            print(f"{m.name} {m.version}: {m.description.strip()}")
+            if m.citation:
+                print(f"Source: {m.citation.strip()}")
+            print()
+            print(format_table(rows))
+        return EXIT_OK
+
+    if args.command == "list":
+        for name, path in bundled_protocols().items():
+            lp = load_protocol(path)
+            print(f"{name:<20} {lp.model.description.strip()[:70]}")
+        return EXIT_OK
+
+    from .generate import GeneratorSpec, generate_protocol
+
+    try:
+        caps = tuple(int(c) for c in args.capacities.split(","))
+    except ValueError:
+        print(
+            f"tol-protocol: --capacities {args.capacities!r}: give whole numbers such as 3,2,1",
+            file=sys.stderr,
+        )
+        return EXIT_USAGE
+    spec = GeneratorSpec(
+        task=args.task, disks=args.disks, pegs=args.pegs, adjacent_only=args.adjacent_only,
+        balls=args.balls, capacities=caps, min_moves=args.min_moves, per_level=args.per_level,
+        start_type=args.start_type, goal_type=args.goal_type, paths=args.paths,
+        start=args.start, seed=args.seed, name=args.name, time_limit=args.time_limit,
+    )  # fmt: skip
+    text = generate_protocol(spec, ["tol-protocol", *argv])
+    if args.output:
+        if args.output.exists():
+            print(
+                f"tol-protocol: {args.output} exists; choose another --output (nothing was overwritten).",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
+        args.output.write_text(text, encoding="utf-8")
+        print(f"wrote {args.output}")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,430 @@
+"""Protocol files: a lab's battery as a validated YAML document.
+
+A protocol says which puzzle, which problems in which order with which
+limits, what the participant sees and how they answer. :func:`load_protocol`
+reads and checks a file; every fault in it is reported at once in a
+:class:`ProtocolError` whose lines name the file, the line, the field, the bad
+value and the fix. ``docs/protocols.md`` documents every field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, Literal, Union
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    field_validator,
+)
+
+from .config import (
+    COLOR_NAMES,
+    DEFAULT_BALLS,
+    DEFAULT_CAPACITIES,
+    DEFAULT_MESSAGES,
+    ID_PATTERN,
+    MAX_DISKS,
+    MAX_PEGS,
+    PROTOCOL_FORMAT,
+)
+from .errors import TolTasksError
+from .hanoi import Hanoi
+from .london import London
+from .puzzle import Puzzle
+
+# ------------------------------------------------------------------- errors
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One fault in a protocol file."""
+
+    file: str
+    line: int
+    field: str
+    message: str
+    fix: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        fix = f" Suggested fix: {self.fix}" if self.fix else ""
+        field = f"{self.field}: " if self.field else ""
+        return f"{where}: {field}{self.message}{fix}"
+
+
+class ProtocolError(TolTasksError, ValueError):
+    """A protocol file has faults; ``issues`` lists every one of them."""
+
+    def __init__(self, issues: list[Issue]) -> None:
+        self.issues = issues
+        n = len(issues)
+        head = f"{n} problem{'s' if n != 1 else ''} in {issues[0].file}" if issues else "problem"
+        super().__init__(head + ":\n" + "\n".join(f"  {i}" for i in issues))
+
+
+# ------------------------------------------------------------------- models
+
+
+def _color(value: str) -> str:
+    v = value.strip()
+    low = v.lower()
+    if low in COLOR_NAMES:
+        return low
+    if len(v) in (4, 7) and v.startswith("#") and all(c in "0123456789abcdefABCDEF" for c in v[1:]):
+        return low
+    raise ValueError(f"{value!r} is not a colour")
+
+
+Color = Annotated[
+    str, Field(description="a colour: a hex code such as '#ff8800' or a name such as 'red'")
+]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HanoiTask(_Model):
+    """The Tower of Hanoi apparatus."""
+
+    type: Literal["hanoi"] = Field(description="'hanoi' or 'london'")
+    disks: int = Field(3, ge=1, le=MAX_DISKS, description=f"the number of disks, 1 to {MAX_DISKS}")
+    pegs: int = Field(3, ge=3, le=MAX_PEGS, description=f"the number of pegs, 3 to {MAX_PEGS}")
+    adjacent_only: bool = Field(
+        False, description="true to forbid moves between pegs that are not neighbours"
+    )
+
+    def puzzle(self, disks: int | None = None) -> Hanoi:
+        return Hanoi(disks or self.disks, self.pegs, self.adjacent_only)
+
+
+class LondonTask(_Model):
+    """The Tower of London apparatus."""
+
+    type: Literal["london"] = Field(description="'hanoi' or 'london'")
+    balls: str = Field(
+        DEFAULT_BALLS,
+        pattern=r"^[A-Z]+$",
+        description="one capital letter per ball, e.g. 'RGB'",
+    )
+    capacities: list[Annotated[int, Field(ge=1)]] = Field(
+        list(DEFAULT_CAPACITIES),
+        min_length=2,
+        max_length=MAX_PEGS,
+        description="each peg's capacity left to right, e.g. [3, 2, 1]",
+    )
+
+    def puzzle(self, disks: int | None = None) -> London:
+        return London(self.balls, tuple(self.capacities))
+
+
+Task = Annotated[Union[HanoiTask, LondonTask], Field(discriminator="type")]  # noqa: UP007
+
+
+class Display(_Model):
+    """What the participant sees."""
+
+    fullscreen: bool = Field(True, description="true for full screen, false for a window")
+    screen: int = Field(0, ge=0, description="which screen to use, 0 for the first")
+    window_size: tuple[int, int] = Field(
+        (1024, 768), description="window width and height in pixels when not full screen"
+    )
+    background: Color = "#1e1e1e"
+    text_color: Color = "#ffffff"
+    peg_color: Color = "#a0784a"
+    highlight_color: Color = "#ffffff"
+    piece_colors: dict[str, Color] = Field(
+        default_factory=dict,
+        description="colour per ball letter (London) or per disk number (Hanoi, '1' = smallest)",
+    )
+    piece_scale: float = Field(
+        1.0, gt=0, le=3, description="a size factor for the pieces, e.g. 1.2"
+    )
+    show_goal: bool = Field(True, description="true to show the goal configuration")
+    goal_position: Literal["top", "left", "right"] = Field(
+        "top", description="where the goal is shown: 'top', 'left' or 'right'"
+    )
+    show_move_counter: bool = Field(True, description="true to show the number of moves made")
+    show_time_left: bool = Field(False, description="true to show the time left when limited")
+    show_illegal_message: bool = Field(
+        True, description="true to say briefly why an illegal move was refused"
+    )
+
+    @field_validator("background", "text_color", "peg_color", "highlight_color")
+    @classmethod
+    def _check_color(cls, v: str) -> str:
+        return _color(v)
+
+    @field_validator("piece_colors")
+    @classmethod
+    def _check_colors(cls, v: dict[str, str]) -> dict[str, str]:
+        return {str(k): _color(c) for k, c in v.items()}
+
+
+class Input(_Model):
+    """How the participant answers."""
+
+    mode: Literal["click", "drag", "keys"] = Field(
+        "click",
+        description="'click' (click a peg, then another), 'drag' (drag and drop) or 'keys'",
+    )
+    keys: list[str] | None = Field(
+        None, description="with mode 'keys', one key name per peg, e.g. ['1', '2', '3']"
+    )
+    quit_key: str = Field("escape", description="the key that ends the session, e.g. 'escape'")
+
+
+class Rules(_Model):
+    """Scoring conventions where published tools disagree."""
+
+    illegal_moves: Literal["block"] = Field(
+        "block", description="'block': an illegal move is refused and recorded"
+    )
+    same_peg_drop_counts_as_move: bool = Field(
+        False, description="true if putting a piece back on its own peg counts as a move"
+    )
+    violation_counts_as_move: bool = Field(
+        False, description="true if each rule violation also counts as a move (D-KEFS style)"
+    )
+
+
+class Page(_Model):
+    """One instruction page."""
+
+    text: str = Field(description="the page's text")
+    image: str | None = Field(None, description="an image file, relative to the protocol file")
+
+
+class Instructions(_Model):
+    """Instruction pages and participant-facing texts, per language."""
+
+    default_language: str = Field("en", description="the language used unless another is chosen")
+    pages: dict[str, list[Page]] = Field(
+        default_factory=dict, description="per language code, the list of pages"
+    )
+    messages: dict[str, dict[str, str]] = Field(
+        default_factory=dict,
+        description="per language code, texts that replace the English defaults",
+    )
+
+
+StateSpec = Annotated[
+    Any,
+    Field(description="a state text such as 'AAA' or 'GR|B|', or one list per peg, bottom to top"),
+]
+
+
+class Problem(_Model):
+    """One problem: a start, a goal and its limits."""
+
+    id: str = Field(pattern=ID_PATTERN, description="a unique name such as 'p01'")
+    start: StateSpec
+    goal: StateSpec
+    min_moves: int | None = Field(
+        None, ge=0, description="the fewest moves, if you want it checked (computed anyway)"
+    )
+    time_limit: float | None = Field(None, gt=0, description="seconds allowed, or null for none")
+    move_limit: int | None = Field(None, ge=1, description="moves allowed, or null for none")
+    disks: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DISKS,
+        description="Tower of Hanoi only: disks for this problem, if not the task's",
+    )
+
+    @field_validator("start", "goal")
+    @classmethod
+    def _state_form(cls, v: Any) -> Any:
+        if isinstance(v, str):
+            return v
+        if isinstance(v, list) and all(isinstance(col, (list, str)) for col in v):
+            return v
+        raise ValueError("expected a state text or one list per peg")
+
+
+class Practice(_Model):
+    """Practice problems, with feedback, before the test."""
+
+    problems: list[Problem] = Field(default_factory=list, description="the practice problems")
+    repeat_until_solved: bool = Field(
+        False, description="true to repeat a practice problem until it is solved"
+    )
+    max_attempts: int = Field(3, ge=1, description="attempts per practice problem at most")
+    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
+    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
+    disks: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DISKS,
+        description="Tower of Hanoi only: disks for the practice problems, if not the task's",
+    )
+
+
+class Block(_Model):
+    """A block of test problems."""
+
+    name: str = Field("test", pattern=ID_PATTERN, description="the block's name, e.g. 'test'")
+    problems: list[Problem] = Field(min_length=1, description="the block's problems")
+    order: Literal["fixed", "shuffled"] = Field("fixed", description="'fixed' or 'shuffled'")
+    seed: int | None = Field(
+        None, description="seed of the shuffle; without it one is drawn and recorded"
+    )
+    attempts: int = Field(1, ge=1, description="attempts allowed per problem")
+    discontinue_after: int | None = Field(
+        None, ge=1, description="end the block after this many consecutive failures"
+    )
+    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
+    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
+    disks: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DISKS,
+        description="Tower of Hanoi only: disks for this block's problems, if not the task's",
+    )
+
+
+class Timing(_Model):
+    """Pauses between screens."""
+
+    inter_trial_interval: float = Field(1.0, ge=0, description="seconds between problems")
+    feedback_duration: float = Field(1.5, ge=0, description="seconds feedback stays on screen")
+
+
+class Protocol(_Model):
+    """A whole protocol file. See ``docs/protocols.md``."""
+
+    format: Literal[1] = Field(description=f"the format version, {PROTOCOL_FORMAT}")
+    name: str = Field(pattern=ID_PATTERN, description="a short name such as 'shallice-1982'")
+    version: str = Field("1", description="your version of this protocol, e.g. '1.0'")
+    description: str = Field("", description="what the protocol is for")
+    citation: str = Field("", description="where the problem set comes from")
+    task: Task
+    display: Display = Field(default_factory=Display)
+    input: Input = Field(default_factory=Input)
+    rules: Rules = Field(default_factory=Rules)
+    instructions: Instructions = Field(default_factory=Instructions)
+    practice: Practice = Field(default_factory=Practice)
+    blocks: list[Block] = Field(min_length=1, description="one or more blocks of test problems")
+    timing: Timing = Field(default_factory=Timing)
+    feedback: Literal["none", "solved", "moves"] = Field(
+        "solved", description="after each problem: 'none', 'solved' or 'moves'"
+    )
+    participant_fields: dict[str, str] = Field(
+        default_factory=dict,
+        description="extra fields for the participant dialog, with default values",
+    )
+
+    @field_validator("version", mode="before")
+    @classmethod
+    def _version_text(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+
+# --------------------------------------------------------- loaded protocols
+
+
+@dataclass(frozen=True)
+class ProblemSpec:
+    """A problem with its states parsed and its minimum computed."""
+
+    id: str
+    block: str
+    puzzle: Puzzle
+    start: Any
+    goal: Any
+    min_moves: int
+    time_limit: float | None
+    move_limit: int | None
+    practice: bool = False
+
+
+@dataclass(frozen=True)
+class LoadedProtocol:
+    """A checked protocol: the model, the puzzle and every problem ready to run.
+
+    Attributes
+    ----------
+    model : Protocol
+        The parsed document.
+    puzzle : Puzzle
+        The apparatus.
+    text : str
+        The file's exact text (copied into each session's sidecar).
+    sha256 : str
+        Hash of ``text``.
+    path : Path or None
+        Where it was read from.
+    """
+
+    model: Protocol
+    puzzle: Puzzle
+    text: str
+    sha256: str
+    path: Path | None
+
+    @property
+    def name(self) -> str:
+        return self.model.name
+
+    def practice_problems(self) -> list[ProblemSpec]:
+        p = self.model.practice
+        return [_spec(self.model.task, prob, "practice", p, practice=True) for prob in p.problems]
+
+    def block_problems(self, index: int) -> list[ProblemSpec]:
+        """The problems of block ``index`` in file order (the runner shuffles if asked)."""
+        block = self.model.blocks[index]
+        return [_spec(self.model.task, prob, block.name, block) for prob in block.problems]
+
+    def all_problems(self) -> Iterator[ProblemSpec]:
+        yield from self.practice_problems()
+        for i in range(len(self.model.blocks)):
+            yield from self.block_problems(i)
+
+    def messages(self, language: str | None = None) -> dict[str, str]:
+        """Participant-facing texts for ``language`` (defaults filled in)."""
+        lang = language or self.model.instructions.default_language
+        out = dict(DEFAULT_MESSAGES)
+        out.update(self.model.instructions.messages.get(lang, {}))
+        return out
+
+    def pages(self, language: str | None = None) -> list[Page]:
+        lang = language or self.model.instructions.default_language
+        return list(self.model.instructions.pages.get(lang, []))
+
+    def languages(self) -> list[str]:
+        ins = self.model.instructions
+        return sorted({ins.default_language, *ins.pages, *ins.messages})
+
+
+def parse_state(puzzle: Puzzle, spec: Any):
+    """A state from a protocol's text or per-peg-list form."""
+    if isinstance(spec, str):
+        return puzzle.parse(spec)
+    if isinstance(puzzle, Hanoi):
+        return puzzle.from_pegs(spec)
+    return puzzle.from_pegs([list(col) for col in spec])
+
+
+def problem_puzzle(task, prob: Problem, defaults) -> Puzzle:
+    """The puzzle a problem is played on (its own or its block's disk count, else the task's)."""
+    return task.puzzle(prob.disks or getattr(defaults, "disks", None))
+
+
+def _spec(task, prob: Problem, block: str, defaults, practice: bool = False):
+    puzzle = problem_puzzle(task, prob, defaults)
+    start, goal = parse_state(puzzle, prob.start), parse_state(puzzle, prob.goal)
+    return ProblemSpec(
+        id=prob.id,
+        block=block,
+        puzzle=puzzle,
+        start=start,
+        goal=goal,
+        min_moves=puzzle.distance(start, goal),
+        time_limit=prob.time_limit if prob.time_limit is not None else defaults.time_limit,
+        move_limit=prob.move_limit if prob.move_limit is not None else defaults.move_limit,
+        practice=practice,
+    )
