@@ -140,7 +140,9 @@ def _structural_issues(exc: ValidationError, data, lines, source) -> list[Issue]
             msg = f"the required key '{path[-1]}' is missing."
             fix_text = f"add '{path[-1]}:' with {expected}." if expected else f"add '{path[-1]}:'."
         elif kind in ("union_tag_invalid", "union_tag_not_found"):
-            msg = f"{_show(err.get('input'))}: the task type must be 'hanoi' or 'london'."
+            path = (*path, "type")
+            field, line = _dotted(path), line_of(lines, path)
+            msg = f"{_show(err.get('ctx', {}).get('tag'))}: the task type must be 'hanoi' or 'london'."
             fix_text = "write 'type: hanoi' or 'type: london' under 'task:'."
             if kind == "union_tag_not_found":
                 msg = "the task has no 'type'."
