@@ -1,6 +1,16 @@
 #!/usr/bin/env bash
-# Set everything up, then run the main job: a demonstration of the exact solver.
+# Set everything up, then run the main job: the demo protocol played by the
+# simulated participant in a real PsychoPy window (on a virtual display when
+# there is no screen), then a summary of the data. Extra arguments go to tol-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-uv run --frozen python -m tol_tasks.demo "$@"
+out="${TOL_DEMO_OUTPUT:-data}"
+run=(uv run --frozen tol-run demo --simulate --seed 1 --speed 3 --windowed --output "$out" "$@")
+if [ -z "${DISPLAY:-}" ]; then
+  echo "demo: no display; running on a virtual one (Xvfb)"
+  xvfb-run -a -s "-screen 0 1280x1024x24" "${run[@]}"
+else
+  "${run[@]}"
+fi
+uv run --frozen python -m tol_tasks.summary "$out"

@@ -6,7 +6,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # System packages. Keep this list and the README's in step.
-APT_PACKAGES=()
+#   xvfb, xauth       a virtual X display for headless runs and the tests
+#   libgl1-mesa-dri   OpenGL for PsychoPy's window (software rendering)
+#   xdotool           real X pointer and key events in the tests
+#   libjack-jackd2-0  lets PsychoPy import psychtoolbox (else it falls back silently)
+APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -17,3 +17,34 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 def rng() -> random.Random:
     """A seeded random generator, the same in every run."""
     return random.Random(20261122)
+
+
+@pytest.fixture(scope="session")
+def xdisplay():
+    """A real X display (Xvfb) for the runner tests; yields the environment to use.
+
+    Fails, rather than skips, when Xvfb is missing: scripts/setup.sh installs it.
+    """
+    import shutil
+    import subprocess
+
+    xvfb = shutil.which("Xvfb")
+    if xvfb is None:
+        pytest.fail("Xvfb is not installed; run scripts/setup.sh (apt-get install xvfb).")
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        [xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        number = f.readline().strip()
+    env = dict(os.environ, DISPLAY=f":{number}")
+    env.pop("WAYLAND_DISPLAY", None)
+    try:
+        yield env
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)

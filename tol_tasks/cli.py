@@ -146,3 +146,74 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
     else:
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def _run_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="tol-run", description="Run a participant session of a protocol in a PsychoPy window."
+    )
+    ap.add_argument("protocol", help="a protocol file, or a bundled name such as demo")
+    ap.add_argument("--participant", help="participant id; without it a dialog asks")
+    ap.add_argument("--session", type=int, default=1, help="session number (1)")
+    ap.add_argument("--output", type=Path, default=Path("data"), help="data folder (./data)")
+    ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
+    ap.add_argument("--language", help="instruction language, e.g. fr")
+    ap.add_argument("--bids-names", action="store_true", help="BIDS-style file names")
+    ap.add_argument("--simulate", action="store_true", help="a simulated participant plays")
+    ap.add_argument("--seed", type=int, help="with --simulate: its random seed")
+    ap.add_argument("--speed", type=float, default=1.0, help="with --simulate: times faster (1)")
+    return ap
+
+
+def run_main(argv: Sequence[str] | None = None) -> int:
+    """``tol-run``: run a session; print where the data went."""
+    args = _run_parser().parse_args(argv)
+    from .load import load_protocol
+    from .runner import RunConfig, run_session
+    from .session import check_participant_id
+
+    try:
+        lp = load_protocol(args.protocol)
+        participant, session, extra = args.participant, args.session, {}
+        if participant is None:
+            if args.simulate:
+                participant = "sim"
+            else:
+                answer = _participant_dialog(lp, session)
+                if answer is None:
+                    print("tol-run: cancelled; nothing was written.")
+                    return EXIT_OK
+                participant, session, extra = answer
+        check_participant_id(participant)
+        if args.speed <= 0:
+            print("tol-run: --speed must be above 0, e.g. 10.", file=sys.stderr)
+            return EXIT_USAGE
+        cfg = RunConfig(
+            protocol=lp.path or args.protocol, participant=participant, session=session,
+            output=args.output, windowed=args.windowed, language=args.language,
+            simulate=args.simulate, seed=args.seed, speed=args.speed,
+            bids_names=args.bids_names, extra_fields=extra,
+        )  # fmt: skip
+        result = run_session(cfg)
+    except TolTasksError as exc:
+        print(f"tol-run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"tol-run: session {result.status}: {result.rows} events")
+    print(f"  event log: {result.events}")
+    print(f"  sidecar:   {result.sidecar}")
+    return EXIT_OK if result.status == "completed" else EXIT_FAULT
+
+
+def _participant_dialog(lp, session: int):
+    """PsychoPy's participant dialog; None if cancelled."""
+    from psychopy import gui
+
+    fields = {"participant": "", "session": str(session), **lp.model.participant_fields}
+    dlg = gui.DlgFromDict(fields, title=f"tol-tasks: {lp.name}", sortKeys=False)
+    if not dlg.OK:
+        return None
+    try:
+        session = int(fields.pop("session"))
+    except ValueError:
+        session = 1
+    return fields.pop("participant"), session, fields

@@ -1,0 +1,74 @@
+"""Helpers for the runner tests: run tol-run as a user would, wait for its files."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tol_tasks.eventlog import read_event_log
+from tol_tasks.sidecar import read_sidecar
+
+
+def exe(name: str) -> str:
+    return shutil.which(name) or str(Path(sys.executable).with_name(name))
+
+
+def tol_run(
+    *args: str, env: dict | None = None, timeout: float = 180
+) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [exe("tol-run"), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def start_tol_run(*args: str, env: dict) -> subprocess.Popen:
+    return subprocess.Popen(
+        [exe("tol-run"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+
+
+def session_files(folder: Path) -> tuple[Path, Path]:
+    logs = sorted(folder.glob("*.csv"))
+    sidecars = sorted(folder.glob("*.json"))
+    assert len(logs) == 1, logs
+    assert len(sidecars) == 1, sidecars
+    return logs[0], sidecars[0]
+
+
+def wait_for_rows(folder: Path, predicate, timeout: float = 60.0, proc=None):
+    """Wait until the session's log has rows satisfying ``predicate(rows)``; return the rows."""
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        logs = list(folder.glob("*.csv"))
+        if logs:
+            rows = read_event_log(logs[0]).rows
+            if predicate(rows):
+                return rows
+        if proc is not None and proc.poll() is not None:
+            out, err = proc.communicate()
+            raise AssertionError(f"tol-run ended early ({proc.returncode}):\n{out}\n{err}")
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for rows in {folder}")
+
+
+def sidecar_of(folder: Path) -> dict:
+    return read_sidecar(session_files(folder)[1])
+
+
+def xdotool(*args: str, env: dict) -> None:
+    subprocess.run([exe_x("xdotool"), *args], env=env, check=True, timeout=10)
+
+
+def exe_x(name: str) -> str:
+    path = shutil.which(name)
+    if path is None:
+        raise AssertionError(f"{name} is not installed; run scripts/setup.sh")
+    return path

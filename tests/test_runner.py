@@ -1,0 +1,234 @@
+"""The PsychoPy runner in a real window under Xvfb, driven as a user drives it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.reference import hanoi_graph, london_graph
+from tests.runner_tools import (
+    session_files,
+    sidecar_of,
+    start_tol_run,
+    tol_run,
+    wait_for_rows,
+    xdotool,
+)
+from tol_tasks.eventlog import read_event_log
+from tol_tasks.load import bundled_protocols
+from tol_tasks.sidecar import read_sidecar
+
+_GRAPHS: dict = {}
+
+
+def _graph(puzzle_code: str) -> dict:
+    if puzzle_code not in _GRAPHS:
+        kind, *rest = puzzle_code.split(":")
+        if kind == "hanoi":
+            disks, pegs, adjacent = rest
+            _GRAPHS[puzzle_code] = hanoi_graph(int(disks), int(pegs), adjacent == "1")
+        else:
+            balls, caps = rest
+            _GRAPHS[puzzle_code] = london_graph(balls, tuple(int(c) for c in caps.split("-")))
+    return _GRAPHS[puzzle_code]
+
+
+def _replay(rows: list[dict]) -> int:
+    """Check every placement is one legal move (independent BFS graph); return trials seen."""
+    trials = 0
+    state = goal = graph = None
+    for row in rows:
+        if row["event"] == "trial_onset":
+            trials += 1
+            state, goal, graph = row["state"], row["goal"], _graph(row["puzzle"])
+        elif row["event"] == "place":
+            neighbours = {v for *_, v in graph[state]}
+            assert row["state"] in neighbours, f"row {row['row']}: {state} -> {row['state']}"
+            state = row["state"]
+        elif row["event"] in ("illegal", "same_peg_drop", "pick_up"):
+            assert row["state"] == state, row
+        elif row["event"] == "solved":
+            assert state == goal, row
+        elif row["event"] == "trial_end" and row["reason"] == "solved":
+            assert state == goal
+    return trials
+
+
+@pytest.mark.parametrize("name", sorted(bundled_protocols()))
+def test_simulated_participant_completes_every_bundled_protocol(name, xdisplay, tmp_path):
+    out = tmp_path / "data"
+    done = tol_run(name, "--simulate", "--seed", "3", "--speed", "40", "--windowed",
+                   "--output", str(out), env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    log, side = session_files(out)
+    assert f"event log: {log}" in done.stdout
+    data = read_event_log(log)
+    assert data.warnings == []
+    rows = data.rows
+    assert rows[0]["event"] == "session_start"
+    assert rows[-1]["event"] == "session_end"
+    assert rows[-1]["reason"] == "completed"
+    assert [int(r["row"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert _replay(rows) >= 3
+    meta = read_sidecar(side)
+    assert meta["status"] == "completed"
+    assert meta["rows_written"] == len(rows)
+    assert meta["protocol"]["name"] == name
+    assert meta["timing"]["input_method"] == "polled"
+    assert len(meta["layout"]["pegs"]) >= 3
+    # Every trial ends once, with frame statistics.
+    ends = [r for r in rows if r["event"] == "trial_end"]
+    assert len(ends) == sum(r["event"] == "trial_onset" for r in rows)
+    assert all("dropped_frames=" in r["detail"] for r in ends)
+
+
+SHORT = """\
+format: 1
+name: short
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false, window_size: [800, 600]}
+feedback: none
+timing: {inter_trial_interval: 0, feedback_duration: 0}
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: ACC, min_moves: 3}
+"""
+
+
+def _click_peg(peg: str, meta: dict, env: dict) -> None:
+    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
+    wx, wy = meta["window"]["position"]
+    x = int(wx + rect["left"] + rect["width"] / 2)
+    y = int(wy + rect["top"] + rect["height"] * 0.6)
+    xdotool("mousemove", "--sync", str(x), str(y), env=env)
+    time.sleep(0.1)
+    xdotool("click", "1", env=env)
+    time.sleep(0.25)
+
+
+def test_real_pointer_events_are_logged_exactly(xdisplay, tmp_path):
+    proto = tmp_path / "short.yaml"
+    proto.write_text(SHORT)
+    out = tmp_path / "data"
+    proc = start_tol_run(
+        str(proto), "--participant", "P01", "--windowed", "--output", str(out), env=xdisplay
+    )
+    try:
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        time.sleep(0.3)
+        meta = sidecar_of(out)
+        # disk 1 A->B; disk 2 A->B is illegal; disk 2 A->C; disk 1 B->C: solved.
+        for peg in "ABABACBC":
+            _click_peg(peg, meta, xdisplay)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    rows = read_event_log(session_files(out)[0]).rows
+    trial = [
+        r
+        for r in rows
+        if r["problem_id"] == "p1" and r["event"] not in ("trial_onset", "trial_end")
+    ]
+    got = [(r["event"], r["piece"], r["from_peg"], r["to_peg"], r["reason"]) for r in trial]
+    assert got == [
+        ("pick_up", "1", "A", "", ""),
+        ("place", "1", "A", "B", ""),
+        ("pick_up", "2", "A", "", ""),
+        ("illegal", "2", "A", "B", "larger_on_smaller"),
+        ("pick_up", "2", "A", "", ""),
+        ("place", "2", "A", "C", ""),
+        ("pick_up", "1", "B", "", ""),
+        ("place", "1", "B", "C", ""),
+        ("solved", "", "", "", ""),
+    ]
+    assert all(r["input"] == "mouse" for r in trial[:-1])
+    times = [float(r["time"]) for r in trial]
+    assert times == sorted(times)
+    end = next(r for r in rows if r["event"] == "trial_end")
+    assert end["reason"] == "solved"
+    assert end["moves"] == "3"
+    # Each click was recorded inside the peg it was aimed at.
+    pegs = {r["peg"]: r for r in meta["layout"]["pegs"]}
+    for r in trial[:-1]:
+        peg = pegs[r["to_peg"] or r["from_peg"]]
+        assert peg["left"] <= float(r["x"]) <= peg["left"] + peg["width"]
+
+
+def test_kill_9_keeps_every_completed_event(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    proc = start_tol_run("london-tol-dx", "--simulate", "--seed", "1", "--speed", "4", "--windowed",
+                         "--output", str(out), env=xdisplay)  # fmt: skip
+    try:
+        wait_for_rows(out, lambda rows: sum(r["event"] == "place" for r in rows) >= 6, proc=proc)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    log, side = session_files(out)
+    data = read_event_log(log)
+    rows = data.rows
+    assert sum(r["event"] == "place" for r in rows) >= 6
+    assert [int(r["row"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert rows[-1]["event"] != "session_end"
+    _replay(rows)
+    assert read_sidecar(side)["status"] == "incomplete"
+
+
+def test_escape_mid_trial_aborts_and_keeps_everything(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    proc = start_tol_run(
+        "demo", "--simulate", "--speed", "1", "--windowed", "--output", str(out), env=xdisplay
+    )
+    try:
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        wx, wy = meta["window"]["position"]
+        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
+        xdotool("key", "Escape", env=xdisplay)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 1
+    rows = read_event_log(session_files(out)[0]).rows
+    assert [r["event"] for r in rows[-2:]] == ["abort", "session_end"]
+    assert rows[-1]["reason"] == "aborted"
+    assert any(r["event"] == "trial_onset" for r in rows)
+    assert sidecar_of(out)["status"] == "aborted"
+
+
+@pytest.mark.parametrize("pid", ["../evil", "a/b", "x\ty", "", "..", "-x"])
+def test_bad_participant_id_is_refused_and_nothing_written(pid, tmp_path):
+    out = tmp_path / "data"
+    done = tol_run("demo", f"--participant={pid}", "--output", str(out))
+    assert done.returncode == 2
+    assert "cannot be used" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()
+
+
+def test_bad_protocol_is_refused_before_the_window_opens(tmp_path):
+    out = tmp_path / "data"
+    broken = Path(__file__).parent / "data" / "broken" / "wrong-min.yaml"
+    done = tol_run(
+        str(broken),
+        "--participant",
+        "P1",
+        "--output",
+        str(out),
+        env={**os.environ, "DISPLAY": ":999"},
+    )
+    assert done.returncode == 2
+    assert "min_moves: states 6, but the fewest moves" in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not out.exists()

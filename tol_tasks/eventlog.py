@@ -1,0 +1,189 @@
+"""The event log: the one data contract between the runner and every score.
+
+Writing: :class:`EventLog` appends one CSV row per event and flushes and
+fsyncs it before returning, so a crash, a power cut or ``kill -9`` loses at
+most the event in flight. Reading: :func:`read_event_log` accepts a log cut
+anywhere (a torn last line is reported, not fatal) and refuses foreign files
+with a message naming the file, the row and the fault.
+
+The columns are described by the codebook ``codebook/events-v1.json`` that
+ships with the package (:func:`codebook`).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import os
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from .errors import TolTasksError
+
+#: Version of the event log format written by this release.
+EVENT_LOG_VERSION = 1
+
+
+@cache
+def codebook() -> dict[str, Any]:
+    """The event log codebook: columns (name, type, unit, description) and event types."""
+    text = resources.files("tol_tasks").joinpath("codebook/events-v1.json").read_text("utf-8")
+    return json.loads(text)
+
+
+def columns() -> tuple[str, ...]:
+    """The event log's columns, in order."""
+    return tuple(c["name"] for c in codebook()["columns"])
+
+
+class EventLogError(TolTasksError, ValueError):
+    """An event log cannot be read; the message names the file, the row and the fault."""
+
+
+class EventLog:
+    """Append-only, crash-safe CSV writer.
+
+    Parameters
+    ----------
+    path : Path
+        A file that must not exist yet (it is never overwritten).
+    fsync : bool
+        Force every row to the disk, not only to the operating system.
+    """
+
+    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+        self.path = Path(path)
+        self._cols = columns()
+        self._fsync = fsync
+        self._file = open(self.path, "x", encoding="utf-8", newline="")  # noqa: SIM115
+        self._row = 0
+        self._write_line(self._cols)
+
+    def _write_line(self, values) -> None:
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerow(values)
+        self._file.write(buf.getvalue())
+        self._file.flush()
+        if self._fsync:
+            os.fsync(self._file.fileno())
+
+    def write(self, **values: Any) -> int:
+        """Append one event; unknown column names are an error. Returns the row number."""
+        unknown = set(values) - set(self._cols)
+        if unknown:
+            raise ValueError(f"not event log columns: {', '.join(sorted(unknown))}")
+        self._row += 1
+        values["row"] = self._row
+        self._write_line([_cell(values.get(c)) for c in self._cols])
+        return self._row
+
+    @property
+    def rows_written(self) -> int:
+        return self._row
+
+    def close(self) -> None:
+        if not self._file.closed:
+            self._file.close()
+
+    def __enter__(self) -> EventLog:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return f"{v:.6f}"
+    return str(v)
+
+
+@dataclass
+class EventLogData:
+    """What :func:`read_event_log` found.
+
+    Attributes
+    ----------
+    path : Path
+    rows : list of dict
+        One dict per complete row, column name -> text.
+    warnings : list of str
+        Recoverable faults, e.g. a torn last line left by a crash.
+    """
+
+    path: Path
+    rows: list[dict[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def read_event_log(path: str | Path) -> EventLogData:
+    """Read an event log, tolerating a torn last line.
+
+    Raises
+    ------
+    EventLogError
+        If the file is missing, not an event log, or damaged before its last line.
+    """
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise EventLogError(f"{p}: cannot be read: {exc.strerror}.") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventLogError(
+            f"{p}: not a tol-tasks event log (not UTF-8 text at byte {exc.start})."
+        ) from None
+    out = EventLogData(p)
+    lines = text.split("\n")
+    torn = lines[-1] != ""
+    if not torn:
+        lines = lines[:-1]
+    expected = list(columns())
+    if not lines or not lines[0].strip():
+        raise EventLogError(f"{p}: empty file, not a tol-tasks event log (no header row).")
+    header = next(csv.reader([lines[0]]))
+    if header != expected:
+        missing = [c for c in expected if c not in header]
+        raise EventLogError(
+            f"{p}: row 1: not a tol-tasks event log version {EVENT_LOG_VERSION}: the header "
+            + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns.")
+            + " Suggested fix: give the .csv event log written by tol-run."
+        )
+    for i, line in enumerate(lines[1:], start=2):
+        last = i == len(lines)
+        try:
+            values = next(csv.reader([line]))
+        except csv.Error as exc:
+            if last and torn:
+                out.warnings.append(
+                    f"{p}: row {i}: torn last line ignored (the session was cut off)."
+                )
+                break
+            raise EventLogError(f"{p}: row {i}: unreadable CSV ({exc}).") from None
+        if len(values) != len(expected):
+            if last and torn:
+                out.warnings.append(
+                    f"{p}: row {i}: torn last line ignored (the session was cut off)."
+                )
+                break
+            raise EventLogError(
+                f"{p}: row {i}: {len(values)} fields, expected {len(expected)}. The file is "
+                "damaged before its end. Suggested fix: restore it from a backup."
+            )
+        row = dict(zip(expected, values, strict=True))
+        if row["row"] != str(i - 1):
+            out.warnings.append(
+                f"{p}: row {i}: numbered {row['row']!r}, expected {i - 1}: a row is missing."
+            )
+        out.rows.append(row)
+    return out

@@ -1,0 +1,187 @@
+"""Where input comes from: PsychoPy's mouse and keyboard, or the simulated participant.
+
+Both produce the same :class:`InputEvent` objects, which the session loop
+handles in one place, so a simulated session goes through the same code as a
+person's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass
+
+from psychopy import event
+
+from ..errors import IllegalMoveError
+
+
+@dataclass
+class InputEvent:
+    """A press, release or key, with its time on the session clock.
+
+    ``x``, ``y`` are window pixels from the top-left; ``source`` is mouse, key
+    or simulated; ``stamp`` says how the time was taken.
+    """
+
+    kind: str  # "press", "release", "key"
+    t: float
+    x: float | None = None
+    y: float | None = None
+    key: str | None = None
+    source: str = "mouse"
+    stamp: str = "polled"
+
+
+class PolledInput:
+    """PsychoPy's ``event.Mouse`` and ``event.getKeys``, polled once per frame.
+
+    A press is stamped when the poll sees it, so up to one frame late (the
+    method recorded in the sidecar as ``polled``).
+    """
+
+    method = "polled"
+
+    def __init__(self, win, screen, clock, keys: list[str]):
+        self.mouse = event.Mouse(win=win, visible=True)
+        self.screen = screen
+        self.clock = clock
+        self.keys = keys
+        self._down = False
+        event.clearEvents()
+        self.mouse.clickReset()
+        self._reset_at = self.clock.getTime()
+
+    def poll(self) -> list[InputEvent]:
+        now = self.clock.getTime()
+        out = []
+        for k in event.getKeys(keyList=self.keys):
+            out.append(InputEvent("key", now, key=k, source="key"))
+        # getPressed(getTime=True) keeps the dispatch time of a press even when the
+        # button is already up again (a click shorter than a frame, a touch tap).
+        buttons, times = self.mouse.getPressed(getTime=True)
+        x, y = self.mouse.getPos()
+        px, py = self.screen.to_pixels(float(x), float(y))
+        if times[0] > 0:
+            out.append(InputEvent("press", self._reset_at + times[0], px, py))
+            self._down = True
+            self.mouse.clickReset()
+            self._reset_at = self.clock.getTime()
+        if self._down and not buttons[0]:
+            out.append(InputEvent("release", now, px, py))
+            self._down = False
+        return out
+
+    def pointer(self) -> tuple[float, float]:
+        x, y = self.mouse.getPos()
+        return float(x), float(y)
+
+    # The simulated participant reacts to these; a person needs no notice.
+    def on_page(self, now: float) -> None:
+        pass
+
+    def on_trial(self, trial, areas, now: float) -> None:
+        pass
+
+    def after(self, trial, now: float) -> None:
+        pass
+
+
+class SimulatedParticipant(PolledInput):
+    """A participant who plans and moves like a person, reproducibly.
+
+    Planning time before the first move, think time between moves and the
+    pick-to-place time are log-normal around human values, divided by
+    ``speed``. With probability ``error_rate`` a move is a legal but
+    non-optimal one; with probability ``illegal_rate`` an illegal one is tried
+    first. Its presses and releases are :class:`InputEvent` s at the pegs'
+    pixel positions, handled exactly like the mouse's.
+    """
+
+    method = "polled"
+
+    def __init__(self, win, screen, clock, keys, *, seed=0, speed=1.0, mode="click",
+                 error_rate=0.15, illegal_rate=0.08):  # fmt: skip
+        super().__init__(win, screen, clock, keys)
+        self.rng = random.Random(seed)
+        self.speed = max(speed, 1e-3)
+        self.mode = mode
+        self.error_rate = error_rate
+        self.illegal_rate = illegal_rate
+        self.queue: list[InputEvent] = []
+        self.areas = None
+        self.peg_keys: list[str] = []
+
+    def _lognormal(self, median: float, sigma: float = 0.4) -> float:
+        return median * math.exp(self.rng.gauss(0, sigma)) / self.speed
+
+    def poll(self) -> list[InputEvent]:
+        out = [e for e in super().poll() if e.kind == "key"]  # Escape still works
+        now = self.clock.getTime()
+        while self.queue and self.queue[0].t <= now:
+            ev = self.queue.pop(0)
+            ev.t = now  # handled at this poll, as a real press would be
+            out.append(ev)
+        return out
+
+    def _schedule(self, t: float, kind: str, peg: int | None = None, key: str | None = None):
+        if kind == "key":
+            self.queue.append(InputEvent("key", t, key=key, source="simulated"))
+            return
+        if peg is None:
+            px, py = self.screen.W / 2, self.screen.H / 2
+        else:
+            a = self.areas[peg]
+            px, py = self.screen.to_pixels(a.x + self.rng.uniform(-0.2, 0.2) * a.w, a.y)
+        self.queue.append(InputEvent(kind, t, px, py, source="simulated"))
+
+    def _click(self, t: float, peg: int | None) -> float:
+        self._schedule(t, "press", peg)
+        up = t + 0.06 / self.speed
+        self._schedule(up, "release", peg)
+        return up
+
+    def on_page(self, now: float) -> None:
+        self.queue.clear()
+        self._click(now + self._lognormal(2.0), None)
+
+    def on_trial(self, trial, areas, now: float) -> None:
+        self.queue.clear()
+        self.areas = areas
+        self._plan(trial, now + self._lognormal(3.0))
+
+    def after(self, trial, now: float) -> None:
+        if not trial.done and not self.queue and trial.held is None:
+            self._plan(trial, now + self._lognormal(0.9))
+
+    def _choose(self, trial) -> tuple[int, int]:
+        p, s, g = trial.puzzle, trial.state, trial.spec.goal
+        if self.rng.random() < self.illegal_rate:
+            tries = [(i, j) for i in range(p.n_pegs) for j in range(p.n_pegs) if i != j]
+            self.rng.shuffle(tries)
+            for i, j in tries:
+                if trial.top_piece(i) is None:
+                    continue
+                try:
+                    p.check_move(s, i, j)
+                except IllegalMoveError:
+                    return i, j
+        legal = p.legal_moves(s)
+        best = p.optimal_moves(s, g)
+        pool = best
+        if self.rng.random() < self.error_rate and len(legal) > len(best):
+            pool = [m for m in legal if m not in best]
+        m = self.rng.choice(pool)
+        return m.source, m.target
+
+    def _plan(self, trial, t: float) -> None:
+        src, dst = self._choose(trial)
+        if self.mode == "keys":
+            self._schedule(t, "key", key=self.peg_keys[src])
+            self._schedule(t + self._lognormal(0.4), "key", key=self.peg_keys[dst])
+        elif self.mode == "drag":
+            self._schedule(t, "press", src)
+            self._schedule(t + self._lognormal(0.5), "release", dst)
+        else:
+            up = self._click(t, src)
+            self._click(up + self._lognormal(0.4), dst)

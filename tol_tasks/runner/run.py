@@ -1,0 +1,416 @@
+"""One participant session in a real PsychoPy window, every event logged as it happens."""
+
+from __future__ import annotations
+
+import platform
+import statistics
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import psychopy
+from psychopy import core, visual
+from psychopy import logging as psychopy_logging
+
+from .. import __version__
+from ..eventlog import EVENT_LOG_VERSION, EventLog
+from ..load import load_protocol
+from ..protocol import LoadedProtocol
+from ..session import TrialState, block_order, check_participant_id, puzzle_code
+from ..sidecar import SIDECAR_VERSION, write_sidecar
+from .files import RunConfig, session_paths
+from .inputs import PolledInput, SimulatedParticipant
+from .screen import TaskScreen
+
+#: Size of the participant's board and of the goal, relative to the full layout.
+BOARD_SCALE = 0.95
+GOAL_SCALE = 0.5
+
+# PsychoPy prints a warning per slow frame; dropped frames go into the data instead.
+psychopy_logging.console.setLevel(psychopy_logging.ERROR)
+
+
+class AbortSession(Exception):  # noqa: N818 - a signal, not an error
+    """The quit key was pressed."""
+
+    def __init__(self, t: float):
+        self.t = t
+
+
+@dataclass
+class RunResult:
+    """Where the data went and how the session ended."""
+
+    events: Path
+    sidecar: Path
+    status: str
+    rows: int
+
+
+def run_session(config: RunConfig) -> RunResult:
+    """Run a session. Bad protocols and ids are refused before anything is written.
+
+    Raises
+    ------
+    ProtocolError, ParticipantIdError
+        Before the window opens; nothing is written.
+    """
+    lp = load_protocol(config.protocol)
+    check_participant_id(config.participant)
+    out = Path(config.output)
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, json_path = session_paths(config, lp.name)
+    return _Session(config, lp, csv_path, json_path).run()
+
+
+class _Session:
+    def __init__(self, config: RunConfig, lp: LoadedProtocol, csv_path: Path, json_path: Path):
+        self.cfg = config
+        self.lp = lp
+        self.model = lp.model
+        self.csv_path, self.json_path = csv_path, json_path
+        self.language = config.language or self.model.instructions.default_language
+        self.msg = lp.messages(self.language)
+        self.trial_no = 0
+        self.speed = config.speed if config.simulate else 1.0
+
+    # ---------------------------------------------------------------- run
+    def run(self) -> RunResult:
+        d = self.model.display
+        fullscr = d.fullscreen and not self.cfg.windowed
+        self.win = visual.Window(
+            size=list(d.window_size), fullscr=fullscr, screen=d.screen, units="height",
+            color=d.background, allowGUI=not fullscr, checkTiming=False,
+        )  # fmt: skip
+        self.clock = core.Clock()
+        self.log = EventLog(self.csv_path, fsync=self.cfg.fsync)
+        self.screen = TaskScreen(self.win, self.lp, self.msg)
+        keys = [self.model.input.quit_key, "space"]
+        if self.model.input.mode == "keys":
+            keys += list(self.model.input.keys or [])
+        if self.cfg.simulate:
+            seed = 0 if self.cfg.seed is None else self.cfg.seed
+            self.input = SimulatedParticipant(
+                self.win, self.screen, self.clock, keys, seed=seed, speed=self.speed,
+                mode=self.model.input.mode,
+            )  # fmt: skip
+            self.input.peg_keys = list(self.model.input.keys or [])
+        else:
+            self.input = PolledInput(self.win, self.screen, self.clock, keys)
+        self.refresh = self._measure_refresh()
+        self.meta = self._metadata()
+        write_sidecar(self.json_path, self.meta)
+        status = "crashed"
+        try:
+            self._write("session_start", detail=f"protocol={self.lp.name};sha256={self.lp.sha256}")
+            self._instructions()
+            self._practice()
+            for i in range(len(self.model.blocks)):
+                self._block(i)
+            self._message(self.msg["end"], 2.0)
+            status = "completed"
+        except AbortSession as ab:
+            status = "aborted"
+            self._write("abort", time=ab.t, input="key")
+        finally:
+            try:
+                if status != "crashed":
+                    self._write("session_end", reason=status)
+                self.meta.update(
+                    status=status, end_time=_now_iso(), rows_written=self.log.rows_written,
+                )  # fmt: skip
+                write_sidecar(self.json_path, self.meta)
+            finally:
+                self.log.close()
+                self.win.close()
+        return RunResult(self.csv_path, self.json_path, status, self.log.rows_written)
+
+    # ------------------------------------------------------------ metadata
+    def _measure_refresh(self) -> float | None:
+        rate = self.win.getActualFrameRate(nIdentical=10, nMaxFrames=60, nWarmUpFrames=5)
+        return float(rate) if rate else None
+
+    def _metadata(self) -> dict:
+        probe = self.lp.block_problems(0)[0].puzzle
+        areas = self.screen.layout(probe)
+        try:
+            pos = list(self.win.winHandle.get_location())
+        except Exception:  # pragma: no cover - some backends cannot tell
+            pos = None
+        return {
+            "sidecar_version": SIDECAR_VERSION,
+            "event_log": self.csv_path.name,
+            "event_log_version": EVENT_LOG_VERSION,
+            "status": "incomplete",
+            "participant": self.cfg.participant,
+            "session": self.cfg.session,
+            "extra_fields": self.cfg.extra_fields,
+            "language": self.language,
+            "start_time": _now_iso(),
+            "end_time": None,
+            "protocol": {
+                "name": self.lp.name, "version": self.model.version,
+                "path": str(self.lp.path) if self.lp.path else None,
+                "sha256": self.lp.sha256, "text": self.lp.text,
+            },
+            "software": {
+                "tol_tasks": __version__, "psychopy": psychopy.__version__,
+                "python": sys.version.split()[0], "os": platform.platform(),
+            },
+            "screen": {"index": self.model.display.screen,
+                       "size": [int(v) for v in self.win.monitor.getSizePix() or self.win.size]},
+            "window": {"size": [int(v) for v in self.win.size], "position": pos,
+                       "fullscreen": bool(self.win._isFullScr), "units": "height"},
+            "refresh_rate_hz": self.refresh,
+            "timing": {
+                "clock": "psychopy.core.Clock (monotonic), zero at session start",
+                "input_method": self.input.method,
+                "expected_resolution_s": (1 / self.refresh) if self.refresh else None,
+                "trial_onset": "callOnFlip of the first frame showing the problem",
+            },
+            "layout": {"puzzle": puzzle_code(probe), "pegs": self.screen.pixel_rects(areas),
+                       "coordinates": "window pixels from the top-left"},
+            "simulate": {"seed": self.cfg.seed, "speed": self.speed} if self.cfg.simulate else None,
+            "blocks": [],
+            "rows_written": 0,
+        }  # fmt: skip
+
+    # ------------------------------------------------------------- logging
+    def _write(self, event_name: str | None = None, **kw) -> None:
+        kw.setdefault("time", self.clock.getTime())
+        self.log.write(participant=self.cfg.participant, session=self.cfg.session,
+                       event=event_name, **kw)  # fmt: skip
+
+    def _check_quit(self, events) -> None:
+        for ev in events:
+            if ev.kind == "key" and ev.key == self.model.input.quit_key:
+                raise AbortSession(ev.t)
+
+    # -------------------------------------------------------------- screens
+    def _wait(self, seconds: float, draw) -> None:
+        end = self.clock.getTime() + seconds / self.speed
+        while self.clock.getTime() < end:
+            self._check_quit(self.input.poll())
+            draw()
+            self.win.flip()
+
+    def _message(self, text: str, seconds: float) -> None:
+        self._wait(seconds, lambda: self.screen.draw_text(text))
+
+    def _instructions(self) -> None:
+        for k, page in enumerate(self.lp.pages(self.language), start=1):
+            shown = self._flip_time()
+            self.screen.draw_page(page, self.lp.path.parent if self.lp.path else None)
+            self.win.flip()
+            self._write("page_shown", time=shown[0], problem_id=f"page-{k}", stamp="flip")
+            self.input.on_page(self.clock.getTime())
+            while True:
+                evs = self.input.poll()
+                self._check_quit(evs)
+                done = [
+                    e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")
+                ]
+                if done:
+                    self._write("page_left", time=done[0].t, problem_id=f"page-{k}",
+                                input=done[0].source, stamp=done[0].stamp)  # fmt: skip
+                    break
+                self.screen.draw_page(page, self.lp.path.parent if self.lp.path else None)
+                self.win.flip()
+
+    # ------------------------------------------------------------- problems
+    def _practice(self) -> None:
+        p = self.model.practice
+        specs = self.lp.practice_problems()
+        if not specs:
+            return
+        self._message(self.msg["practice_start"], 1.5)
+        for spec in specs:
+            tries = p.max_attempts if p.repeat_until_solved else 1
+            for attempt in range(1, tries + 1):
+                outcome = self._trial(spec, "practice", attempt, feedback=True)
+                if outcome == "solved":
+                    break
+                if attempt < tries:
+                    self._message(self.msg["try_again"], self.model.timing.feedback_duration)
+
+    def _block(self, index: int) -> None:
+        block = self.model.blocks[index]
+        specs = self.lp.block_problems(index)
+        order, seed = block_order(len(specs), block.order, block.seed)
+        self.meta["blocks"].append({"name": block.name, "order": [specs[i].id for i in order],
+                                    "shuffled": block.order == "shuffled", "seed": seed})  # fmt: skip
+        write_sidecar(self.json_path, self.meta)
+        self._write("block_start", block=block.name,
+                    detail=f"order={','.join(specs[i].id for i in order)};seed={seed}")  # fmt: skip
+        if index == 0 and self.lp.practice_problems():
+            self._message(self.msg["test_start"], 1.5)
+        failures = 0
+        for i in order:
+            spec = specs[i]
+            for attempt in range(1, block.attempts + 1):
+                outcome = self._trial(
+                    spec, block.name, attempt, feedback=self.model.feedback != "none"
+                )
+                if outcome == "solved":
+                    break
+            failures = 0 if outcome == "solved" else failures + 1
+            if block.discontinue_after and failures >= block.discontinue_after:
+                self._write("discontinue", block=block.name,
+                            detail=f"after={failures} consecutive failures")  # fmt: skip
+                break
+
+    def _trial(self, spec, block_name: str, attempt: int, feedback: bool) -> str:
+        self.trial_no += 1
+        trial = TrialState(spec, self.model.rules)
+        puzzle = spec.puzzle
+        d = self.model.display
+        areas, goal_areas = self._boards(puzzle)
+        base = {
+            "block": block_name,
+            "trial": self.trial_no,
+            "attempt": attempt,
+            "problem_id": spec.id,
+        }
+        mode = self.model.input.mode
+        peg_keys = list(self.model.input.keys or [])
+        drag_pos = None
+
+        def draw():
+            if goal_areas:
+                top = max(a.y + a.h / 2 for a in goal_areas)
+                self.screen.draw_text(self.msg["goal_label"], pos=(0, top + 0.035), small=True)
+                self.screen.draw_board(puzzle, spec.goal, goal_areas)
+            self.screen.draw_board(puzzle, trial.state, areas, held=trial.held, drag=drag_pos)
+            if d.show_move_counter:
+                self.screen.draw_text(
+                    self.msg["moves_label"].format(moves=trial.moves),
+                    pos=(-0.45 * self.screen.aspect + 0.12, 0.45),
+                    small=True,
+                )
+            if d.show_time_left and spec.time_limit and onset:
+                left = max(0, spec.time_limit - (self.clock.getTime() - onset[0]))
+                self.screen.draw_text(
+                    self.msg["time_label"].format(seconds=int(left + 0.999)),
+                    pos=(0.45 * self.screen.aspect - 0.15, 0.45),
+                    small=True,
+                )
+            if notice and self.clock.getTime() < notice[1]:
+                self.screen.draw_text(notice[0], pos=(0, -0.05), small=True)
+
+        notice: list = []
+        onset = self._flip_time()
+        draw()
+        self.win.frameIntervals = []
+        self.win.recordFrameIntervals = True
+        self.win.flip()
+        t0 = onset[0]
+        self._write("trial_onset", time=t0, trial_time=0.0, state=str(spec.start), goal=str(spec.goal),
+                    puzzle=puzzle_code(puzzle), moves=0, stamp="flip", **base)  # fmt: skip
+        self.input.on_trial(trial, areas, self.clock.getTime())
+        while not trial.done:
+            evs = self.input.poll()
+            self._check_quit(evs)
+            for ev in evs:
+                results = []
+                if ev.kind == "key":
+                    if mode == "keys" and ev.key in peg_keys:
+                        peg = peg_keys.index(ev.key)
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                elif mode == "drag":
+                    peg = self.screen.hit(areas, ev.x, ev.y)
+                    if ev.kind == "press" and peg is not None:
+                        results = trial.pick(peg)
+                    elif ev.kind == "release":
+                        results = trial.drop(peg)
+                        drag_pos = None
+                elif ev.kind == "press":
+                    peg = self.screen.hit(areas, ev.x, ev.y)
+                    if peg is not None:
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                for r in results:
+                    self._write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,
+                                stamp=ev.stamp, event_name=r.pop("event"), **base, **r)  # fmt: skip
+                    if r.get("reason") and d.show_illegal_message:
+                        text = self.msg.get(f"illegal_{r['reason']}")
+                        if text:
+                            notice[:] = [text, self.clock.getTime() + 1.2 / self.speed]
+            now = self.clock.getTime()
+            self.input.after(trial, now)
+            for r in trial.tick((now - t0) * self.speed if self.cfg.simulate else now - t0):
+                self._write(
+                    time=now,
+                    trial_time=now - t0,
+                    stamp="clock",
+                    event_name=r.pop("event"),
+                    **base,
+                    **r,
+                )
+            if mode == "drag" and trial.held is not None and not self.cfg.simulate:
+                drag_pos = self.input.pointer()
+            draw()
+            self.win.flip()
+        self.win.recordFrameIntervals = False
+        intervals = list(self.win.frameIntervals)
+        detail = _frame_detail(intervals, self.refresh)
+        self._write("trial_end", trial_time=self.clock.getTime() - t0, reason=trial.outcome,
+                    state=str(trial.state), moves=trial.moves, detail=detail, **base)  # fmt: skip
+        if feedback:
+            text = self._feedback_text(trial, spec)
+            self._write("feedback", detail=f"text={text}", **base)
+            self._wait(
+                self.model.timing.feedback_duration,
+                lambda: (draw(), self.screen.draw_text(text, pos=(0, -0.1))),
+            )
+        self._wait(self.model.timing.inter_trial_interval, lambda: None)
+        return trial.outcome
+
+    def _flip_time(self) -> list[float]:
+        """A list that receives the session-clock time of the next flip."""
+        box: list[float] = []
+        self.win.callOnFlip(lambda: box.append(self.clock.getTime()))
+        return box
+
+    def _boards(self, puzzle):
+        """Peg areas of the participant's board and of the goal (None if hidden)."""
+        if not self.model.display.show_goal:
+            return self.screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
+        pos = self.model.display.goal_position
+        if pos == "top":
+            return (
+                self.screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
+                self.screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
+            )
+        side = self.screen.aspect * 0.25 * (1 if pos == "right" else -1)
+        return (
+            self.screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
+            self.screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
+        )
+
+    def _feedback_text(self, trial, spec) -> str:
+        if trial.outcome == "solved":
+            if self.model.feedback == "moves":
+                return self.msg["moves_feedback"].format(
+                    moves=trial.moves, min_moves=spec.min_moves
+                )
+            return self.msg["solved"]
+        lead = {"time_out": self.msg["time_out"], "move_limit": self.msg["move_limit"]}.get(
+            trial.outcome, ""
+        )
+        return (lead + " " + self.msg["not_solved"]).strip()
+
+
+def _frame_detail(intervals: list[float], refresh: float | None) -> str:
+    if not intervals:
+        return "frames=0;dropped_frames=0"
+    period = 1 / refresh if refresh else statistics.median(intervals)
+    dropped = sum(1 for v in intervals if v > 1.5 * period)
+    return (
+        f"frames={len(intervals) + 1};dropped_frames={dropped};"
+        f"frame_interval_mean_ms={1000 * statistics.fmean(intervals):.3f};"
+        f"frame_interval_max_ms={1000 * max(intervals):.3f}"
+    )
+
+
+def _now_iso() -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S%z")

@@ -1,0 +1,151 @@
+"""What happens in a trial, independent of any display: pick-ups, placements,
+illegal attempts, limits. The runner feeds it peg-level actions and logs what
+it returns; the simulated participant and a person go through the same path.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .config import PEG_LETTERS
+from .errors import IllegalMoveError, TolTasksError
+from .hanoi import Hanoi
+from .protocol import ProblemSpec, Rules
+from .puzzle import Puzzle
+
+#: Participant ids: what a file name can safely hold.
+_PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class ParticipantIdError(TolTasksError, ValueError):
+    """A participant id that cannot be used in a file name."""
+
+
+def check_participant_id(pid: str) -> str:
+    """Return ``pid`` if it is a safe id, else raise :class:`ParticipantIdError`."""
+    if not isinstance(pid, str) or not _PARTICIPANT_RE.match(pid) or ".." in pid:
+        bad = ""
+        if isinstance(pid, str):
+            if "/" in pid or "\\" in pid:
+                bad = " It contains a path separator."
+            elif ".." in pid:
+                bad = " It contains '..'."
+            elif any(ord(c) < 32 or ord(c) == 127 for c in pid):
+                bad = " It contains a control character."
+            elif not pid:
+                bad = " It is empty."
+        raise ParticipantIdError(
+            f"participant id {pid!r} cannot be used.{bad} Suggested fix: use 1 to 64 letters, "
+            "digits, '-', '_' or '.', starting with a letter or digit (e.g. 'P001')."
+        )
+    return pid
+
+
+def puzzle_code(puzzle: Puzzle) -> str:
+    """The apparatus as one token: ``hanoi:3:3:0`` or ``london:RGB:3-2-1``."""
+    if isinstance(puzzle, Hanoi):
+        return f"hanoi:{puzzle.n_disks}:{puzzle.n_pegs}:{int(puzzle.adjacent_only)}"
+    return f"london:{puzzle.balls}:{'-'.join(map(str, puzzle.capacities))}"
+
+
+def block_order(n: int, order: str, seed: int | None) -> tuple[list[int], int | None]:
+    """Problem indices in running order and the seed used (drawn if shuffled without one)."""
+    idx = list(range(n))
+    if order != "shuffled":
+        return idx, seed
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**31)
+    random.Random(seed).shuffle(idx)
+    return idx, seed
+
+
+@dataclass
+class TrialState:
+    """One attempt at one problem.
+
+    Methods return lists of events (dicts of event-log fields) to be logged.
+    """
+
+    spec: ProblemSpec
+    rules: Rules
+    state: Any = None
+    moves: int = 0
+    held: int | None = None
+    outcome: str | None = None
+    violations: int = 0
+    history: list = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self.puzzle = self.spec.puzzle
+        self.state = self.spec.start
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    def _ev(self, event: str, **kw) -> dict:
+        return {"event": event, "state": str(self.state), "moves": self.moves, **kw}
+
+    def top_piece(self, peg: int):
+        col = self.puzzle.pegs_of(self.state)[peg]
+        return col[-1] if col else None
+
+    def pick(self, peg: int) -> list[dict]:
+        """The participant takes the top piece of ``peg``."""
+        if self.done or self.held is not None:
+            return []
+        piece = self.top_piece(peg)
+        if piece is None:
+            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+        self.held = peg
+        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
+
+    def drop(self, peg: int | None) -> list[dict]:
+        """The participant puts the held piece on ``peg`` (None: away from every peg)."""
+        if self.done or self.held is None:
+            return []
+        src, self.held = self.held, None
+        piece = self.top_piece(src)
+        a = PEG_LETTERS[src]
+        if peg is None:
+            return [self._ev("cancel", piece=piece, from_peg=a)]
+        b = PEG_LETTERS[peg]
+        if peg == src:
+            if self.rules.same_peg_drop_counts_as_move:
+                self.moves += 1
+            return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)] + self._limits()
+        try:
+            move = self.puzzle.check_move(self.state, src, peg)
+        except IllegalMoveError as exc:
+            self.violations += 1
+            if self.rules.violation_counts_as_move:
+                self.moves += 1
+            ev = self._ev("illegal", piece=piece, from_peg=a, to_peg=b, reason=exc.rule)
+            return [ev] + self._limits()
+        self.state = self.puzzle.apply(self.state, move)
+        self.moves += 1
+        self.history.append(move)
+        out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
+        if self.state == self.spec.goal:
+            self.outcome = "solved"
+            return [*out, self._ev("solved")]
+        return out + self._limits()
+
+    def _limits(self) -> list[dict]:
+        limit = self.spec.move_limit
+        if limit is not None and self.moves >= limit and not self.done:
+            self.outcome = "move_limit"
+            return [self._ev("move_limit", detail=f"limit={limit}")]
+        return []
+
+    def tick(self, trial_time: float) -> list[dict]:
+        """Check the time limit at ``trial_time`` seconds after onset."""
+        limit = self.spec.time_limit
+        if limit is not None and not self.done and trial_time >= limit:
+            self.outcome = "time_out"
+            self.held = None
+            return [self._ev("time_out", detail=f"limit={limit:g}")]
+        return []
