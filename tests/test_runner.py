@@ -232,3 +232,113 @@ def test_bad_protocol_is_refused_before_the_window_opens(tmp_path):
     assert "min_moves: states 6, but the fewest moves" in done.stderr
     assert "Traceback" not in done.stderr
     assert not out.exists()
+
+
+LIMITS = """\
+format: 1
+name: limits
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false}
+feedback: solved
+timing: {inter_trial_interval: 0.1, feedback_duration: 0.1}
+blocks:
+  - name: timed
+    time_limit: 0.5
+    discontinue_after: 2
+    problems:
+      - {id: t1, start: AAA, goal: CCC}
+      - {id: t2, start: AAA, goal: BBB}
+      - {id: t3, start: AAA, goal: ACC}
+  - name: counted
+    move_limit: 3
+    problems:
+      - {id: m1, start: AAA, goal: ACC}
+"""
+
+
+def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
+    proto = tmp_path / "limits.yaml"
+    proto.write_text(LIMITS)
+    out = tmp_path / "data"
+    # Speed 1: the simulated participant plans for about 3 s, far beyond 0.5 s.
+    done = tol_run(
+        str(proto), "--simulate", "--seed", "2", "--windowed", "--output", str(out), env=xdisplay
+    )
+    assert done.returncode == 0, done.stderr
+    rows = read_event_log(session_files(out)[0]).rows
+    timed = [r for r in rows if r["block"] == "timed"]
+    assert [r["problem_id"] for r in timed if r["event"] == "time_out"] == ["t1", "t2"]
+    assert not any(r["problem_id"] == "t3" for r in timed)
+    assert any(r["event"] == "discontinue" for r in timed)
+    onset = {r["problem_id"]: float(r["time"]) for r in rows if r["event"] == "trial_onset"}
+    for r in (r for r in timed if r["event"] == "time_out"):
+        assert 0.5 <= float(r["time"]) - onset[r["problem_id"]] < 0.7
+    ends = {r["problem_id"]: r["reason"] for r in rows if r["event"] == "trial_end"}
+    assert ends["t1"] == ends["t2"] == "time_out"
+    assert ends["m1"] in ("solved", "move_limit")
+    m1 = [r for r in rows if r["problem_id"] == "m1"]
+    assert sum(r["event"] == "place" for r in m1) <= 3
+
+
+@pytest.mark.parametrize("mode", ["keys", "drag"])
+def test_simulated_participant_in_keys_and_drag_modes(mode, xdisplay, tmp_path):
+    text = SHORT + f"input: {{mode: {mode}{', keys: [a, s, d]' if mode == 'keys' else ''}}}\n"
+    proto = tmp_path / "mode.yaml"
+    proto.write_text(text)
+    out = tmp_path / "data"
+    done = tol_run(str(proto), "--simulate", "--seed", "5", "--speed", "20", "--windowed",
+                   "--output", str(out), env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = read_event_log(session_files(out)[0]).rows
+    _replay(rows)
+    assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
+
+
+def test_real_key_presses_in_keys_mode(xdisplay, tmp_path):
+    proto = tmp_path / "keys.yaml"
+    proto.write_text(SHORT + "input: {mode: keys, keys: [a, s, d]}\n")
+    out = tmp_path / "data"
+    proc = start_tol_run(
+        str(proto), "--participant", "K1", "--windowed", "--output", str(out), env=xdisplay
+    )
+    try:
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        wx, wy = meta["window"]["position"]
+        xdotool("mousemove", "--sync", str(wx + 100), str(wy + 100), env=xdisplay)
+        for key in "asadsd":  # 1 A->B, 2 A->C, 1 B->C
+            xdotool("key", key, env=xdisplay)
+            time.sleep(0.2)
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    rows = read_event_log(session_files(out)[0]).rows
+    places = [(r["piece"], r["from_peg"], r["to_peg"]) for r in rows if r["event"] == "place"]
+    assert places == [("1", "A", "B"), ("2", "A", "C"), ("1", "B", "C")]
+    assert {r["input"] for r in rows if r["event"] in ("pick_up", "place")} == {"key"}
+
+
+def test_commented_example_in_french_with_seeded_shuffle(xdisplay, tmp_path):
+    example = Path(__file__).resolve().parents[1] / "docs" / "example-protocol.yaml"
+    out = tmp_path / "data"
+    done = tol_run(str(example), "--simulate", "--seed", "4", "--speed", "40", "--windowed",
+                   "--language", "fr", "--output", str(out), env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    log, side = session_files(out)
+    rows = read_event_log(log).rows
+    assert sum(r["event"] == "page_shown" for r in rows) == 2
+    block = next(r for r in rows if r["event"] == "block_start")
+    assert "seed=12345" in block["detail"]
+    meta = read_sidecar(side)
+    assert meta["language"] == "fr"
+    assert meta["blocks"][0]["seed"] == 12345
+    from tol_tasks.session import block_order
+
+    order, _ = block_order(4, "shuffled", 12345)
+    assert meta["blocks"][0]["order"] == [["t1", "t2", "t3", "t4"][i] for i in order]
+    feedback = [r["detail"] for r in rows if r["event"] == "feedback"]
+    assert any("Résolu" in f for f in feedback)
+    _replay(rows)

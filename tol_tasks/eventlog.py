@@ -103,7 +103,8 @@ def _cell(v: Any) -> str:
         return "1" if v else "0"
     if isinstance(v, float):
         return f"{v:.6f}"
-    return str(v)
+    # One row per line, always: line breaks inside a value become spaces.
+    return str(v).replace("\r\n", " ").replace("\n", " ").replace("\r", " ")
 
 
 @dataclass
@@ -127,6 +128,11 @@ class EventLogData:
 def read_event_log(path: str | Path) -> EventLogData:
     """Read an event log, tolerating a torn last line.
 
+    The writer ends every row with a newline in the same write, so a last line
+    without one was cut off by a crash. It is never trusted, even when its
+    fields look complete (the last of them may be truncated), and a warning
+    says so.
+
     Raises
     ------
     EventLogError
@@ -145,9 +151,13 @@ def read_event_log(path: str | Path) -> EventLogData:
         ) from None
     out = EventLogData(p)
     lines = text.split("\n")
-    torn = lines[-1] != ""
-    if not torn:
-        lines = lines[:-1]
+    torn = lines.pop()
+    if not lines:
+        lines = [torn] if torn else []  # only a header, cut before its newline
+    elif torn:
+        out.warnings.append(
+            f"{p}: row {len(lines) + 1}: torn last line ignored (the session was cut off)."
+        )
     expected = list(columns())
     if not lines or not lines[0].strip():
         raise EventLogError(f"{p}: empty file, not a tol-tasks event log (no header row).")
@@ -160,22 +170,11 @@ def read_event_log(path: str | Path) -> EventLogData:
             + " Suggested fix: give the .csv event log written by tol-run."
         )
     for i, line in enumerate(lines[1:], start=2):
-        last = i == len(lines)
         try:
             values = next(csv.reader([line]))
         except csv.Error as exc:
-            if last and torn:
-                out.warnings.append(
-                    f"{p}: row {i}: torn last line ignored (the session was cut off)."
-                )
-                break
             raise EventLogError(f"{p}: row {i}: unreadable CSV ({exc}).") from None
         if len(values) != len(expected):
-            if last and torn:
-                out.warnings.append(
-                    f"{p}: row {i}: torn last line ignored (the session was cut off)."
-                )
-                break
             raise EventLogError(
                 f"{p}: row {i}: {len(values)} fields, expected {len(expected)}. The file is "
                 "damaged before its end. Suggested fix: restore it from a backup."

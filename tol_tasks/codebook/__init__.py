@@ -1,0 +1,1 @@
+"""Codebooks that ship with tol-tasks (JSON files beside this module)."""

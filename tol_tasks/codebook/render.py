@@ -1,0 +1,34 @@
+"""Render the event-log codebook as Markdown (``python -m tol_tasks.codebook.render``)."""
+
+from __future__ import annotations
+
+import sys
+
+from ..eventlog import codebook
+
+
+def render_markdown() -> str:
+    cb = codebook()
+    lines = [
+        f"# {cb['name']}, format version {cb['format_version']}",
+        "",
+        "Generated from `tol_tasks/codebook/events-v1.json` by "
+        "`python -m tol_tasks.codebook.render`; do not edit by hand.",
+        "",
+        cb["description"],
+        "",
+        "## Columns",
+        "",
+        "| column | type | unit | description |",
+        "| --- | --- | --- | --- |",
+    ]
+    for c in cb["columns"]:
+        lines.append(f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} |")
+    lines += ["", "## Events", "", "| event | meaning |", "| --- | --- |"]
+    for name, meaning in cb["events"].items():
+        lines.append(f"| `{name}` | {meaning} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render_markdown())
