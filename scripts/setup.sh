@@ -10,7 +10,10 @@ cd "$(dirname "$0")/.."
 #   libgl1-mesa-dri   OpenGL for PsychoPy's window (software rendering)
 #   xdotool           real X pointer and key events in the tests
 #   libjack-jackd2-0  lets PsychoPy import psychtoolbox (else it falls back silently)
-APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0)
+#   libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
+#                     what PyQt6's X plugin needs for PsychoPy's participant dialog
+APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
+              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

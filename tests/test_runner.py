@@ -342,3 +342,46 @@ def test_commented_example_in_french_with_seeded_shuffle(xdisplay, tmp_path):
     feedback = [r["detail"] for r in rows if r["event"] == "feedback"]
     assert any("Résolu" in f for f in feedback)
     _replay(rows)
+
+
+def _dialog(env: dict) -> None:
+    xdotool("search", "--sync", "--name", "tol-tasks: demo", "windowfocus", "--sync", "%1", env=env)
+
+
+def test_participant_dialog_cancel_writes_nothing(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    proc = start_tol_run("demo", "--output", str(out), env=xdisplay)
+    try:
+        _dialog(xdisplay)
+        xdotool("key", "Escape", env=xdisplay)
+        stdout, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "cancelled; nothing was written" in stdout
+    assert not out.exists()
+
+
+def test_participant_dialog_names_the_session(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    proc = start_tol_run("demo", "--windowed", "--output", str(out), env=xdisplay)
+    try:
+        _dialog(xdisplay)
+        xdotool("type", "--delay", "40", "D7", env=xdisplay)
+        xdotool("key", "Return", env=xdisplay)
+        wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        wx, wy = meta["window"]["position"]
+        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
+        xdotool("key", "Escape", env=xdisplay)
+        proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    log, _ = session_files(out)
+    assert log.name.startswith("D7_demo_")
+    assert sidecar_of(out)["participant"] == "D7"
+    assert sidecar_of(out)["status"] == "aborted"

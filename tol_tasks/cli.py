@@ -206,7 +206,14 @@ def run_main(argv: Sequence[str] | None = None) -> int:
 
 def _participant_dialog(lp, session: int):
     """PsychoPy's participant dialog; None if cancelled."""
+    import os
+
     from psychopy import gui
+
+    # OpenCV (installed with PsychoPy) points Qt at its own, incompatible
+    # platform plugins; PyQt6 finds its own when the variable is unset.
+    if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
+        del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
 
     fields = {"participant": "", "session": str(session), **lp.model.participant_fields}
     dlg = gui.DlgFromDict(fields, title=f"tol-tasks: {lp.name}", sortKeys=False)
