@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # Set everything up, then run the main job: the demo protocol played by the
 # simulated participant in a real PsychoPy window (on a virtual display when
-# there is no screen), then a summary of the data. Extra arguments go to tol-run.
+# there is no screen), then scoring. Extra arguments go to tol-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 out="${TOL_DEMO_OUTPUT:-data}"
+scored="${TOL_DEMO_SCORED:-scored}"
 run=(uv run --frozen tol-run demo --simulate --seed 1 --speed 3 --windowed --output "$out" "$@")
 if [ -z "${DISPLAY:-}" ]; then
   echo "demo: no display; running on a virtual one (Xvfb)"
@@ -14,3 +15,5 @@ else
   "${run[@]}"
 fi
 uv run --frozen python -m tol_tasks.summary "$out"
+uv run --frozen tol-score "$out" --output "$scored" --plots
+echo "demo: tables in $scored/ (moves.csv, trials.csv, sessions.csv, wide.csv, codebook.md), figures in $scored/plots/"

@@ -179,7 +179,9 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             if args.simulate:
                 participant = "sim"
             else:
-                answer = _participant_dialog(lp, session)
+                from .runner.dialog import participant_dialog
+
+                answer = participant_dialog(lp, session)
                 if answer is None:
                     print("tol-run: cancelled; nothing was written.")
                     return EXIT_OK
@@ -202,25 +204,3 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     print(f"  event log: {result.events}")
     print(f"  sidecar:   {result.sidecar}")
     return EXIT_OK if result.status == "completed" else EXIT_FAULT
-
-
-def _participant_dialog(lp, session: int):
-    """PsychoPy's participant dialog; None if cancelled."""
-    import os
-
-    from psychopy import gui
-
-    # OpenCV (installed with PsychoPy) points Qt at its own, incompatible
-    # platform plugins; PyQt6 finds its own when the variable is unset.
-    if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
-        del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
-
-    fields = {"participant": "", "session": str(session), **lp.model.participant_fields}
-    dlg = gui.DlgFromDict(fields, title=f"tol-tasks: {lp.name}", sortKeys=False)
-    if not dlg.OK:
-        return None
-    try:
-        session = int(fields.pop("session"))
-    except ValueError:
-        session = 1
-    return fields.pop("participant"), session, fields

@@ -22,6 +22,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from ._gc import gc_paused
 from .errors import TolTasksError
 
 #: Version of the event log format written by this release.
@@ -114,15 +115,24 @@ class EventLogData:
     Attributes
     ----------
     path : Path
-    rows : list of dict
-        One dict per complete row, column name -> text.
+    records : list of list of str
+        One list per complete row, in the order of :func:`columns`.
     warnings : list of str
         Recoverable faults, e.g. a torn last line left by a crash.
     """
 
     path: Path
-    rows: list[dict[str, str]] = field(default_factory=list)
+    records: list[list[str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    _rows: list[dict[str, str]] | None = field(default=None, repr=False)
+
+    @property
+    def rows(self) -> list[dict[str, str]]:
+        """One dict per complete row, column name -> text (built on first use)."""
+        if self._rows is None:
+            cols = columns()
+            self._rows = [dict(zip(cols, r, strict=True)) for r in self.records]
+        return self._rows
 
 
 def read_event_log(path: str | Path) -> EventLogData:
@@ -169,20 +179,25 @@ def read_event_log(path: str | Path) -> EventLogData:
             + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns.")
             + " Suggested fix: give the .csv event log written by tol-run."
         )
-    for i, line in enumerate(lines[1:], start=2):
-        try:
-            values = next(csv.reader([line]))
-        except csv.Error as exc:
-            raise EventLogError(f"{p}: row {i}: unreadable CSV ({exc}).") from None
-        if len(values) != len(expected):
-            raise EventLogError(
-                f"{p}: row {i}: {len(values)} fields, expected {len(expected)}. The file is "
-                "damaged before its end. Suggested fix: restore it from a backup."
-            )
-        row = dict(zip(expected, values, strict=True))
-        if row["row"] != str(i - 1):
-            out.warnings.append(
-                f"{p}: row {i}: numbered {row['row']!r}, expected {i - 1}: a row is missing."
-            )
-        out.rows.append(row)
+    width = len(expected)
+    records = out.records
+    with gc_paused():
+        _parse_rows(p, lines, width, records, out.warnings)
     return out
+
+
+def _parse_rows(p: Path, lines: list[str], width: int, records: list, warnings: list) -> None:
+    try:
+        for i, values in enumerate(csv.reader(lines[1:]), start=2):
+            if len(values) != width:
+                raise EventLogError(
+                    f"{p}: row {i}: {len(values)} fields, expected {width}. The file is "
+                    "damaged before its end. Suggested fix: restore it from a backup."
+                )
+            if values[0] != str(i - 1):
+                warnings.append(
+                    f"{p}: row {i}: numbered {values[0]!r}, expected {i - 1}: a row is missing."
+                )
+            records.append(values)
+    except csv.Error as exc:
+        raise EventLogError(f"{p}: row {len(records) + 2}: unreadable CSV ({exc}).") from None

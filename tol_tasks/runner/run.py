@@ -400,13 +400,24 @@ class _Session:
         return (lead + " " + self.msg["not_solved"]).strip()
 
 
+#: Refresh rates a real display can have; outside it (e.g. Xvfb, no vsync) the
+#: measured rate is not a frame period and the trial's median interval is used.
+PLAUSIBLE_REFRESH_HZ = (20.0, 300.0)
+
+
 def _frame_detail(intervals: list[float], refresh: float | None) -> str:
+    """Frame statistics for a trial_end row: frames, dropped frames and the period used."""
     if not intervals:
         return "frames=0;dropped_frames=0"
-    period = 1 / refresh if refresh else statistics.median(intervals)
+    lo, hi = PLAUSIBLE_REFRESH_HZ
+    if refresh and lo <= refresh <= hi:
+        period, source = 1 / refresh, "refresh"
+    else:
+        period, source = statistics.median(intervals), "median"
     dropped = sum(1 for v in intervals if v > 1.5 * period)
     return (
         f"frames={len(intervals) + 1};dropped_frames={dropped};"
+        f"frame_period_ms={1000 * period:.3f};period_source={source};"
         f"frame_interval_mean_ms={1000 * statistics.fmean(intervals):.3f};"
         f"frame_interval_max_ms={1000 * max(intervals):.3f}"
     )

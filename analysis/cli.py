@@ -1,0 +1,118 @@
+"""``tol-score``: score session logs and export tidy tables. Parses arguments, calls the library."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tol_tasks.errors import TolTasksError
+
+from .config import Conventions
+from .export import export
+from .read import find_logs, read_session
+from .score import score_sessions
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="tol-score", description="Score tol-tasks session logs into tidy tables."
+    )
+    ap.add_argument(
+        "inputs",
+        nargs="+",
+        metavar="INPUT",
+        help="event logs (.csv) or folders (searched recursively)",
+    )
+    ap.add_argument("--output", "-o", type=Path, required=True, help="folder for the tables")
+    ap.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip unreadable logs (reported) instead of stopping",
+    )
+    ap.add_argument(
+        "--plots", action="store_true", help="also write figures (PNG and SVG); needs matplotlib"
+    )
+    ap.add_argument(
+        "--bids",
+        action="store_true",
+        help="also write BIDS-style _beh.tsv files with JSON sidecars",
+    )
+    ap.add_argument(
+        "--same-peg-counts", action="store_true", help="count a drop back on the same peg as a move"
+    )
+    ap.add_argument(
+        "--violations-count", action="store_true", help="count each rule violation as a move too"
+    )
+    ap.add_argument("--planning-ends", choices=("pick_up", "move"), default="pick_up",
+                    help="planning time ends at the first pick-up (default) or the first completed move")  # fmt: skip
+    ap.add_argument(
+        "--include-practice",
+        action="store_true",
+        help="include practice in sessions.csv and wide.csv",
+    )
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tol-score``; exit 0 when everything was scored, 1 when logs were skipped, 2 on errors."""
+    args = _parser().parse_args(argv)
+    conv = Conventions(
+        same_peg_drop_counts=args.same_peg_counts, violations_count=args.violations_count,
+        planning_ends=args.planning_ends, include_practice=args.include_practice,
+    )  # fmt: skip
+    try:
+        paths = find_logs(args.inputs, exclude=args.output)
+    except FileNotFoundError as exc:
+        print(f"tol-score: {exc}", file=sys.stderr)
+        return 2
+    if not paths:
+        print("tol-score: no event logs (.csv) found in the inputs.", file=sys.stderr)
+        return 2
+    skipped: list[str] = []
+    show = sys.stderr.isatty() and len(paths) >= 10
+
+    def logs():
+        for i, p in enumerate(paths, start=1):
+            if show:
+                print(f"\rscoring {i}/{len(paths)} {p.name[:40]:<40}", end="", file=sys.stderr)
+            try:
+                yield read_session(p)
+            except TolTasksError as exc:
+                if not args.skip_bad:
+                    raise
+                skipped.append(str(exc))
+
+    def skip(log, exc) -> None:
+        if not args.skip_bad:
+            raise exc
+        skipped.append(str(exc))
+
+    try:
+        scores = score_sessions(logs(), conv, on_error=skip)
+    except TolTasksError as exc:
+        print(
+            f"\ntol-score: {exc}\nSuggested fix: repair or remove the file, or pass --skip-bad.",
+            file=sys.stderr,
+        )
+        return 2
+    if show:
+        print(file=sys.stderr)
+    written = export(scores, args.output, bids=args.bids)
+    if args.plots:
+        try:
+            from .plots import write_plots
+        except ImportError as exc:
+            print(f"tol-score: {exc}", file=sys.stderr)
+            return 2
+        written += write_plots(scores, args.output / "plots")
+    for w in scores.warnings:
+        print(f"warning: {w}", file=sys.stderr)
+    for s in skipped:
+        print(f"skipped: {s}", file=sys.stderr)
+    print(
+        f"tol-score: {len(scores.sessions)} session(s), {len(scores.trials)} trial(s), {len(scores.moves)} "
+        f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
+    )
+    return 1 if skipped else 0

@@ -1,0 +1,231 @@
+"""Scoring conventions and the columns of every table, in one place.
+
+:data:`COLUMNS` is the single source for the column order of the DataFrames,
+the codebook written beside the tables and the BIDS JSON sidecars.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Literal
+
+#: Rule violations counted separately (the reasons the runner logs).
+VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
+
+
+@dataclass(frozen=True)
+class Conventions:
+    """Choices where published tools disagree; recorded with every output.
+
+    Attributes
+    ----------
+    same_peg_drop_counts : bool
+        Count putting a piece back on its own peg as a move (default False,
+        as PEBL; Experiment Factory counts every pick-up).
+    violations_count : bool
+        Count each rule violation as a move too (default False; Inquisit's
+        D-KEFS-style scoring adds one per violation).
+    planning_ends : {"pick_up", "move"}
+        Planning time ends at the first pick-up (default; Experiment Factory's
+        first-click latency) or at the first completed move (PEBL's first-move
+        time, D-KEFS first-move time).
+    include_practice : bool
+        Include practice problems in sessions.csv and the wide table (default
+        False; they are always in trials.csv and moves.csv, marked).
+    """
+
+    same_peg_drop_counts: bool = False
+    violations_count: bool = False
+    planning_ends: Literal["pick_up", "move"] = "pick_up"
+    include_practice: bool = False
+
+    def __post_init__(self) -> None:
+        if self.planning_ends not in ("pick_up", "move"):
+            raise ValueError(f"planning_ends={self.planning_ends!r}: choose 'pick_up' or 'move'.")
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+# (name, type, unit, description)
+MOVES_COLUMNS = [
+    ("participant", "string", "", "Participant id."),
+    ("session", "integer", "", "Session number."),
+    ("block", "string", "", "Block name ('practice' for practice problems)."),
+    ("trial", "integer", "", "Problem attempt number in the session, from 1."),
+    ("attempt", "integer", "", "Attempt at this problem, from 1."),
+    ("problem_id", "string", "", "Problem id in the protocol."),
+    ("move_index", "integer", "", "Completed move number in the trial, from 1."),
+    ("piece", "string", "", "Disk number (1 = smallest) or ball letter."),
+    ("from_peg", "string", "", "Peg the piece came from (A, B, C, ...)."),
+    ("to_peg", "string", "", "Peg the piece went to."),
+    ("state_before", "string", "", "Configuration before the move (puzzle notation)."),
+    ("state_after", "string", "", "Configuration after the move."),
+    ("time", "float", "s", "Time of the move since trial onset."),
+    (
+        "latency",
+        "float",
+        "s",
+        "Time since the previous completed move, or since onset for the first.",
+    ),
+    (
+        "distance_before",
+        "integer",
+        "moves",
+        "Fewest moves from state_before to the goal (exact solver).",
+    ),
+    ("distance_after", "integer", "moves", "Fewest moves from state_after to the goal."),
+    ("optimal", "boolean", "", "The move lowered the distance to the goal by one."),
+    ("counterproductive", "boolean", "", "The move raised the distance to the goal."),
+    ("backtrack", "boolean", "", "The move undid the previous move (same piece straight back)."),
+    (
+        "revisit",
+        "boolean",
+        "",
+        "state_after was already seen earlier in the trial (start included).",
+    ),
+]
+
+TRIALS_COLUMNS = [
+    ("participant", "string", "", "Participant id."),
+    ("session", "integer", "", "Session number."),
+    ("block", "string", "", "Block name ('practice' for practice problems)."),
+    ("practice", "boolean", "", "A practice problem."),
+    ("trial", "integer", "", "Problem attempt number in the session, from 1."),
+    ("attempt", "integer", "", "Attempt at this problem, from 1."),
+    ("problem_id", "string", "", "Problem id in the protocol."),
+    ("task", "string", "", "hanoi or london."),
+    ("size", "integer", "", "Number of disks or balls."),
+    ("pegs", "integer", "", "Number of pegs."),
+    (
+        "puzzle",
+        "string",
+        "",
+        "Apparatus code, e.g. hanoi:3:3:0 (disks, pegs, adjacent-only) or london:RGB:3-2-1.",
+    ),
+    ("start", "string", "", "Start configuration."),
+    ("goal", "string", "", "Goal configuration."),
+    ("min_moves", "integer", "moves", "Fewest moves from start to goal (exact solver)."),
+    (
+        "moves",
+        "integer",
+        "moves",
+        "Moves made, under the conventions (completed moves, plus same-peg drops and violations if they count).",
+    ),
+    ("placements", "integer", "moves", "Completed moves (a piece placed on another peg)."),
+    (
+        "excess_moves",
+        "integer",
+        "moves",
+        "moves - min_moves, for solved attempts (empty otherwise).",
+    ),
+    ("solved", "boolean", "", "The goal was reached."),
+    ("solved_in_min", "boolean", "", "Solved with moves == min_moves."),
+    ("time_out", "boolean", "", "The time limit was reached (a time violation)."),
+    ("move_limit_reached", "boolean", "", "The move limit was reached unsolved."),
+    ("rule_violations", "integer", "", "Illegal attempts, all kinds."),
+    (
+        "violations_larger_on_smaller",
+        "integer",
+        "",
+        "Attempts to put a larger disk on a smaller one.",
+    ),
+    ("violations_peg_full", "integer", "", "Attempts to put a ball on a full peg."),
+    (
+        "violations_forbidden_pair",
+        "integer",
+        "",
+        "Attempts to move between non-neighbouring pegs (adjacent-only rule).",
+    ),
+    ("same_peg_drops", "integer", "", "Pieces put back on their own peg."),
+    (
+        "planning_time",
+        "float",
+        "s",
+        "Onset to the first pick-up (or first completed move, by convention).",
+    ),
+    ("first_move_time", "float", "s", "Onset to the first completed move."),
+    ("execution_time", "float", "s", "total_time - planning_time."),
+    (
+        "total_time",
+        "float",
+        "s",
+        "Onset to the end of the attempt (solved, time-out, move limit, or its end).",
+    ),
+    ("mean_inter_move_time", "float", "s", "Mean time between consecutive completed moves."),
+    ("median_inter_move_time", "float", "s", "Median time between consecutive completed moves."),
+    ("time_per_move", "float", "s", "total_time / moves (D-KEFS time-per-move ratio)."),
+    ("move_accuracy_ratio", "float", "", "moves / min_moves, for solved attempts."),
+    ("path_efficiency", "float", "", "min_moves / moves, for solved attempts."),
+    ("optimal_move_proportion", "float", "", "Share of completed moves that were optimal."),
+    ("optimal_moves", "integer", "", "Completed moves that lowered the distance by one."),
+    ("neutral_moves", "integer", "", "Completed moves that left the distance unchanged."),
+    ("counterproductive_moves", "integer", "", "Completed moves that raised the distance."),
+    ("first_move_optimal", "boolean", "", "The first completed move was optimal (empty if none)."),
+    ("backtracks", "integer", "", "Moves that undid the previous move."),
+    (
+        "revisits",
+        "integer",
+        "",
+        "Moves that returned to a configuration already seen in the trial.",
+    ),
+    ("frames", "integer", "", "Screen frames drawn during the attempt."),
+    ("dropped_frames", "integer", "", "Frame intervals longer than 1.5 refresh periods."),
+    (
+        "complete",
+        "boolean",
+        "",
+        "The attempt ended normally (false: the session was cut off or aborted during it).",
+    ),
+]
+
+SESSIONS_COLUMNS = [
+    ("participant", "string", "", "Participant id."),
+    ("session", "integer", "", "Session number."),
+    ("protocol", "string", "", "Protocol name (from the sidecar, when present)."),
+    ("status", "string", "", "completed, aborted, or incomplete (cut off)."),
+    ("problems", "integer", "", "Distinct problems attempted."),
+    ("attempts", "integer", "", "Problem attempts."),
+    ("problems_solved", "integer", "", "Distinct problems solved in some attempt."),
+    (
+        "problems_solved_in_min",
+        "integer",
+        "",
+        "Distinct problems solved in the minimum number of moves.",
+    ),
+    ("total_moves", "integer", "moves", "Sum of moves over attempts."),
+    ("total_excess_moves", "integer", "moves", "Sum of excess moves over solved attempts."),
+    ("total_rule_violations", "integer", "", "Sum of rule violations."),
+    ("total_time_violations", "integer", "", "Attempts that hit their time limit."),
+    ("total_planning_time", "float", "s", "Sum of planning times."),
+    ("total_execution_time", "float", "s", "Sum of execution times."),
+    ("total_solving_time", "float", "s", "Sum of total times."),
+    ("mean_planning_time", "float", "s", "Mean planning time per attempt."),
+]
+
+#: Per minimum-move level k, sessions.csv also has these columns, prefixed ``min{k}_``.
+SESSIONS_LEVEL_COLUMNS = [
+    ("problems", "integer", "", "Distinct problems needing k moves."),
+    ("problems_solved", "integer", "", "Of those, solved."),
+    ("problems_solved_in_min", "integer", "", "Of those, solved in k moves."),
+    (
+        "total_excess_moves",
+        "integer",
+        "moves",
+        "Excess moves over solved attempts needing k moves.",
+    ),
+    ("mean_planning_time", "float", "s", "Mean planning time over attempts needing k moves."),
+    ("total_rule_violations", "integer", "", "Rule violations in attempts needing k moves."),
+]
+
+#: Measures per problem in the wide (SPSS) table.
+WIDE_MEASURES = (
+    "solved",
+    "moves",
+    "excess_moves",
+    "planning_time",
+    "total_time",
+    "rule_violations",
+)
+
+COLUMNS = {"moves": MOVES_COLUMNS, "trials": TRIALS_COLUMNS, "sessions": SESSIONS_COLUMNS}

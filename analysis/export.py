@@ -1,0 +1,163 @@
+"""Writing the tables, the codebook, the wide (SPSS) table and BIDS-style files."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from tol_tasks import __version__
+
+from .config import COLUMNS, SESSIONS_LEVEL_COLUMNS, WIDE_MEASURES
+from .score import Scores
+
+
+def wide_table(scores: Scores) -> pd.DataFrame:
+    """One row per participant, one column per problem and measure (for SPSS).
+
+    Columns are ``<problem>_<measure>`` (with ``s<session>_`` in front when the
+    data hold several sessions, and ``_a<attempt>`` after the problem when a
+    problem had several attempts), made safe as SPSS variable names. Practice
+    problems are left out unless the conventions include them.
+    """
+    t = scores.trials
+    if not scores.conventions.include_practice:
+        t = t[~t["practice"].astype(bool)]
+    if t.empty:
+        return pd.DataFrame({"participant": []})
+    multi_session = t["session"].nunique() > 1
+    multi_attempt = (t["attempt"] > 1).any()
+    rows: dict[str, dict] = {}
+    for _, r in t.iterrows():
+        stem = str(r["problem_id"])
+        if multi_attempt:
+            stem += f"_a{r['attempt']}"
+        if multi_session:
+            stem = f"s{r['session']}_{stem}"
+        row = rows.setdefault(r["participant"], {"participant": r["participant"]})
+        for m in WIDE_MEASURES:
+            v = r[m]
+            row[_spss_name(f"{stem}_{m}")] = int(v) if isinstance(v, bool) else v
+    return pd.DataFrame(list(rows.values()))
+
+
+def _spss_name(name: str) -> str:
+    out = re.sub(r"[^A-Za-z0-9_]", "_", name)
+    if not out[0].isalpha():
+        out = "p_" + out
+    return out[:64]
+
+
+def codebook(scores: Scores) -> dict:
+    """Every output column with its type, unit and definition, and the conventions."""
+    levels = sorted(
+        {c.split("_", 1)[0] for c in scores.sessions.columns if re.match(r"min\d+_", c)}
+    )
+    tables = {}
+    for table, cols in COLUMNS.items():
+        tables[f"{table}.csv"] = [
+            {"name": n, "type": t, "unit": u, "description": d} for n, t, u, d in cols
+        ]
+    tables["sessions.csv"] += [
+        {"name": f"{lvl}_{n}", "type": t, "unit": u, "description": f"{d} (k = {lvl[3:]})"}
+        for lvl in levels
+        for n, t, u, d in SESSIONS_LEVEL_COLUMNS
+    ]
+    tables["wide.csv"] = [
+        {"name": "participant", "type": "string", "unit": "", "description": "Participant id."},
+        {"name": "<problem>_<measure>", "type": "", "unit": "",
+         "description": "The trials.csv measure for that problem: " + ", ".join(WIDE_MEASURES)
+         + " (solved as 0/1); s<session>_ and _a<attempt> are added when needed."},
+    ]  # fmt: skip
+    return {
+        "software": f"tol-tasks {__version__}",
+        "conventions": scores.conventions.as_dict(),
+        "conventions_explained": {
+            "same_peg_drop_counts": "whether putting a piece back on its own peg counts as a move",
+            "violations_count": "whether each rule violation also counts as a move",
+            "planning_ends": "planning time ends at the first pick-up ('pick_up') or first completed move ('move')",
+            "include_practice": "whether practice problems enter sessions.csv and wide.csv",
+        },
+        "missing_values": "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)",
+        "tables": tables,
+    }
+
+
+def codebook_markdown(book: dict) -> str:
+    lines = ["# Codebook", "", f"Written by {book['software']}.", "", "## Conventions", ""]
+    for k, v in book["conventions"].items():
+        lines.append(f"- `{k}` = `{v}`: {book['conventions_explained'][k]}")
+    lines += ["", f"Missing values: {book['missing_values']}.", ""]
+    for table, cols in book["tables"].items():
+        lines += [
+            f"## {table}",
+            "",
+            "| column | type | unit | definition |",
+            "| --- | --- | --- | --- |",
+        ]
+        lines += [
+            f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} |" for c in cols
+        ]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def export(scores: Scores, output: str | Path, *, bids: bool = False) -> list[Path]:
+    """Write moves.csv, trials.csv, sessions.csv, wide.csv, codebook.json and codebook.md.
+
+    Booleans are written as ``true``/``false`` and missing values as empty
+    cells, which R, JASP, SPSS and pandas all read. With ``bids``, also
+    ``bids/sub-<id>/ses-<n>/beh/sub-<id>_ses-<n>_task-<name>_beh.tsv`` and JSON
+    sidecars describing each column. Returns the files written.
+    """
+    out = Path(output)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    tables = {"moves": scores.moves, "trials": scores.trials, "sessions": scores.sessions,
+              "wide": wide_table(scores)}  # fmt: skip
+    for name, df in tables.items():
+        path = out / f"{name}.csv"
+        _to_csv(df, path)
+        written.append(path)
+    book = codebook(scores)
+    (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")
+    (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
+    written += [out / "codebook.json", out / "codebook.md"]
+    if bids:
+        written += _bids(scores, out / "bids", book)
+    return written
+
+
+def _to_csv(df: pd.DataFrame, path: Path, sep: str = ",") -> None:
+    frame = df.copy()
+    for col in frame.columns:
+        if str(frame[col].dtype) == "boolean":
+            frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
+    frame.to_csv(
+        path, index=False, sep=sep, na_rep="n/a" if sep == "\t" else "", float_format="%.6g"
+    )
+
+
+def _bids(scores: Scores, root: Path, book: dict) -> list[Path]:
+    written = []
+    cols = {c["name"]: c for c in book["tables"]["trials.csv"]}
+    sidecar = {
+        name: {"LongName": name.replace("_", " "), "Description": c["description"],
+               **({"Units": c["unit"]} if c["unit"] else {})}
+        for name, c in cols.items()
+    }  # fmt: skip
+    sidecar["Conventions"] = scores.conventions.as_dict()
+    for (participant, session), g in scores.trials.groupby(["participant", "session"], sort=False):
+        s = scores.sessions
+        proto = s[(s["participant"] == participant) & (s["session"] == session)]["protocol"]
+        task = re.sub(r"[^A-Za-z0-9]", "", str(proto.iloc[0]) if len(proto) else "") or "tower"
+        sub = re.sub(r"[^A-Za-z0-9]", "", str(participant))
+        folder = root / f"sub-{sub}" / f"ses-{session}" / "beh"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"sub-{sub}_ses-{session}_task-{task}_beh"
+        _to_csv(g, folder / f"{stem}.tsv", sep="\t")
+        (folder / f"{stem}.json").write_text(json.dumps(sidecar, indent=2) + "\n", encoding="utf-8")
+        written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
+    return written
