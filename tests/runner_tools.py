@@ -6,6 +6,8 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from tol_tasks.eventlog import read_event_log
@@ -33,6 +35,18 @@ def start_tol_run(*args: str, env: dict) -> subprocess.Popen:
     return subprocess.Popen(
         [exe("tol-run"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
+
+
+@contextmanager
+def running_tol_run(*args: str, env: dict) -> Iterator[subprocess.Popen]:
+    """tol-run in the background; killed (and its pipes closed) if still running after."""
+    proc = start_tol_run(*args, env=env)
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def session_files(folder: Path) -> tuple[Path, Path]:

@@ -11,9 +11,9 @@ import pytest
 
 from tests.reference import hanoi_graph, london_graph
 from tests.runner_tools import (
+    running_tol_run,
     session_files,
     sidecar_of,
-    start_tol_run,
     tol_run,
     wait_for_rows,
     xdotool,
@@ -114,10 +114,9 @@ def test_real_pointer_events_are_logged_exactly(xdisplay, tmp_path):
     proto = tmp_path / "short.yaml"
     proto.write_text(SHORT)
     out = tmp_path / "data"
-    proc = start_tol_run(
+    with running_tol_run(
         str(proto), "--participant", "P01", "--windowed", "--output", str(out), env=xdisplay
-    )
-    try:
+    ) as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         time.sleep(0.3)
         meta = sidecar_of(out)
@@ -125,10 +124,6 @@ def test_real_pointer_events_are_logged_exactly(xdisplay, tmp_path):
         for peg in "ABABACBC":
             _click_peg(peg, meta, xdisplay)
         _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     rows = read_event_log(session_files(out)[0]).rows
     trial = [
@@ -163,16 +158,21 @@ def test_real_pointer_events_are_logged_exactly(xdisplay, tmp_path):
 
 def test_kill_9_keeps_every_completed_event(xdisplay, tmp_path):
     out = tmp_path / "data"
-    proc = start_tol_run("london-tol-dx", "--simulate", "--seed", "1", "--speed", "4", "--windowed",
-                         "--output", str(out), env=xdisplay)  # fmt: skip
-    try:
+    with running_tol_run(
+        "london-tol-dx",
+        "--simulate",
+        "--seed",
+        "1",
+        "--speed",
+        "4",
+        "--windowed",
+        "--output",
+        str(out),
+        env=xdisplay,
+    ) as proc:
         wait_for_rows(out, lambda rows: sum(r["event"] == "place" for r in rows) >= 6, proc=proc)
         os.kill(proc.pid, signal.SIGKILL)
         proc.communicate(timeout=10)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     log, side = session_files(out)
     data = read_event_log(log)
     rows = data.rows
@@ -185,20 +185,15 @@ def test_kill_9_keeps_every_completed_event(xdisplay, tmp_path):
 
 def test_escape_mid_trial_aborts_and_keeps_everything(xdisplay, tmp_path):
     out = tmp_path / "data"
-    proc = start_tol_run(
+    with running_tol_run(
         "demo", "--simulate", "--speed", "1", "--windowed", "--output", str(out), env=xdisplay
-    )
-    try:
+    ) as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         meta = sidecar_of(out)
         wx, wy = meta["window"]["position"]
         xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
         xdotool("key", "Escape", env=xdisplay)
         proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 1
     rows = read_event_log(session_files(out)[0]).rows
     assert [r["event"] for r in rows[-2:]] == ["abort", "session_end"]
@@ -298,10 +293,9 @@ def test_real_key_presses_in_keys_mode(xdisplay, tmp_path):
     proto = tmp_path / "keys.yaml"
     proto.write_text(SHORT + "input: {mode: keys, keys: [a, s, d]}\n")
     out = tmp_path / "data"
-    proc = start_tol_run(
+    with running_tol_run(
         str(proto), "--participant", "K1", "--windowed", "--output", str(out), env=xdisplay
-    )
-    try:
+    ) as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         meta = sidecar_of(out)
         wx, wy = meta["window"]["position"]
@@ -310,10 +304,6 @@ def test_real_key_presses_in_keys_mode(xdisplay, tmp_path):
             xdotool("key", key, env=xdisplay)
             time.sleep(0.2)
         _, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     rows = read_event_log(session_files(out)[0]).rows
     places = [(r["piece"], r["from_peg"], r["to_peg"]) for r in rows if r["event"] == "place"]
@@ -350,15 +340,10 @@ def _dialog(env: dict) -> None:
 
 def test_participant_dialog_cancel_writes_nothing(xdisplay, tmp_path):
     out = tmp_path / "data"
-    proc = start_tol_run("demo", "--output", str(out), env=xdisplay)
-    try:
+    with running_tol_run("demo", "--output", str(out), env=xdisplay) as proc:
         _dialog(xdisplay)
         xdotool("key", "Escape", env=xdisplay)
         stdout, err = proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     assert "cancelled; nothing was written" in stdout
     assert not out.exists()
@@ -366,8 +351,7 @@ def test_participant_dialog_cancel_writes_nothing(xdisplay, tmp_path):
 
 def test_participant_dialog_names_the_session(xdisplay, tmp_path):
     out = tmp_path / "data"
-    proc = start_tol_run("demo", "--windowed", "--output", str(out), env=xdisplay)
-    try:
+    with running_tol_run("demo", "--windowed", "--output", str(out), env=xdisplay) as proc:
         _dialog(xdisplay)
         xdotool("type", "--delay", "40", "D7", env=xdisplay)
         xdotool("key", "Return", env=xdisplay)
@@ -377,10 +361,6 @@ def test_participant_dialog_names_the_session(xdisplay, tmp_path):
         xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
         xdotool("key", "Escape", env=xdisplay)
         proc.communicate(timeout=30)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     log, _ = session_files(out)
     assert log.name.startswith("D7_demo_")
     assert sidecar_of(out)["participant"] == "D7"

@@ -246,7 +246,20 @@ class Problem(_Model):
         raise ValueError("expected a state text or one list per peg")
 
 
-class Practice(_Model):
+class _ProblemDefaults(_Model):
+    """Defaults that a block (or the practice) gives its problems."""
+
+    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
+    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
+    disks: int | None = Field(
+        None,
+        ge=1,
+        le=MAX_DISKS,
+        description="Tower of Hanoi only: disks for these problems, if not the task's",
+    )
+
+
+class Practice(_ProblemDefaults):
     """Practice problems, with feedback, before the test."""
 
     problems: list[Problem] = Field(default_factory=list, description="the practice problems")
@@ -254,17 +267,9 @@ class Practice(_Model):
         False, description="true to repeat a practice problem until it is solved"
     )
     max_attempts: int = Field(3, ge=1, description="attempts per practice problem at most")
-    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
-    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
-    disks: int | None = Field(
-        None,
-        ge=1,
-        le=MAX_DISKS,
-        description="Tower of Hanoi only: disks for the practice problems, if not the task's",
-    )
 
 
-class Block(_Model):
+class Block(_ProblemDefaults):
     """A block of test problems."""
 
     name: str = Field("test", pattern=ID_PATTERN, description="the block's name, e.g. 'test'")
@@ -276,14 +281,6 @@ class Block(_Model):
     attempts: int = Field(1, ge=1, description="attempts allowed per problem")
     discontinue_after: int | None = Field(
         None, ge=1, description="end the block after this many consecutive failures"
-    )
-    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
-    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
-    disks: int | None = Field(
-        None,
-        ge=1,
-        le=MAX_DISKS,
-        description="Tower of Hanoi only: disks for this block's problems, if not the task's",
     )
 
 
