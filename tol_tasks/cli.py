@@ -159,6 +159,8 @@ def _run_parser() -> argparse.ArgumentParser:
     ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     ap.add_argument("--language", help="instruction language, e.g. fr")
     ap.add_argument("--bids-names", action="store_true", help="BIDS-style file names")
+    ap.add_argument("--input-timing", choices=("auto", "polled"), default="auto",
+                    help="auto: stamp input on arrival where possible (X11); polled: once per frame")  # fmt: skip
     ap.add_argument("--simulate", action="store_true", help="a simulated participant plays")
     ap.add_argument("--seed", type=int, help="with --simulate: its random seed")
     ap.add_argument("--speed", type=float, default=1.0, help="with --simulate: times faster (1)")
@@ -194,7 +196,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             protocol=lp.path or args.protocol, participant=participant, session=session,
             output=args.output, windowed=args.windowed, language=args.language,
             simulate=args.simulate, seed=args.seed, speed=args.speed,
-            bids_names=args.bids_names, extra_fields=extra,
+            bids_names=args.bids_names, extra_fields=extra, input_timing=args.input_timing,
         )  # fmt: skip
         result = run_session(cfg)
     except TolTasksError as exc:

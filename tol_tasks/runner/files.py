@@ -22,6 +22,7 @@ class RunConfig:
     speed: float = 1.0
     bids_names: bool = False
     fsync: bool = True
+    input_timing: str = "auto"  # "auto": on-arrival where possible; "polled"
     extra_fields: dict = field(default_factory=dict)
 
 

@@ -19,6 +19,7 @@ from ..load import load_protocol
 from ..protocol import LoadedProtocol
 from ..session import TrialState, block_order, check_participant_id, puzzle_code
 from ..sidecar import SIDECAR_VERSION, write_sidecar
+from .arrival import open_arrival_input
 from .files import RunConfig, session_paths
 from .inputs import PolledInput, SimulatedParticipant
 from .screen import TaskScreen
@@ -74,6 +75,8 @@ class _Session:
         self.msg = lp.messages(self.language)
         self.trial_no = 0
         self.speed = config.speed if config.simulate else 1.0
+        self.fallback_reason: str | None = None
+        self.frame_stats: list[dict] = []
 
     # ---------------------------------------------------------------- run
     def run(self) -> RunResult:
@@ -97,8 +100,9 @@ class _Session:
             )  # fmt: skip
             self.input.peg_keys = list(self.model.input.keys or [])
         else:
-            self.input = PolledInput(self.win, self.screen, self.clock, keys)
+            self.input, self.fallback_reason = self._real_input(keys)
         self.refresh = self._measure_refresh()
+        self.clock_zero_monotonic = time.monotonic() - self.clock.getTime()
         self.meta = self._metadata()
         write_sidecar(self.json_path, self.meta)
         status = "crashed"
@@ -115,6 +119,9 @@ class _Session:
             self._write("abort", time=ab.t, input="key")
         finally:
             try:
+                if hasattr(self.input, "close"):
+                    self.input.close()
+                self.meta["frames"].update(_frame_summary(self.frame_stats))
                 if status != "crashed":
                     self._write("session_end", reason=status)
                 self.meta.update(
@@ -125,6 +132,21 @@ class _Session:
                 self.log.close()
                 self.win.close()
         return RunResult(self.csv_path, self.json_path, status, self.log.rows_written)
+
+    def _real_input(self, keys):
+        """On-arrival input where possible, else polled input with a warning and a reason."""
+        if self.cfg.input_timing == "polled":
+            reason = "polled timing requested (--input-timing polled)"
+            inp = PolledInput(self.win, self.screen, self.clock, keys)
+        else:
+            inp, reason = open_arrival_input(self.win, self.screen, self.clock, keys)
+        if reason:
+            print(
+                f"tol-run: warning: input is polled once per frame, so presses are stamped up to "
+                f"a frame late: {reason}.",
+                file=sys.stderr,
+            )
+        return inp, reason
 
     # ------------------------------------------------------------ metadata
     def _measure_refresh(self) -> float | None:
@@ -164,11 +186,20 @@ class _Session:
                        "fullscreen": bool(self.win._isFullScr), "units": "height"},
             "refresh_rate_hz": self.refresh,
             "timing": {
-                "clock": "psychopy.core.Clock (monotonic), zero at session start",
+                "clock": "psychopy.core.Clock, zero at session start; every event and flip; "
+                "session time = psychopy.clock.getTime() - clock_zero",
+                "clock_function": "psychopy.clock.getTime",
+                "clock_zero": self.clock.getLastResetTime(),
+                "clock_zero_monotonic": self.clock_zero_monotonic,
                 "input_method": self.input.method,
-                "expected_resolution_s": (1 / self.refresh) if self.refresh else None,
+                "input_fallback_reason": self.fallback_reason,
+                "expected_resolution_s": (
+                    0.001 if self.input.method == "xinput2-raw"
+                    else (1 / self.refresh) if self.refresh and self.refresh <= 300 else None
+                ),
                 "trial_onset": "callOnFlip of the first frame showing the problem",
             },
+            "frames": {"trials": self.frame_stats},
             "layout": {"puzzle": puzzle_code(probe), "pegs": self.screen.pixel_rects(areas),
                        "coordinates": "window pixels from the top-left"},
             "simulate": {"seed": self.cfg.seed, "speed": self.speed} if self.cfg.simulate else None,
@@ -353,6 +384,9 @@ class _Session:
         self.win.recordFrameIntervals = False
         intervals = list(self.win.frameIntervals)
         detail = _frame_detail(intervals, self.refresh)
+        self.frame_stats.append(
+            {"trial": self.trial_no, "problem_id": spec.id, **_frame_numbers(detail)}
+        )
         self._write("trial_end", trial_time=self.clock.getTime() - t0, reason=trial.outcome,
                     state=str(trial.state), moves=trial.moves, detail=detail, **base)  # fmt: skip
         if feedback:
@@ -421,6 +455,34 @@ def _frame_detail(intervals: list[float], refresh: float | None) -> str:
         f"frame_interval_mean_ms={1000 * statistics.fmean(intervals):.3f};"
         f"frame_interval_max_ms={1000 * max(intervals):.3f}"
     )
+
+
+def _frame_numbers(detail: str) -> dict:
+    out = {}
+    for part in detail.split(";"):
+        k, _, v = part.partition("=")
+        try:
+            out[k] = int(v) if v.isdigit() else float(v)
+        except ValueError:
+            out[k] = v
+    return out
+
+
+def _frame_summary(trials: list[dict]) -> dict:
+    """Session-wide frame statistics for the sidecar."""
+    frames = sum(t.get("frames", 0) for t in trials)
+    return {
+        "total_frames": frames,
+        "total_dropped_frames": sum(t.get("dropped_frames", 0) for t in trials),
+        "frame_interval_max_ms": max(
+            (t.get("frame_interval_max_ms", 0) for t in trials), default=None
+        ),
+        "frame_interval_mean_ms": (
+            sum(t.get("frame_interval_mean_ms", 0) * t.get("frames", 0) for t in trials) / frames
+            if frames
+            else None
+        ),
+    }
 
 
 def _now_iso() -> str:

@@ -1,0 +1,123 @@
+"""Input timestamps: injected clicks are stamped on arrival, in order, within milliseconds."""
+
+from __future__ import annotations
+
+import time
+
+from tests.runner_tools import (
+    running_tol_run,
+    session_files,
+    sidecar_of,
+    tol_run,
+    wait_for_rows,
+    xdotool,
+)
+from tol_tasks.eventlog import read_event_log
+
+PROTOCOL = """\
+format: 1
+name: timing
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false, window_size: [800, 600]}
+feedback: none
+timing: {inter_trial_interval: 0, feedback_duration: 0}
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: CCC}
+"""
+
+
+def _inject(env: dict, meta: dict, pegs: str) -> list[float]:
+    """Click each peg with XTest; return the time of each press on tol-tasks' clock."""
+    import os
+
+    from psychopy.clock import getTime  # the clock tol-tasks stamps with
+    from Xlib import X, display
+    from Xlib.ext import xtest
+
+    old = os.environ.get("DISPLAY")
+    d = display.Display(env["DISPLAY"])
+    wx, wy = meta["window"]["position"]
+    rects = {r["peg"]: r for r in meta["layout"]["pegs"]}
+    times = []
+    try:
+        for peg in pegs:
+            r = rects[peg]
+            x, y = int(wx + r["left"] + r["width"] / 2), int(wy + r["top"] + r["height"] * 0.6)
+            xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+            d.sync()
+            time.sleep(0.05)
+            t = getTime()
+            xtest.fake_input(d, X.ButtonPress, 1)
+            d.sync()
+            times.append(t)
+            time.sleep(0.02)
+            xtest.fake_input(d, X.ButtonRelease, 1)
+            d.sync()
+            time.sleep(0.12)
+    finally:
+        d.close()
+        if old is not None:
+            os.environ["DISPLAY"] = old
+    return times
+
+
+def test_injected_clicks_are_stamped_on_arrival(xdisplay, tmp_path):
+    proto = tmp_path / "timing.yaml"
+    proto.write_text(PROTOCOL)
+    out = tmp_path / "data"
+    pegs = "ACABCBACBABCACAB"  # disk moves of the 3-disk solution, then two more clicks
+    with running_tol_run(str(proto), "--participant", "T1", "--windowed", "--output", str(out),
+                         env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        injected = _inject(xdisplay, meta, pegs[:14])
+        proc.communicate(timeout=30)
+    assert proc.returncode == 0
+    meta = sidecar_of(out)
+    assert meta["timing"]["input_method"] == "xinput2-raw"
+    assert meta["timing"]["input_fallback_reason"] is None
+    zero = meta["timing"]["clock_zero"]
+    rows = read_event_log(session_files(out)[0]).rows
+    clicks = [r for r in rows if r["event"] in ("pick_up", "place")]
+    assert [r["stamp"] for r in clicks] == ["arrival"] * len(clicks)
+    assert len(clicks) == len(injected) == 14  # none lost, none doubled
+    assert [r["event"] for r in clicks] == ["pick_up", "place"] * 7
+    recorded = [float(r["time"]) + zero for r in clicks]
+    lags_ms = [(rec - inj) * 1000 for rec, inj in zip(recorded, injected, strict=True)]
+    assert recorded == sorted(recorded)
+    assert min(lags_ms) >= 0, lags_ms  # never before the injection
+    assert max(lags_ms) < 5, lags_ms  # within a few milliseconds
+    assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
+    assert meta["frames"]["total_frames"] > 0
+    assert meta["frames"]["trials"][0]["problem_id"] == "p1"
+
+
+def test_polled_fallback_is_warned_and_recorded(xdisplay, tmp_path):
+    proto = tmp_path / "timing.yaml"
+    proto.write_text(PROTOCOL)
+    out = tmp_path / "data"
+    with running_tol_run(str(proto), "--participant", "T2", "--windowed", "--input-timing", "polled",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        _inject(xdisplay, meta, "AC")
+        wx, wy = meta["window"]["position"]
+        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
+        xdotool("key", "Escape", env=xdisplay)
+        _, err = proc.communicate(timeout=30)
+    assert "warning: input is polled once per frame" in err
+    meta = sidecar_of(out)
+    assert meta["timing"]["input_method"] == "polled"
+    assert "requested" in meta["timing"]["input_fallback_reason"]
+    rows = read_event_log(session_files(out)[0]).rows
+    assert {r["stamp"] for r in rows if r["event"] in ("pick_up", "place")} == {"polled"}
+
+
+def test_simulated_sessions_record_their_method(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    done = tol_run(
+        "demo", "--simulate", "--speed", "40", "--windowed", "--output", str(out), env=xdisplay
+    )
+    assert done.returncode == 0
+    assert sidecar_of(out)["timing"]["input_method"] == "polled"
