@@ -152,7 +152,15 @@ def _run_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="tol-run", description="Run a participant session of a protocol in a PsychoPy window."
     )
-    ap.add_argument("protocol", help="a protocol file, or a bundled name such as demo")
+    ap.add_argument("protocol", nargs="?", help="a protocol file, or a bundled name such as demo")
+    ap.add_argument(
+        "--resume",
+        type=Path,
+        metavar="LOG",
+        help="continue the interrupted session whose event log is LOG",
+    )
+    ap.add_argument("--force", action="store_true",
+                    help="with --resume: continue even if the protocol file changed")  # fmt: skip
     ap.add_argument("--participant", help="participant id; without it a dialog asks")
     ap.add_argument("--session", type=int, default=1, help="session number (1)")
     ap.add_argument("--output", type=Path, default=Path("data"), help="data folder (./data)")
@@ -174,6 +182,13 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     from .runner import RunConfig, run_session
     from .session import check_participant_id
 
+    if args.resume is not None:
+        return _resume(args)
+    if args.protocol is None:
+        print(
+            "tol-run: give a protocol (a file or a bundled name), or --resume LOG.", file=sys.stderr
+        )
+        return EXIT_USAGE
     try:
         lp = load_protocol(args.protocol)
         participant, session, extra = args.participant, args.session, {}
@@ -203,6 +218,25 @@ def run_main(argv: Sequence[str] | None = None) -> int:
         print(f"tol-run: {exc}", file=sys.stderr)
         return EXIT_USAGE
     print(f"tol-run: session {result.status}: {result.rows} events")
+    print(f"  event log: {result.events}")
+    print(f"  sidecar:   {result.sidecar}")
+    return EXIT_OK if result.status == "completed" else EXIT_FAULT
+
+
+def _resume(args: argparse.Namespace) -> int:
+    from .runner import RunConfig, run_session
+
+    cfg = RunConfig(
+        protocol=args.protocol or "", participant="", resume=args.resume, force=args.force,
+        windowed=args.windowed, language=args.language, simulate=args.simulate, seed=args.seed,
+        speed=args.speed, input_timing=args.input_timing,
+    )  # fmt: skip
+    try:
+        result = run_session(cfg)
+    except TolTasksError as exc:
+        print(f"tol-run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(f"tol-run: resumed session {result.status}: {result.rows} events in all")
     print(f"  event log: {result.events}")
     print(f"  sidecar:   {result.sidecar}")
     return EXIT_OK if result.status == "completed" else EXIT_FAULT

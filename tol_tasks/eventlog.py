@@ -12,6 +12,7 @@ ships with the package (:func:`codebook`).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import io
 import json
@@ -45,6 +46,10 @@ class EventLogError(TolTasksError, ValueError):
     """An event log cannot be read; the message names the file, the row and the fault."""
 
 
+class EventLogWriteError(TolTasksError, OSError):
+    """An event could not be written (disk full, file too large, folder gone)."""
+
+
 class EventLog:
     """Append-only, crash-safe CSV writer.
 
@@ -56,13 +61,40 @@ class EventLog:
         Force every row to the disk, not only to the operating system.
     """
 
-    def __init__(self, path: Path, *, fsync: bool = True) -> None:
+    def __init__(self, path: Path, *, fsync: bool = True, _append_after: int | None = None) -> None:
         self.path = Path(path)
         self._cols = columns()
         self._fsync = fsync
-        self._file = open(self.path, "x", encoding="utf-8", newline="")  # noqa: SIM115
-        self._row = 0
-        self._write_line(self._cols)
+        if _append_after is None:
+            self._file = open(self.path, "x", encoding="utf-8", newline="")  # noqa: SIM115
+            self._row = 0
+            self._write_line(self._cols)
+        else:
+            self._file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+            self._row = _append_after
+
+    @classmethod
+    def append(cls, path: Path, *, fsync: bool = True) -> EventLog:
+        """Continue an existing log (a resumed session).
+
+        A torn last line left by a crash is cut off first, so that the next row
+        starts on a line of its own; row numbers continue from the last whole row.
+
+        Raises
+        ------
+        EventLogError
+            If the file is not an event log or is damaged before its end.
+        """
+        data = read_event_log(path)
+        raw = Path(path).read_bytes()
+        end = raw.rfind(b"\n") + 1
+        if end < len(raw):
+            with open(path, "r+b") as f:
+                f.truncate(end)
+                f.flush()
+                os.fsync(f.fileno())
+        last = int(data.records[-1][0]) if data.records else 0
+        return cls(path, fsync=fsync, _append_after=last)
 
     def _write_line(self, values) -> None:
         buf = io.StringIO()
@@ -77,9 +109,16 @@ class EventLog:
         unknown = set(values) - set(self._cols)
         if unknown:
             raise ValueError(f"not event log columns: {', '.join(sorted(unknown))}")
+        values["row"] = self._row + 1
+        try:
+            self._write_line([_cell(values.get(c)) for c in self._cols])
+        except OSError as exc:
+            raise EventLogWriteError(
+                f"{self.path}: event {values.get('event')!r} could not be written ({exc.strerror}); "
+                f"every row up to {self._row} is kept. Suggested fix: free space or fix the folder, "
+                f"then continue with: tol-run --resume {self.path}"
+            ) from None
         self._row += 1
-        values["row"] = self._row
-        self._write_line([_cell(values.get(c)) for c in self._cols])
         return self._row
 
     @property
@@ -87,8 +126,11 @@ class EventLog:
         return self._row
 
     def close(self) -> None:
+        """Close the file. After a failed write the unwritable row is dropped, not raised again."""
         if not self._file.closed:
-            self._file.close()
+            # The file is closed even if its final flush fails; only that row is lost.
+            with contextlib.suppress(OSError):
+                self._file.close()
 
     def __enter__(self) -> EventLog:
         return self

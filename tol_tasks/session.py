@@ -71,6 +71,7 @@ class TrialState:
 
     spec: ProblemSpec
     rules: Rules
+    attempt: int = 1
     state: Any = None
     moves: int = 0
     held: int | None = None

@@ -6,13 +6,24 @@ Install it with ``pip install "tol-tasks[runner]"``.
 
 from __future__ import annotations
 
+from ..errors import TolTasksError
 from .files import RunConfig, session_paths
+from .prepare import prepare
 
-__all__ = ["RunConfig", "run_session", "session_paths"]
+__all__ = ["DisplayError", "RunConfig", "prepare", "run_session", "session_paths"]
+
+
+class DisplayError(TolTasksError, RuntimeError):
+    """No screen to open a window on."""
 
 
 def run_session(config: RunConfig):
-    """Run one participant session (see :mod:`tol_tasks.runner.run`)."""
+    """Run one participant session (see :mod:`tol_tasks.runner.run`).
+
+    Everything that can be checked without a screen is checked first
+    (:func:`~tol_tasks.runner.prepare.prepare`); nothing is written if it fails.
+    """
+    prepared = prepare(config)
     try:
         from .run import run_session as _run
     except ImportError as exc:  # pragma: no cover - depends on the installation
@@ -22,4 +33,11 @@ def run_session(config: RunConfig):
                 'pip install "tol-tasks[runner]"  (or: uv sync --all-extras)'
             ) from exc
         raise
-    return _run(config)
+    except Exception as exc:
+        if type(exc).__name__ == "NoSuchDisplayException":
+            raise DisplayError(
+                f"no screen to show the task on ({exc}). Suggested fix: run it on a computer "
+                'with a display, or on a virtual one: xvfb-run -a -s "-screen 0 1280x1024x24" tol-run ...'
+            ) from None
+        raise
+    return _run(config, prepared)

@@ -23,6 +23,8 @@ class RunConfig:
     bids_names: bool = False
     fsync: bool = True
     input_timing: str = "auto"  # "auto": on-arrival where possible; "polled"
+    resume: Path | None = None  # the event log of an interrupted session to continue
+    force: bool = False  # resume even if the protocol file changed
     extra_fields: dict = field(default_factory=dict)
 
 

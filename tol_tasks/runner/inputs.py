@@ -103,6 +103,7 @@ class SimulatedParticipant(PolledInput):
     def __init__(self, win, screen, clock, keys, *, seed=0, speed=1.0, mode="click",
                  error_rate=0.15, illegal_rate=0.08):  # fmt: skip
         super().__init__(win, screen, clock, keys)
+        self.seed = seed
         self.rng = random.Random(seed)
         self.speed = max(speed, 1e-3)
         self.mode = mode
@@ -148,6 +149,9 @@ class SimulatedParticipant(PolledInput):
     def on_trial(self, trial, areas, now: float) -> None:
         self.queue.clear()
         self.areas = areas
+        # Each attempt at a problem draws from its own generator, so an attempt replays
+        # the same moves whatever came before it (a problem restarted after a crash, too).
+        self.rng = random.Random(f"{self.seed}:{trial.spec.block}:{trial.spec.id}:{trial.attempt}")
         self._plan(trial, now + self._lognormal(3.0))
 
     def after(self, trial, now: float) -> None:

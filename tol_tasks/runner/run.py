@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import platform
 import statistics
 import sys
@@ -12,16 +13,18 @@ from pathlib import Path
 import psychopy
 from psychopy import core, visual
 from psychopy import logging as psychopy_logging
+from psychopy.clock import getTime
 
 from .. import __version__
-from ..eventlog import EVENT_LOG_VERSION, EventLog
-from ..load import load_protocol
+from ..eventlog import EVENT_LOG_VERSION, EventLog, EventLogWriteError
 from ..protocol import LoadedProtocol
-from ..session import TrialState, block_order, check_participant_id, puzzle_code
+from ..resume import ResumePlan
+from ..session import TrialState, block_order, puzzle_code
 from ..sidecar import SIDECAR_VERSION, write_sidecar
 from .arrival import open_arrival_input
-from .files import RunConfig, session_paths
+from .files import RunConfig
 from .inputs import PolledInput, SimulatedParticipant
+from .prepare import Prepared, prepare
 from .screen import TaskScreen
 
 #: Size of the participant's board and of the goal, relative to the full layout.
@@ -49,24 +52,21 @@ class RunResult:
     rows: int
 
 
-def run_session(config: RunConfig) -> RunResult:
-    """Run a session. Bad protocols and ids are refused before anything is written.
+def run_session(config: RunConfig, prepared: Prepared | None = None) -> RunResult:
+    """Run a session. Bad protocols, ids and folders are refused before anything is written.
 
     Raises
     ------
-    ProtocolError, ParticipantIdError
-        Before the window opens; nothing is written.
+    TolTasksError
+        From :func:`~tol_tasks.runner.prepare.prepare`, before the window opens.
     """
-    lp = load_protocol(config.protocol)
-    check_participant_id(config.participant)
-    out = Path(config.output)
-    out.mkdir(parents=True, exist_ok=True)
-    csv_path, json_path = session_paths(config, lp.name)
-    return _Session(config, lp, csv_path, json_path).run()
+    p = prepared or prepare(config)
+    return _Session(config, p.protocol, p.log, p.sidecar, resume=p.resume).run()
 
 
 class _Session:
-    def __init__(self, config: RunConfig, lp: LoadedProtocol, csv_path: Path, json_path: Path):
+    def __init__(self, config: RunConfig, lp: LoadedProtocol, csv_path: Path, json_path: Path,
+                 resume: ResumePlan | None = None):  # fmt: skip
         self.cfg = config
         self.lp = lp
         self.model = lp.model
@@ -77,6 +77,8 @@ class _Session:
         self.speed = config.speed if config.simulate else 1.0
         self.fallback_reason: str | None = None
         self.frame_stats: list[dict] = []
+        self.resume = resume
+        self.progress = resume.progress if resume else None
 
     # ---------------------------------------------------------------- run
     def run(self) -> RunResult:
@@ -87,7 +89,15 @@ class _Session:
             color=d.background, allowGUI=not fullscr, checkTiming=False,
         )  # fmt: skip
         self.clock = core.Clock()
-        self.log = EventLog(self.csv_path, fsync=self.cfg.fsync)
+        if self.resume:
+            # Continue the interrupted session's clock, so its times keep increasing.
+            zero = self.resume.meta.get("timing", {}).get("clock_zero")
+            now = getTime() - zero if zero is not None else 0.0
+            self.clock.reset(newT=max(now, self.progress.last_time + 0.001))
+            self.trial_no = self.progress.last_trial
+            self.log = EventLog.append(self.csv_path, fsync=self.cfg.fsync)
+        else:
+            self.log = EventLog(self.csv_path, fsync=self.cfg.fsync)
         self.screen = TaskScreen(self.win, self.lp, self.msg)
         keys = [self.model.input.quit_key, "space"]
         if self.model.input.mode == "keys":
@@ -104,11 +114,32 @@ class _Session:
         self.refresh = self._measure_refresh()
         self.clock_zero_monotonic = time.monotonic() - self.clock.getTime()
         self.meta = self._metadata()
+        if self.resume:
+            old = self.resume.meta
+            for key in ("start_time", "blocks", "extra_fields"):
+                self.meta[key] = old.get(key, self.meta[key])
+            self.meta["frames"]["trials"] = (
+                old.get("frames", {}).get("trials", []) + self.frame_stats
+            )
+            self.frame_stats = self.meta["frames"]["trials"]
+            self.meta["resumes"] = [*old.get("resumes", []), {
+                "time": _now_iso(), "after_row": self.progress.last_row,
+                "previous_status": old.get("status"), "interrupted": list(self.progress.interrupted or []),
+                "note": self.resume.protocol_note,
+            }]  # fmt: skip
         write_sidecar(self.json_path, self.meta)
         status = "crashed"
         try:
-            self._write("session_start", detail=f"protocol={self.lp.name};sha256={self.lp.sha256}")
-            self._instructions()
+            if self.resume:
+                block, pid = self.progress.interrupted or ("", "")
+                self._write("resume", detail=f"after_row={self.progress.last_row};interrupted={block}/{pid}"
+                            + (f";note={self.resume.protocol_note}" if self.resume.protocol_note else ""))  # fmt: skip
+            else:
+                self._write(
+                    "session_start", detail=f"protocol={self.lp.name};sha256={self.lp.sha256}"
+                )
+            if not (self.progress and self.progress.instructions_done):
+                self._instructions()
             self._practice()
             for i in range(len(self.model.blocks)):
                 self._block(i)
@@ -117,21 +148,44 @@ class _Session:
         except AbortSession as ab:
             status = "aborted"
             self._write("abort", time=ab.t, input="key")
+        except EventLogWriteError as exc:
+            self.meta["error"] = str(exc)  # status stays "crashed"; re-raised after the clean-up
+            raise
         finally:
-            try:
-                if hasattr(self.input, "close"):
-                    self.input.close()
-                self.meta["frames"].update(_frame_summary(self.frame_stats))
-                if status != "crashed":
-                    self._write("session_end", reason=status)
-                self.meta.update(
-                    status=status, end_time=_now_iso(), rows_written=self.log.rows_written,
-                )  # fmt: skip
-                write_sidecar(self.json_path, self.meta)
-            finally:
-                self.log.close()
-                self.win.close()
+            end_error = self._finish(status)
+            status = self.meta["status"]
+        if end_error is not None:
+            raise end_error
         return RunResult(self.csv_path, self.json_path, status, self.log.rows_written)
+
+    def _finish(self, status: str) -> EventLogWriteError | None:
+        """Write the session's end, save the sidecar, close everything; never raise.
+
+        Returns the error that stopped the last row being written, if any.
+        """
+        error = None
+        with contextlib.suppress(Exception):
+            if hasattr(self.input, "close"):
+                self.input.close()
+        self.meta["frames"].update(_frame_summary(self.frame_stats))
+        if status != "crashed":
+            try:
+                self._write("session_end", reason=status)
+            except EventLogWriteError as exc:
+                status, error = "crashed", exc
+                self.meta["error"] = str(exc)
+        self.meta.update(status=status, end_time=_now_iso(), rows_written=self.log.rows_written)
+        try:
+            write_sidecar(self.json_path, self.meta)
+        except OSError as exc:
+            print(f"tol-run: warning: the sidecar {self.json_path} could not be updated "
+                  f"({exc.strerror}); the event log is complete up to row {self.log.rows_written}.",
+                  file=sys.stderr)  # fmt: skip
+        finally:
+            self.log.close()
+            with contextlib.suppress(Exception):
+                self.win.close()
+        return error
 
     def _real_input(self, keys):
         """On-arrival input where possible, else polled input with a warning and a reason."""
@@ -255,10 +309,15 @@ class _Session:
         specs = self.lp.practice_problems()
         if not specs:
             return
+        tries = p.max_attempts if p.repeat_until_solved else 1
+        if self.progress and all(self.progress.finished("practice", s.id, tries) for s in specs):
+            return
         self._message(self.msg["practice_start"], 1.5)
         for spec in specs:
-            tries = p.max_attempts if p.repeat_until_solved else 1
-            for attempt in range(1, tries + 1):
+            used = self.progress.attempts_used("practice", spec.id) if self.progress else 0
+            if self.progress and self.progress.finished("practice", spec.id, tries):
+                continue
+            for attempt in range(used + 1, tries + 1):
                 outcome = self._trial(spec, "practice", attempt, feedback=True)
                 if outcome == "solved":
                     break
@@ -268,18 +327,33 @@ class _Session:
     def _block(self, index: int) -> None:
         block = self.model.blocks[index]
         specs = self.lp.block_problems(index)
-        order, seed = block_order(len(specs), block.order, block.seed)
-        self.meta["blocks"].append({"name": block.name, "order": [specs[i].id for i in order],
-                                    "shuffled": block.order == "shuffled", "seed": seed})  # fmt: skip
-        write_sidecar(self.json_path, self.meta)
-        self._write("block_start", block=block.name,
-                    detail=f"order={','.join(specs[i].id for i in order)};seed={seed}")  # fmt: skip
-        if index == 0 and self.lp.practice_problems():
-            self._message(self.msg["test_start"], 1.5)
+        recorded = next((b for b in self.meta["blocks"] if b["name"] == block.name), None)
+        if recorded is not None:  # a resumed session: the same order, shuffled or not
+            ids = [s.id for s in specs]
+            order = [ids.index(pid) for pid in recorded["order"]]
+            prog = self.progress
+            if (
+                prog is None
+                or block.name in prog.discontinued
+                or all(prog.finished(block.name, specs[i].id, block.attempts) for i in order)
+            ):
+                return
+        else:
+            order, seed = block_order(len(specs), block.order, block.seed)
+            self.meta["blocks"].append({"name": block.name, "order": [specs[i].id for i in order],
+                                        "shuffled": block.order == "shuffled", "seed": seed})  # fmt: skip
+            write_sidecar(self.json_path, self.meta)
+            self._write("block_start", block=block.name,
+                        detail=f"order={','.join(specs[i].id for i in order)};seed={seed}")  # fmt: skip
+            if index == 0 and self.lp.practice_problems():
+                self._message(self.msg["test_start"], 1.5)
         failures = 0
         for i in order:
             spec = specs[i]
-            for attempt in range(1, block.attempts + 1):
+            used = self.progress.attempts_used(block.name, spec.id) if self.progress else 0
+            if self.progress and self.progress.finished(block.name, spec.id, block.attempts):
+                continue
+            for attempt in range(used + 1, block.attempts + 1):
                 outcome = self._trial(
                     spec, block.name, attempt, feedback=self.model.feedback != "none"
                 )
@@ -293,7 +367,7 @@ class _Session:
 
     def _trial(self, spec, block_name: str, attempt: int, feedback: bool) -> str:
         self.trial_no += 1
-        trial = TrialState(spec, self.model.rules)
+        trial = TrialState(spec, self.model.rules, attempt=attempt)
         puzzle = spec.puzzle
         d = self.model.display
         areas, goal_areas = self._boards(puzzle)

@@ -1,0 +1,205 @@
+"""Faults a lab meets: crashes at any moment, resumes, a full disk, a changed protocol.
+
+The kill test prints its figures (kills, sessions, rows checked, rows lost);
+run it with ``-s`` to see them.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import resource
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from analysis.read import read_session
+from analysis.score import score_sessions
+from tests.runner_tools import exe, session_files, tol_run, wait_for_rows
+from tol_tasks.eventlog import read_event_log
+from tol_tasks.sidecar import read_sidecar
+
+PROTOCOL = "hanoi-generalized"
+SIM = ["--simulate", "--seed", "7", "--speed", "30", "--windowed"]
+
+
+def _moves_by_attempt(rows: list[dict]) -> dict:
+    """(block, problem, attempt) -> placements of the attempt that ended, in order."""
+    out, current = {}, {}
+    for r in rows:
+        key = (r["block"], r["problem_id"], r["attempt"])
+        if r["event"] == "trial_onset":
+            current[key] = []
+        elif r["event"] == "place":
+            current[key].append((r["piece"], r["from_peg"], r["to_peg"], r["state"]))
+        elif r["event"] == "trial_end":
+            out[key] = current.pop(key)
+    return out
+
+
+def _check_log(log: Path) -> list[dict]:
+    data = read_event_log(log)
+    assert all("torn last line" in w for w in data.warnings), data.warnings
+    rows = data.rows
+    assert [int(r["row"]) for r in rows] == list(range(1, len(rows) + 1)), "a row was lost"
+    return rows
+
+
+@pytest.mark.slow
+def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
+    ref_dir = tmp_path / "reference"
+    done = tol_run(PROTOCOL, *SIM, "--participant", "R", "--output", str(ref_dir), env=xdisplay)
+    assert done.returncode == 0, done.stderr
+    reference = _moves_by_attempt(read_event_log(session_files(ref_dir)[0]).rows)
+
+    rng = random.Random(2026)
+    kills = sessions = rows_checked = torn = 0
+    while kills < 50:
+        sessions += 1
+        out = tmp_path / f"s{sessions}"
+        args = [PROTOCOL, *SIM, "--participant", "K", "--output", str(out)]
+        while True:
+            proc = subprocess.Popen([exe("tol-run"), *args], env=xdisplay,
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
+            before = (
+                len(_check_log(session_files(out)[0]))
+                if out.exists() and any(out.glob("*.csv"))
+                else 0
+            )
+            try:
+                wait_for_rows(
+                    out,
+                    lambda rows, n=before, p=proc: len(rows) > n or p.poll() is not None,
+                    timeout=60,
+                )
+                time.sleep(rng.uniform(0.0, 0.6))
+                finished = proc.poll() is not None
+                if not finished:
+                    os.kill(proc.pid, signal.SIGKILL)
+                    kills += 1
+                proc.communicate(timeout=30)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.communicate()
+            log, side = session_files(out)
+            torn += bool(read_event_log(log).warnings)
+            rows = _check_log(log)
+            rows_checked += len(rows)
+            score_sessions([read_session(log)])  # the analysis reads every cut-off log
+            if finished:
+                assert proc.returncode == 0, proc.stderr
+                break
+            assert read_sidecar(side)["status"] != "completed"
+            args = ["--resume", str(log), *SIM]
+        rows = _check_log(log)
+        assert read_sidecar(side)["status"] == "completed"
+        assert _moves_by_attempt(rows) == reference  # exactly the moves of an uninterrupted run
+        scores = score_sessions([read_session(log)])
+        assert len(scores.sessions) == 1
+    print(f"\nfault injection: {kills} SIGKILLs over {sessions} sessions, {rows_checked} rows checked "
+          f"after kills, {torn} torn last lines, 0 rows lost")  # fmt: skip
+
+
+def _short_session(tmp_path: Path, env: dict) -> tuple[Path, Path]:
+    """A session killed just after its first move, on a protocol file of its own."""
+    proto = tmp_path / "mine.yaml"
+    proto.write_text((Path(__file__).parents[1] / "protocols" / "demo.yaml").read_text())
+    out = tmp_path / "data"
+    proc = subprocess.Popen([exe("tol-run"), str(proto), "--simulate", "--speed", "2", "--windowed",
+                             "--output", str(out)], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_rows(out, lambda rows: any(r["event"] == "place" for r in rows), proc=proc)
+    finally:
+        proc.kill()
+        proc.wait()
+    return proto, session_files(out)[0]
+
+
+def test_resume_refuses_a_changed_protocol_unless_forced(xdisplay, tmp_path):
+    proto, log = _short_session(tmp_path, xdisplay)
+    proto.write_text(proto.read_text().replace('version: "1.0"', 'version: "1.1"'))
+    refused = tol_run("--resume", str(log), *SIM, env=xdisplay)
+    assert refused.returncode == 2
+    assert "changed since the session started" in refused.stderr
+    assert "pass --force" in refused.stderr
+    assert "Traceback" not in refused.stderr
+    forced = tol_run("--resume", str(log), *SIM, "--force", env=xdisplay)
+    assert forced.returncode == 0, forced.stderr
+    rows = _check_log(log)
+    resume = next(r for r in rows if r["event"] == "resume")
+    assert "changed protocol" in resume["detail"]
+    assert rows[-1]["reason"] == "completed"
+
+
+def test_resume_without_the_protocol_file_uses_the_sidecar_copy(xdisplay, tmp_path):
+    proto, log = _short_session(tmp_path, xdisplay)
+    proto.unlink()
+    done = tol_run("--resume", str(log), *SIM, env=xdisplay)
+    assert done.returncode == 0, done.stderr
+    meta = read_sidecar(log.with_suffix(".json"))
+    assert "resumed with the copy kept in the sidecar" in meta["resumes"][0]["note"]
+    rows = _check_log(log)
+    interrupted = meta["resumes"][0]["interrupted"]
+    assert interrupted[1] == "demo-1"
+    scores = score_sessions([read_session(log)])
+    t = scores.trials
+    assert t["problem_id"].tolist() == ["demo-1", "demo-1", "demo-2", "demo-3"]
+    assert t["complete"].tolist() == [False, True, True, True]  # the cut-off attempt is marked
+    assert rows[-1]["event"] == "session_end"
+
+
+def test_resume_refuses_what_cannot_be_resumed(tmp_path):
+    missing = tol_run("--resume", str(tmp_path / "none.csv"))
+    assert missing.returncode == 2
+    assert "no such event log" in missing.stderr
+    log = tmp_path / "x.csv"
+    log.write_text("row\n")
+    no_sidecar = tol_run("--resume", str(log))
+    assert no_sidecar.returncode == 2
+    assert "the sidecar is missing or damaged" in no_sidecar.stderr
+
+
+def _file_limit(limit: int):
+    def preexec():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    return preexec
+
+
+def test_a_full_disk_is_reported_and_nothing_written_is_lost(xdisplay, tmp_path):
+    # RLIMIT_FSIZE stands in for a full disk: writes past 12,000 bytes fail with EFBIG
+    # (the sidecar stays under it, the event log of this protocol does not).
+    out = tmp_path / "data"
+    done = subprocess.run([exe("tol-run"), "hanoi-classic", *SIM, "--output", str(out)], env=xdisplay,
+                          capture_output=True, text=True, timeout=120,
+                          preexec_fn=_file_limit(12000), check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "could not be written (File too large)" in done.stderr
+    assert "tol-run --resume" in done.stderr
+    assert "Traceback" not in done.stderr
+    log, side = session_files(out)
+    rows = _check_log(log)
+    assert len(rows) > 10
+    meta = read_sidecar(side)
+    assert meta["status"] == "crashed"
+    assert "File too large" in meta["error"]
+    assert meta["rows_written"] == len(rows)
+    # With room again, the session continues where it stopped.
+    resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _check_log(log)[-1]["reason"] == "completed"
+
+
+def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    done = tol_run("demo", "--participant", "P1", "--output", str(blocker / "data"))
+    assert done.returncode == 2
+    assert "data cannot be written there" in done.stderr
+    assert "Traceback" not in done.stderr
