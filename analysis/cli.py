@@ -25,7 +25,11 @@ def _parser() -> argparse.ArgumentParser:
         metavar="INPUT",
         help="event logs (.csv) or folders (searched recursively)",
     )
-    ap.add_argument("--output", "-o", type=Path, required=True, help="folder for the tables")
+    ap.add_argument(
+        "--output", "-o", type=Path, help="folder for the tables (required unless --verify)"
+    )
+    ap.add_argument("--verify", action="store_true",
+                    help="check the logs instead of scoring: sidecars, replay, duplicates, incomplete sessions")  # fmt: skip
     ap.add_argument(
         "--skip-bad",
         action="store_true",
@@ -58,7 +62,20 @@ def _parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tol-score``: exit 0 when done (with ``--skip-bad``, skipped logs are reported on
     standard error), 2 on a bad log without ``--skip-bad`` or on a usage error."""
-    args = _parser().parse_args(argv)
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.verify:
+        from .verify import verify
+
+        try:
+            report = verify(args.inputs)
+        except FileNotFoundError as exc:
+            print(f"tol-score: {exc}", file=sys.stderr)
+            return 2
+        print(report.text())
+        return 1 if report.problems else 0
+    if args.output is None:
+        parser.error("--output is required (or use --verify)")
     conv = Conventions(
         same_peg_drop_counts=args.same_peg_counts, violations_count=args.violations_count,
         planning_ends=args.planning_ends, include_practice=args.include_practice,

@@ -22,8 +22,10 @@ from tests.runner_tools import exe, session_files, tol_run, wait_for_rows
 from tol_tasks.eventlog import read_event_log
 from tol_tasks.sidecar import read_sidecar
 
-PROTOCOL = "hanoi-generalized"
+PROTOCOL = "london-tol-dx"
 SIM = ["--simulate", "--seed", "7", "--speed", "30", "--windowed"]
+FAST = ["--simulate", "--seed", "7", "--speed", "60", "--windowed"]
+KILLS = 50
 
 
 def _moves_by_attempt(rows: list[dict]) -> dict:
@@ -51,36 +53,34 @@ def _check_log(log: Path) -> list[dict]:
 @pytest.mark.slow
 def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
     ref_dir = tmp_path / "reference"
-    done = tol_run(PROTOCOL, *SIM, "--participant", "R", "--output", str(ref_dir), env=xdisplay)
+    done = tol_run(PROTOCOL, *FAST, "--participant", "R", "--output", str(ref_dir), env=xdisplay)
     assert done.returncode == 0, done.stderr
     reference = _moves_by_attempt(read_event_log(session_files(ref_dir)[0]).rows)
 
     rng = random.Random(2026)
     kills = sessions = rows_checked = torn = 0
-    while kills < 50:
+    times_ok = True
+    while kills < KILLS:
         sessions += 1
         out = tmp_path / f"s{sessions}"
-        args = [PROTOCOL, *SIM, "--participant", "K", "--output", str(out)]
+        args = [PROTOCOL, *FAST, "--participant", "K", "--output", str(out)]
         while True:
+            has_log = out.exists() and any(out.glob("*.csv"))
+            before = len(_check_log(session_files(out)[0])) if has_log else 0
             proc = subprocess.Popen([exe("tol-run"), *args], env=xdisplay,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
-            before = (
-                len(_check_log(session_files(out)[0]))
-                if out.exists() and any(out.glob("*.csv"))
-                else 0
-            )
+            killed = False
             try:
-                wait_for_rows(
-                    out,
-                    lambda rows, n=before, p=proc: len(rows) > n or p.poll() is not None,
-                    timeout=60,
-                )
-                time.sleep(rng.uniform(0.0, 0.6))
-                finished = proc.poll() is not None
-                if not finished:
-                    os.kill(proc.pid, signal.SIGKILL)
-                    kills += 1
-                proc.communicate(timeout=30)
+                if kills < KILLS:
+                    # Kill at a random moment once the session is under way again.
+                    wait_for_rows(out, lambda rows, n=before, p=proc: len(rows) > n or p.poll() is not None,
+                                  timeout=60)  # fmt: skip
+                    time.sleep(rng.uniform(0.0, 1.5))
+                    if proc.poll() is None:
+                        os.kill(proc.pid, signal.SIGKILL)
+                        killed = True
+                        kills += 1
+                _, err = proc.communicate(timeout=120)
             finally:
                 if proc.poll() is None:
                     proc.kill()
@@ -89,17 +89,20 @@ def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
             torn += bool(read_event_log(log).warnings)
             rows = _check_log(log)
             rows_checked += len(rows)
+            times = [float(r["time"]) for r in rows if r["time"]]
+            times_ok &= times == sorted(times)
             score_sessions([read_session(log)])  # the analysis reads every cut-off log
-            if finished:
-                assert proc.returncode == 0, proc.stderr
+            if not killed:
+                assert proc.returncode == 0, err
                 break
-            assert read_sidecar(side)["status"] != "completed"
-            args = ["--resume", str(log), *SIM]
+            if read_sidecar(side)["status"] == "completed":
+                break  # killed after the session had ended, while the window closed
+            args = ["--resume", str(log), *FAST]
         rows = _check_log(log)
         assert read_sidecar(side)["status"] == "completed"
         assert _moves_by_attempt(rows) == reference  # exactly the moves of an uninterrupted run
-        scores = score_sessions([read_session(log)])
-        assert len(scores.sessions) == 1
+        assert len(score_sessions([read_session(log)]).sessions) == 1
+    assert times_ok, "event times went backwards after a resume"
     print(f"\nfault injection: {kills} SIGKILLs over {sessions} sessions, {rows_checked} rows checked "
           f"after kills, {torn} torn last lines, 0 rows lost")  # fmt: skip
 
@@ -203,3 +206,45 @@ def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
     assert done.returncode == 2
     assert "data cannot be written there" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _tol_score(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([exe("tol-score"), *args], capture_output=True, text=True, check=False)
+
+
+def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
+    data = tmp_path / "data"
+    assert (
+        tol_run("demo", *SIM, "--participant", "V1", "--output", str(data), env=xdisplay).returncode
+        == 0
+    )
+    good = _tol_score("--verify", str(data))
+    assert good.returncode == 0, good.stdout
+    assert "verify: 1 log(s) OK, 0 problem(s), 0 incomplete session(s)" in good.stdout
+    # A cut-off session is listed as incomplete, not as a problem.
+    cut_dir = tmp_path / "cut"
+    proc = subprocess.Popen([exe("tol-run"), "demo", "--simulate", "--speed", "2", "--windowed",
+                             "--participant", "V2", "--output", str(cut_dir)], env=xdisplay,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_rows(cut_dir, lambda rows: any(r["event"] == "place" for r in rows), proc=proc)
+    finally:
+        proc.kill()
+        proc.wait()
+    cut = _tol_score("--verify", str(data), str(cut_dir))
+    assert cut.returncode == 0, cut.stdout
+    assert "verify: 2 log(s) OK, 0 problem(s), 1 incomplete session(s)" in cut.stdout
+    assert "incomplete after" in cut.stdout
+    # A copy, a sidecar that disagrees, and a log that does not replay are problems.
+    log, side = next((p, p.with_suffix(".json")) for p in data.glob("V1_*.csv"))
+    copy = tmp_path / "copy"
+    copy.mkdir()
+    (copy / log.name).write_bytes(log.read_bytes())
+    (copy / side.name).write_text(
+        side.read_text().replace('"participant": "V1"', '"participant": "V9"')
+    )
+    bad = _tol_score("--verify", str(data), str(copy))
+    assert bad.returncode == 1
+    assert "the sidecar's participant 'V9' is not the log's 'V1'" in bad.stdout
+    assert "identical copies" in bad.stdout
+    assert "Traceback" not in bad.stderr

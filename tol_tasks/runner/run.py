@@ -93,7 +93,7 @@ class _Session:
             # Continue the interrupted session's clock, so its times keep increasing.
             zero = self.resume.meta.get("timing", {}).get("clock_zero")
             now = getTime() - zero if zero is not None else 0.0
-            self.clock.reset(newT=max(now, self.progress.last_time + 0.001))
+            _set_clock(self.clock, max(now, self.progress.last_time + 0.001))
             self.trial_no = self.progress.last_trial
             self.log = EventLog.append(self.csv_path, fsync=self.cfg.fsync)
         else:
@@ -557,6 +557,17 @@ def _frame_summary(trials: list[dict]) -> dict:
             else None
         ),
     }
+
+
+def _set_clock(clock, value: float) -> None:
+    """Make ``clock`` read ``value`` now.
+
+    PsychoPy's ``Clock.reset(newT=t)`` makes some versions' clocks read ``-t``;
+    the reading is checked and the sign corrected.
+    """
+    clock.reset(newT=value)
+    if abs(clock.getTime() - value) > abs(clock.getTime() + value):
+        clock.reset(newT=-value)
 
 
 def _now_iso() -> str:

@@ -1,0 +1,119 @@
+"""A data-integrity check over a folder of sessions (``tol-score --verify``)."""
+
+from __future__ import annotations
+
+import hashlib
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tol_tasks.errors import TolTasksError
+
+from .read import _COL, find_logs, read_session
+from .score import score_sessions
+
+_EVENT = _COL["event"]
+
+
+@dataclass
+class VerifyReport:
+    """What :func:`verify` found.
+
+    Attributes
+    ----------
+    ok : list of Path
+        Logs that read, replay and match their sidecar.
+    problems : list of str
+        Faults: unreadable or contradictory logs, sidecar mismatches, duplicates.
+    incomplete : list of str
+        Sessions that did not end (cut off, crashed or aborted), with how far they got.
+    notes : list of str
+        Recoverable facts (torn last lines, missing sidecars).
+    """
+
+    ok: list[Path] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    incomplete: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def text(self) -> str:
+        lines = [f"PROBLEM  {p}" for p in self.problems]
+        lines += [f"INCOMPLETE  {p}" for p in self.incomplete]
+        lines += [f"note  {p}" for p in self.notes]
+        lines.append(
+            f"verify: {len(self.ok)} log(s) OK, {len(self.problems)} problem(s), "
+            f"{len(self.incomplete)} incomplete session(s)"
+        )
+        return "\n".join(lines)
+
+
+def verify(inputs: list[str | Path]) -> VerifyReport:
+    """Check every event log under ``inputs``.
+
+    Each log must read (a torn last line is a note), replay legally from every
+    trial's start (the same checks as scoring), and agree with its sidecar
+    (participant, session, event log name, rows written). The same participant
+    and session in two logs, or two identical files, is a problem; sessions
+    that never ended are listed as incomplete.
+    """
+    report = VerifyReport()
+    seen: dict[tuple, list[Path]] = defaultdict(list)
+    hashes: dict[str, list[Path]] = defaultdict(list)
+    for path in find_logs(inputs):
+        hashes[hashlib.sha256(path.read_bytes()).hexdigest()].append(path)
+        try:
+            log = read_session(path)
+            score_sessions([log])
+        except TolTasksError as exc:
+            report.problems.append(str(exc))
+            continue
+        report.notes.extend(log.warnings)
+        seen[(log.participant, log.session)].append(path)
+        faults = _sidecar_faults(log)
+        if faults:
+            report.problems.extend(f"{path}: {f}" for f in faults)
+            continue
+        if log.status != "completed":
+            trials = sum(1 for r in log.records if r[_EVENT] == "trial_end")
+            report.incomplete.append(
+                f"{path}: {log.status} after {len(log.records)} events, {trials} trial(s) ended"
+            )
+        report.ok.append(path)
+    for (participant, session), paths in seen.items():
+        if len(paths) > 1:
+            report.problems.append(
+                f"participant {participant} session {session} appears in {len(paths)} logs: "
+                + ", ".join(map(str, paths))
+                + ". Suggested fix: keep one (resume an interrupted session instead of starting again)."
+            )
+    for paths in hashes.values():
+        if len(paths) > 1:
+            report.problems.append("identical copies: " + ", ".join(map(str, paths)))
+    return report
+
+
+def _sidecar_faults(log) -> list[str]:
+    meta = log.sidecar
+    if meta is None:
+        return [
+            "no sidecar (.json) beside it; the scores need only the log, but the session's metadata is lost"
+        ]
+    out = []
+    if meta.get("participant") != log.participant:
+        out.append(
+            f"the sidecar's participant {meta.get('participant')!r} is not the log's {log.participant!r}"
+        )
+    if str(meta.get("session")) != str(log.session):
+        out.append(
+            f"the sidecar's session {meta.get('session')!r} is not the log's {log.session!r}"
+        )
+    if meta.get("event_log") not in (None, log.path.name):
+        out.append(f"the sidecar names the log {meta.get('event_log')!r}, not {log.path.name!r}")
+    rows = len(log.records)
+    written = meta.get("rows_written")
+    status = meta.get("status")
+    if status in ("completed", "aborted") and written != rows:
+        out.append(f"the sidecar says {written} rows were written, the log has {rows}")
+    if status in ("completed", "aborted") and log.status != status:
+        out.append(f"the sidecar says the session {status}, the log says {log.status}")
+    return out
