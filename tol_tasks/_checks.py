@@ -277,6 +277,8 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
         section("instructions", Instructions),
         section("display", Display),
     )
+    if model is not None and model.counterbalance is not None:
+        _check_counterbalance(model, add)
     if inp is not None:
         _check_input(inp, base, add)
     if ins is not None:
@@ -284,6 +286,33 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
     if display is not None:
         _check_display(display, base, most_disks, add)
     return issues
+
+
+def _check_counterbalance(model: Protocol, add) -> None:
+    cb = model.counterbalance
+    names = [b.name for b in model.blocks]
+    if len(set(names)) != len(names):
+        add(("blocks",), f"block names {names!r} repeat; counterbalancing refers to blocks by name.",
+            "give every block its own name.")  # fmt: skip
+    if not cb.forms and len(names) < 2:
+        add(("counterbalance",), "counterbalancing block orders needs at least two blocks.",
+            "add blocks, or give 'forms'.")  # fmt: skip
+    if cb.forms and len(cb.forms) < 2:
+        add(("counterbalance", "forms"), "one form only: nothing to counterbalance.",
+            "give two or more forms, e.g. A: [set-a] and B: [set-b].")  # fmt: skip
+    for form, blocks in cb.forms.items():
+        for j, b in enumerate(blocks):
+            if b not in names:
+                close = difflib.get_close_matches(b, names, n=1)
+                add(("counterbalance", "forms", form, j), f"form {form!r} names the block {b!r}, "
+                    "which does not exist.", (f"did you mean {close[0]!r}? " if close else "")
+                    + f"Blocks: {', '.join(names)}.")  # fmt: skip
+        if not blocks:
+            add(
+                ("counterbalance", "forms", form),
+                f"form {form!r} runs no block.",
+                "list its blocks.",
+            )
 
 
 def _check_input(inp: Input, base: Puzzle, add) -> None:

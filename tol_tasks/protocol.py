@@ -291,6 +291,19 @@ class Timing(_Model):
     feedback_duration: float = Field(1.5, ge=0, description="seconds feedback stays on screen")
 
 
+class Counterbalance(_Model):
+    """Parallel forms or block orders, assigned by session or participant."""
+
+    by: Literal["session", "participant"] = Field(
+        "session", description="assign by 'session' number or by 'participant' id"
+    )
+    forms: dict[str, list[str]] = Field(
+        default_factory=dict,
+        description="form name -> the block names it runs, in order; without forms, block "
+        "orders come from a balanced Latin square over all blocks",
+    )
+
+
 class Protocol(_Model):
     """A whole protocol file. See ``docs/protocols.md``."""
 
@@ -309,6 +322,9 @@ class Protocol(_Model):
     timing: Timing = Field(default_factory=Timing)
     feedback: Literal["none", "solved", "moves"] = Field(
         "solved", description="after each problem: 'none', 'solved' or 'moves'"
+    )
+    counterbalance: Counterbalance | None = Field(
+        None, description="parallel forms or counterbalanced block orders (see Counterbalance)"
     )
     participant_fields: dict[str, str] = Field(
         default_factory=dict,
@@ -380,6 +396,25 @@ class LoadedProtocol:
         yield from self.practice_problems()
         for i in range(len(self.model.blocks)):
             yield from self.block_problems(i)
+
+    def form_for(self, participant: str, session: int) -> tuple[str | None, list[int]]:
+        """The form a session gets and the indices of the blocks it runs, in order.
+
+        Without counterbalancing: (None, every block in file order).
+        """
+        from .counterbalance import assignment_index, balanced_latin_square
+
+        cb = self.model.counterbalance
+        names = [b.name for b in self.model.blocks]
+        if cb is None:
+            return None, list(range(len(names)))
+        if cb.forms:
+            forms = list(cb.forms.items())
+            name, blocks = forms[assignment_index(cb.by, participant, session, len(forms))]
+            return name, [names.index(b) for b in blocks]
+        orders = balanced_latin_square(len(names))
+        k = assignment_index(cb.by, participant, session, len(orders))
+        return f"order-{k + 1}", orders[k]
 
     def messages(self, language: str | None = None) -> dict[str, str]:
         """Participant-facing texts for ``language`` (defaults filled in)."""

@@ -127,6 +127,7 @@ class _Session:
                 "previous_status": old.get("status"), "interrupted": list(self.progress.interrupted or []),
                 "note": self.resume.protocol_note,
             }]  # fmt: skip
+        self.form, self.block_indices = self._form()
         write_sidecar(self.json_path, self.meta)
         status = "crashed"
         try:
@@ -135,13 +136,14 @@ class _Session:
                 self._write("resume", detail=f"after_row={self.progress.last_row};interrupted={block}/{pid}"
                             + (f";note={self.resume.protocol_note}" if self.resume.protocol_note else ""))  # fmt: skip
             else:
+                form = f";form={self.form}" if self.form else ""
                 self._write(
-                    "session_start", detail=f"protocol={self.lp.name};sha256={self.lp.sha256}"
+                    "session_start", detail=f"protocol={self.lp.name};sha256={self.lp.sha256}{form}"
                 )
             if not (self.progress and self.progress.instructions_done):
                 self._instructions()
             self._practice()
-            for i in range(len(self.model.blocks)):
+            for i in self.block_indices:
                 self._block(i)
             self._message(self.msg["end"], 2.0)
             status = "completed"
@@ -157,6 +159,20 @@ class _Session:
         if end_error is not None:
             raise end_error
         return RunResult(self.csv_path, self.json_path, status, self.log.rows_written)
+
+    def _form(self) -> tuple[str | None, list[int]]:
+        """The counterbalanced form and its blocks (the recorded ones when resuming)."""
+        names = [b.name for b in self.model.blocks]
+        recorded = self.resume.meta.get("counterbalance") if self.resume else None
+        if recorded:
+            form, indices = recorded["form"], [names.index(b) for b in recorded["blocks"]]
+        else:
+            form, indices = self.lp.form_for(self.cfg.participant, self.cfg.session)
+        cb = self.model.counterbalance
+        self.meta["counterbalance"] = (
+            {"by": cb.by, "form": form, "blocks": [names[i] for i in indices]} if cb else None
+        )
+        return form, indices
 
     def _finish(self, status: str) -> EventLogWriteError | None:
         """Write the session's end, save the sidecar, close everything; never raise.
@@ -343,9 +359,10 @@ class _Session:
             self.meta["blocks"].append({"name": block.name, "order": [specs[i].id for i in order],
                                         "shuffled": block.order == "shuffled", "seed": seed})  # fmt: skip
             write_sidecar(self.json_path, self.meta)
+            form = f";form={self.form}" if self.form else ""
             self._write("block_start", block=block.name,
-                        detail=f"order={','.join(specs[i].id for i in order)};seed={seed}")  # fmt: skip
-            if index == 0 and self.lp.practice_problems():
+                        detail=f"order={','.join(specs[i].id for i in order)};seed={seed}{form}")  # fmt: skip
+            if index == self.block_indices[0] and self.lp.practice_problems():
                 self._message(self.msg["test_start"], 1.5)
         failures = 0
         for i in order:
