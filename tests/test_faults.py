@@ -248,3 +248,42 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     assert "the sidecar's participant 'V9' is not the log's 'V1'" in bad.stdout
     assert "identical copies" in bad.stdout
     assert "Traceback" not in bad.stderr
+
+
+def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
+    read_fd, write_fd = os.pipe()
+    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
+                             "-nolisten", "tcp"], pass_fds=(write_fd,),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        own = dict(os.environ, DISPLAY=":" + f.readline().strip())
+    out = tmp_path / "data"
+    proc = subprocess.Popen([exe("tol-run"), PROTOCOL, *SIM, "--output", str(out)], env=own,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        wait_for_rows(out, lambda rows: sum(r["event"] == "place" for r in rows) >= 3, proc=proc)
+        xvfb.kill()
+        xvfb.wait()
+        _, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+        if xvfb.poll() is None:
+            xvfb.kill()
+            xvfb.wait()
+    assert proc.returncode == 3
+    assert "the display was lost" in err
+    assert "tol-run --resume" in err
+    log, side = session_files(out)
+    rows = _check_log(log)
+    meta = read_sidecar(side)
+    assert (meta["status"], meta["error"], meta["rows_written"]) == (
+        "crashed",
+        "the X display was lost",
+        len(rows),
+    )
+    resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
+    assert resumed.returncode == 0, resumed.stderr
+    assert _check_log(log)[-1]["reason"] == "completed"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import platform
 import statistics
 import sys
@@ -89,6 +90,7 @@ class _Session:
             color=d.background, allowGUI=not fullscr, checkTiming=False,
         )  # fmt: skip
         self.clock = core.Clock()
+        self._display_lost_handler = _on_display_loss(self)
         if self.resume:
             # Continue the interrupted session's clock, so its times keep increasing.
             zero = self.resume.meta.get("timing", {}).get("clock_zero")
@@ -574,6 +576,46 @@ def _frame_summary(trials: list[dict]) -> dict:
             else None
         ),
     }
+
+
+#: Exit status of tol-run when the display is lost mid-session.
+EXIT_DISPLAY_LOST = 3
+
+
+def _on_display_loss(session: _Session):
+    """Replace Xlib's fatal-error exit with a clear message and a marked sidecar.
+
+    When the X server goes away, Xlib calls this handler and then exits the
+    process; the handler records the loss (every event written so far is
+    already on disk) and says how to continue. Returns the handler (kept
+    alive by the session), or None where Xlib is not used.
+    """
+    try:
+        from pyglet.libs.x11 import xlib
+    except Exception:  # pragma: no cover - not X11
+        return None
+
+    def handler(_display) -> int:
+        try:
+            rows = session.log.rows_written
+            session.meta.update(status="crashed", end_time=_now_iso(), rows_written=rows,
+                                error="the X display was lost")  # fmt: skip
+            with contextlib.suppress(Exception):
+                write_sidecar(session.json_path, session.meta)
+            print(
+                f"tol-run: the display was lost (the X server closed the connection); every "
+                f"event up to row {rows} of {session.csv_path} is kept. Suggested fix: restore "
+                f"the display, then continue with: tol-run --resume {session.csv_path}",
+                file=sys.stderr,
+                flush=True,
+            )
+        finally:
+            os._exit(EXIT_DISPLAY_LOST)
+        return 0  # pragma: no cover - never reached
+
+    c_handler = xlib.XIOErrorHandler(handler)
+    xlib.XSetIOErrorHandler(c_handler)
+    return c_handler
 
 
 def _set_clock(clock, value: float) -> None:
