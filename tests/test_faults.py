@@ -287,3 +287,18 @@ def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
     resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
     assert resumed.returncode == 0, resumed.stderr
     assert _check_log(log)[-1]["reason"] == "completed"
+
+
+def test_resume_by_participant_and_session(xdisplay, tmp_path):
+    _, log = _short_session(tmp_path, xdisplay)
+    participant = read_event_log(log).rows[0]["participant"]
+    wrong = tol_run("--resume", "--participant", "nobody", "--output", str(log.parent))
+    assert wrong.returncode == 2
+    assert "no session of participant nobody, session 1" in wrong.stderr
+    done = tol_run("--resume", "--participant", participant, "--session", "1", "--output", str(log.parent),
+                   *SIM, env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert f"event log: {log}" in done.stdout
+    again = tol_run("--resume", "--participant", participant, "--output", str(log.parent))
+    assert again.returncode == 2
+    assert "already completed" in again.stderr

@@ -155,9 +155,11 @@ def _run_parser() -> argparse.ArgumentParser:
     ap.add_argument("protocol", nargs="?", help="a protocol file, or a bundled name such as demo")
     ap.add_argument(
         "--resume",
-        type=Path,
+        nargs="?",
+        const="",
         metavar="LOG",
-        help="continue the interrupted session whose event log is LOG",
+        help="continue an interrupted session: its event log LOG, or, without LOG, the "
+        "unfinished session of --participant and --session in --output",
     )
     ap.add_argument("--force", action="store_true",
                     help="with --resume: continue even if the protocol file changed")  # fmt: skip
@@ -224,7 +226,20 @@ def run_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from .resume import find_interrupted
     from .runner import RunConfig, run_session
+
+    if not args.resume:
+        if args.participant is None:
+            print("tol-run: --resume needs the session's .csv file, or --participant (and "
+                  "--session, --output) to find it.", file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+        try:
+            args.resume = find_interrupted(args.output, args.participant, args.session)
+        except TolTasksError as exc:
+            print(f"tol-run: {exc}", file=sys.stderr)
+            return EXIT_USAGE
+    args.resume = Path(args.resume)
 
     cfg = RunConfig(
         protocol=args.protocol or "", participant="", resume=args.resume, force=args.force,

@@ -140,3 +140,34 @@ def plan_resume(log: str | Path, force: bool = False) -> ResumePlan:
     except ProtocolError as exc:
         raise ResumeError(f"cannot resume: {exc}") from None
     return ResumePlan(log, side, meta, lp, progress_of(data.rows), note)
+
+
+def find_interrupted(folder: str | Path, participant: str, session: int) -> Path:
+    """The newest unfinished session log of ``participant``'s ``session`` in ``folder``.
+
+    Raises
+    ------
+    ResumeError
+        When there is none, saying what was found instead.
+    """
+    folder = Path(folder)
+    found = []
+    for side in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime):
+        try:
+            meta = read_sidecar(side)
+        except (OSError, ValueError):
+            continue
+        if meta.get("participant") == participant and str(meta.get("session")) == str(session):
+            found.append((side.with_suffix(".csv"), meta.get("status")))
+    unfinished = [log for log, status in found if status != "completed" and log.is_file()]
+    if unfinished:
+        return unfinished[-1]
+    if found:
+        raise ResumeError(
+            f"participant {participant} session {session} in {folder} is already completed; "
+            "there is nothing to resume."
+        )
+    raise ResumeError(
+        f"no session of participant {participant}, session {session} in {folder}. Suggested fix: "
+        "check --participant, --session and --output, or give the session's .csv file."
+    )
