@@ -181,7 +181,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went."""
     args = _run_parser().parse_args(argv)
     from .load import load_protocol
-    from .runner import RunConfig, run_session
+    from .runner import RunConfig
     from .session import check_participant_id
 
     if args.resume is not None:
@@ -215,11 +215,22 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             simulate=args.simulate, seed=args.seed, speed=args.speed,
             bids_names=args.bids_names, extra_fields=extra, input_timing=args.input_timing,
         )  # fmt: skip
+    except TolTasksError as exc:
+        print(f"tol-run: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return _run_and_report(cfg, "session")
+
+
+def _run_and_report(cfg, what: str) -> int:
+    """Run a configured session; say where the data went. Exit 0 only when completed."""
+    from .runner import run_session
+
+    try:
         result = run_session(cfg)
     except TolTasksError as exc:
         print(f"tol-run: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"tol-run: session {result.status}: {result.rows} events")
+    print(f"tol-run: {what} {result.status}: {result.rows} events in the log")
     print(f"  event log: {result.events}")
     print(f"  sidecar:   {result.sidecar}")
     return EXIT_OK if result.status == "completed" else EXIT_FAULT
@@ -227,7 +238,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
 
 def _resume(args: argparse.Namespace) -> int:
     from .resume import find_interrupted
-    from .runner import RunConfig, run_session
+    from .runner import RunConfig
 
     if not args.resume:
         if args.participant is None:
@@ -246,12 +257,4 @@ def _resume(args: argparse.Namespace) -> int:
         windowed=args.windowed, language=args.language, simulate=args.simulate, seed=args.seed,
         speed=args.speed, input_timing=args.input_timing,
     )  # fmt: skip
-    try:
-        result = run_session(cfg)
-    except TolTasksError as exc:
-        print(f"tol-run: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    print(f"tol-run: resumed session {result.status}: {result.rows} events in all")
-    print(f"  event log: {result.events}")
-    print(f"  sidecar:   {result.sidecar}")
-    return EXIT_OK if result.status == "completed" else EXIT_FAULT
+    return _run_and_report(cfg, "resumed session")
