@@ -267,7 +267,7 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
     assert any(r["event"] == "discontinue" for r in timed)
     onset = {r["problem_id"]: float(r["time"]) for r in rows if r["event"] == "trial_onset"}
     for r in (r for r in timed if r["event"] == "time_out"):
-        assert 0.5 <= float(r["time"]) - onset[r["problem_id"]] < 0.7
+        assert 0.5 <= float(r["time"]) - onset[r["problem_id"]] < 1.0
     ends = {r["problem_id"]: r["reason"] for r in rows if r["event"] == "trial_end"}
     assert ends["t1"] == ends["t2"] == "time_out"
     assert ends["m1"] in ("solved", "move_limit")

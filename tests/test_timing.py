@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import statistics
 import time
 
 from tests.runner_tools import (
@@ -87,7 +88,10 @@ def test_injected_clicks_are_stamped_on_arrival(xdisplay, tmp_path):
     lags_ms = [(rec - inj) * 1000 for rec, inj in zip(recorded, injected, strict=True)]
     assert recorded == sorted(recorded)
     assert min(lags_ms) >= 0, lags_ms  # never before the injection
-    assert max(lags_ms) < 5, lags_ms  # within a few milliseconds
+    # Within a few milliseconds (the benchmark measures the distribution properly; the
+    # bound is loose enough for a busy CI machine).
+    assert statistics.median(lags_ms) < 2, lags_ms
+    assert max(lags_ms) < 8, lags_ms
     assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
     assert meta["frames"]["total_frames"] > 0
     assert meta["frames"]["trials"][0]["problem_id"] == "p1"
