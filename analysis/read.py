@@ -6,9 +6,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_tasks.eventlog import EventLogError, columns, read_event_log
+from tol_tasks.eventlog import EventLogError, column_index, columns, read_event_log
 
-_COL = {name: i for i, name in enumerate(columns())}
+_COL = column_index()
 
 #: File names tol-score writes; never read back as session logs.
 OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv"}

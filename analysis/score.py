@@ -22,8 +22,7 @@ import pandas as pd
 from tol_tasks import Hanoi, London
 from tol_tasks._gc import gc_paused
 from tol_tasks.errors import TolTasksError
-from tol_tasks.eventlog import EventLogError
-from tol_tasks.eventlog import columns as _log_columns
+from tol_tasks.eventlog import EventLogError, column_index
 from tol_tasks.puzzle import Puzzle
 
 from .config import (
@@ -130,7 +129,7 @@ def _replay(code: str) -> _Replay:
     return r
 
 
-_C = {name: i for i, name in enumerate(_log_columns())}
+_C = column_index()
 _EVENT, _TRIAL, _ATTEMPT, _PID = _C["event"], _C["trial"], _C["attempt"], _C["problem_id"]
 _TT, _STATE, _GOAL, _PUZZLE = _C["trial_time"], _C["state"], _C["goal"], _C["puzzle"]
 _FROM, _TO, _REASON, _DETAIL, _BLOCK = (

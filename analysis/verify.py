@@ -8,11 +8,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
+from tol_tasks.eventlog import column_index
 
-from .read import _COL, find_logs, read_session
+from .read import find_logs, read_session
 from .score import score_sessions
 
-_EVENT = _COL["event"]
+_EVENT = column_index()["event"]
 
 
 @dataclass

@@ -42,6 +42,12 @@ def columns() -> tuple[str, ...]:
     return tuple(c["name"] for c in codebook()["columns"])
 
 
+@cache
+def column_index() -> dict[str, int]:
+    """Each column's position in a row (for code that reads rows as lists)."""
+    return {name: i for i, name in enumerate(columns())}
+
+
 class EventLogError(TolTasksError, ValueError):
     """An event log cannot be read; the message names the file, the row and the fault."""
 
