@@ -476,10 +476,11 @@ class _Session:
             self.win.flip()
         self.win.recordFrameIntervals = False
         intervals = list(self.win.frameIntervals)
-        detail = _frame_detail(intervals, self.refresh)
-        self.frame_stats.append(
-            {"trial": self.trial_no, "problem_id": spec.id, **_frame_numbers(detail)}
+        frames = _frame_stats(intervals, self.refresh)
+        detail = ";".join(
+            f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in frames.items()
         )
+        self.frame_stats.append({"trial": self.trial_no, "problem_id": spec.id, **frames})
         self._write("trial_end", trial_time=self.clock.getTime() - t0, reason=trial.outcome,
                     state=str(trial.state), moves=trial.moves, detail=detail, **base)  # fmt: skip
         if feedback:
@@ -532,33 +533,26 @@ class _Session:
 PLAUSIBLE_REFRESH_HZ = (20.0, 300.0)
 
 
-def _frame_detail(intervals: list[float], refresh: float | None) -> str:
-    """Frame statistics for a trial_end row: frames, dropped frames and the period used."""
+def _frame_stats(intervals: list[float], refresh: float | None) -> dict:
+    """A trial's frame statistics: frames, dropped frames, the period used, mean and max.
+
+    Written as ``key=value`` pairs in the trial_end row and kept in the sidecar.
+    """
     if not intervals:
-        return "frames=0;dropped_frames=0"
+        return {"frames": 0, "dropped_frames": 0}
     lo, hi = PLAUSIBLE_REFRESH_HZ
     if refresh and lo <= refresh <= hi:
         period, source = 1 / refresh, "refresh"
     else:
         period, source = statistics.median(intervals), "median"
-    dropped = sum(1 for v in intervals if v > 1.5 * period)
-    return (
-        f"frames={len(intervals) + 1};dropped_frames={dropped};"
-        f"frame_period_ms={1000 * period:.3f};period_source={source};"
-        f"frame_interval_mean_ms={1000 * statistics.fmean(intervals):.3f};"
-        f"frame_interval_max_ms={1000 * max(intervals):.3f}"
-    )
-
-
-def _frame_numbers(detail: str) -> dict:
-    out = {}
-    for part in detail.split(";"):
-        k, _, v = part.partition("=")
-        try:
-            out[k] = int(v) if v.isdigit() else float(v)
-        except ValueError:
-            out[k] = v
-    return out
+    return {
+        "frames": len(intervals) + 1,
+        "dropped_frames": sum(1 for v in intervals if v > 1.5 * period),
+        "frame_period_ms": round(1000 * period, 3),
+        "period_source": source,
+        "frame_interval_mean_ms": round(1000 * statistics.fmean(intervals), 3),
+        "frame_interval_max_ms": round(1000 * max(intervals), 3),
+    }
 
 
 def _frame_summary(trials: list[dict]) -> dict:
