@@ -26,23 +26,12 @@ def xdisplay():
     Fails, rather than skips, when Xvfb is missing: scripts/setup.sh installs it.
     """
     import shutil
-    import subprocess
 
-    xvfb = shutil.which("Xvfb")
-    if xvfb is None:
+    from tests.runner_tools import start_xvfb
+
+    if shutil.which("Xvfb") is None:
         pytest.fail("Xvfb is not installed; run scripts/setup.sh (apt-get install xvfb).")
-    read_fd, write_fd = os.pipe()
-    proc = subprocess.Popen(
-        [xvfb, "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-        pass_fds=(write_fd,),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    os.close(write_fd)
-    with os.fdopen(read_fd) as f:
-        number = f.readline().strip()
-    env = dict(os.environ, DISPLAY=f":{number}")
-    env.pop("WAYLAND_DISPLAY", None)
+    proc, env = start_xvfb()
     try:
         yield env
     finally:

@@ -14,6 +14,45 @@ from tol_tasks.eventlog import read_event_log
 from tol_tasks.sidecar import read_sidecar
 
 
+def start_xvfb() -> tuple[subprocess.Popen, dict]:
+    """A new Xvfb server on a free display; returns it and the environment that uses it."""
+    import os
+
+    read_fd, write_fd = os.pipe()
+    proc = subprocess.Popen(
+        [
+            exe_x("Xvfb"),
+            "-displayfd",
+            str(write_fd),
+            "-screen",
+            "0",
+            "1280x1024x24",
+            "-nolisten",
+            "tcp",
+        ],
+        pass_fds=(write_fd,),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    os.close(write_fd)
+    with os.fdopen(read_fd) as f:
+        number = f.readline().strip()
+    env = dict(os.environ, DISPLAY=f":{number}")
+    env.pop("WAYLAND_DISPLAY", None)
+    return proc, env
+
+
+def tol_score(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([exe("tol-score"), *args], capture_output=True, text=True, check=False)
+
+
+def key_over_window(folder: Path, key: str, env: dict) -> None:
+    """Press ``key`` with the pointer over the session's window (read from its sidecar)."""
+    wx, wy = sidecar_of(folder)["window"]["position"]
+    xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=env)
+    xdotool("key", key, env=env)
+
+
 def exe(name: str) -> str:
     return shutil.which(name) or str(Path(sys.executable).with_name(name))
 

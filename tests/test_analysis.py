@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 import math
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pandas as pd
@@ -17,6 +15,7 @@ from analysis.export import export, wide_table
 from analysis.read import find_logs, read_session
 from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
+from tests.runner_tools import tol_score
 from tol_tasks.eventlog import EventLogError
 
 DATA = Path(__file__).parent / "data" / "logs"
@@ -219,29 +218,24 @@ def test_a_log_without_its_beginning_is_refused(tmp_path):
         read_session(p)
 
 
-def _tol_score(*args: str) -> subprocess.CompletedProcess:
-    exe = shutil.which("tol-score") or str(Path(sys.executable).with_name("tol-score"))
-    return subprocess.run([exe, *args], capture_output=True, text=True, check=False)
-
-
 def test_tol_score_command(tmp_path):
     inputs = tmp_path / "in"
     inputs.mkdir()
     shutil.copy(HAND, inputs / "a.csv")
     (inputs / "notes.csv").write_text("subject,rt\n1,0.4\n")
     out = tmp_path / "out"
-    bad = _tol_score(str(inputs), "--output", str(out))
+    bad = tol_score(str(inputs), "--output", str(out))
     assert bad.returncode == 2
     assert "notes.csv: row 1: not a tol-tasks event log" in bad.stderr
     assert "pass --skip-bad" in bad.stderr
     assert "Traceback" not in bad.stderr
-    skipped = _tol_score(str(inputs), "--output", str(out), "--skip-bad", "--plots", "--bids")
+    skipped = tol_score(str(inputs), "--output", str(out), "--skip-bad", "--plots", "--bids")
     assert skipped.returncode == 0
     assert "skipped:" in skipped.stderr
     assert "1 session(s), 2 trial(s), 6 move(s) scored; 1 file(s) skipped" in skipped.stdout
     assert (out / "plots" / "excess_moves_by_level.svg").is_file()
     assert find_logs([inputs], exclude=out) == [inputs / "a.csv", inputs / "notes.csv"]
-    missing = _tol_score(str(tmp_path / "nowhere"), "--output", str(out))
+    missing = tol_score(str(tmp_path / "nowhere"), "--output", str(out))
     assert missing.returncode == 2
     assert "no such file or folder" in missing.stderr
 
@@ -284,10 +278,10 @@ def test_skip_bad_leaves_out_a_log_that_fails_replay_whole(tmp_path):
         text.replace("place,16.500000,6.500000,1,A,B", "place,16.500000,6.500000,1,B,A")
     )
     out = tmp_path / "out"
-    stopped = _tol_score(str(inputs), "--output", str(out))
+    stopped = tol_score(str(inputs), "--output", str(out))
     assert stopped.returncode == 2
     assert "bad.csv: row 14: the placement B->A is not a legal move from AAA" in stopped.stderr
-    done = _tol_score(str(inputs), "--output", str(out), "--skip-bad")
+    done = tol_score(str(inputs), "--output", str(out), "--skip-bad")
     assert done.returncode == 0
     assert "skipped: " in done.stderr
     assert "bad.csv: row 14" in done.stderr

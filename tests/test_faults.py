@@ -18,7 +18,7 @@ import pytest
 
 from analysis.read import read_session
 from analysis.score import score_sessions
-from tests.runner_tools import exe, session_files, tol_run, wait_for_rows
+from tests.runner_tools import exe, session_files, start_xvfb, tol_run, tol_score, wait_for_rows
 from tol_tasks.eventlog import read_event_log
 from tol_tasks.sidecar import read_sidecar
 
@@ -208,17 +208,13 @@ def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
     assert "Traceback" not in done.stderr
 
 
-def _tol_score(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([exe("tol-score"), *args], capture_output=True, text=True, check=False)
-
-
 def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     data = tmp_path / "data"
     assert (
         tol_run("demo", *SIM, "--participant", "V1", "--output", str(data), env=xdisplay).returncode
         == 0
     )
-    good = _tol_score("--verify", str(data))
+    good = tol_score("--verify", str(data))
     assert good.returncode == 0, good.stdout
     assert "verify: 1 log(s) OK, 0 problem(s), 0 incomplete session(s)" in good.stdout
     # A cut-off session is listed as incomplete, not as a problem.
@@ -231,7 +227,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     finally:
         proc.kill()
         proc.wait()
-    cut = _tol_score("--verify", str(data), str(cut_dir))
+    cut = tol_score("--verify", str(data), str(cut_dir))
     assert cut.returncode == 0, cut.stdout
     assert "verify: 2 log(s) OK, 0 problem(s), 1 incomplete session(s)" in cut.stdout
     assert "incomplete after" in cut.stdout
@@ -243,7 +239,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     (copy / side.name).write_text(
         side.read_text().replace('"participant": "V1"', '"participant": "V9"')
     )
-    bad = _tol_score("--verify", str(data), str(copy))
+    bad = tol_score("--verify", str(data), str(copy))
     assert bad.returncode == 1
     assert "the sidecar's participant 'V9' is not the log's 'V1'" in bad.stdout
     assert "identical copies" in bad.stdout
@@ -251,13 +247,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
 
 
 def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
-    read_fd, write_fd = os.pipe()
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", str(write_fd), "-screen", "0", "1280x1024x24",
-                             "-nolisten", "tcp"], pass_fds=(write_fd,),
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-    os.close(write_fd)
-    with os.fdopen(read_fd) as f:
-        own = dict(os.environ, DISPLAY=":" + f.readline().strip())
+    xvfb, own = start_xvfb()
     out = tmp_path / "data"
     proc = subprocess.Popen([exe("tol-run"), PROTOCOL, *SIM, "--output", str(out)], env=own,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)  # fmt: skip

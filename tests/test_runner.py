@@ -11,6 +11,7 @@ import pytest
 
 from tests.reference import hanoi_graph, london_graph
 from tests.runner_tools import (
+    key_over_window,
     running_tol_run,
     session_files,
     sidecar_of,
@@ -189,10 +190,7 @@ def test_escape_mid_trial_aborts_and_keeps_everything(xdisplay, tmp_path):
         "demo", "--simulate", "--speed", "1", "--windowed", "--output", str(out), env=xdisplay
     ) as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
-        meta = sidecar_of(out)
-        wx, wy = meta["window"]["position"]
-        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
-        xdotool("key", "Escape", env=xdisplay)
+        key_over_window(out, "Escape", xdisplay)
         proc.communicate(timeout=30)
     assert proc.returncode == 1
     rows = read_event_log(session_files(out)[0]).rows
@@ -356,10 +354,7 @@ def test_participant_dialog_names_the_session(xdisplay, tmp_path):
         xdotool("type", "--delay", "40", "D7", env=xdisplay)
         xdotool("key", "Return", env=xdisplay)
         wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows), proc=proc)
-        meta = sidecar_of(out)
-        wx, wy = meta["window"]["position"]
-        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
-        xdotool("key", "Escape", env=xdisplay)
+        key_over_window(out, "Escape", xdisplay)
         proc.communicate(timeout=30)
     log, _ = session_files(out)
     assert log.name.startswith("D7_demo_")

@@ -6,12 +6,12 @@ import statistics
 import time
 
 from tests.runner_tools import (
+    key_over_window,
     running_tol_run,
     session_files,
     sidecar_of,
     tol_run,
     wait_for_rows,
-    xdotool,
 )
 from tol_tasks.eventlog import read_event_log
 
@@ -106,9 +106,7 @@ def test_polled_fallback_is_warned_and_recorded(xdisplay, tmp_path):
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         meta = sidecar_of(out)
         _inject(xdisplay, meta, "AC")
-        wx, wy = meta["window"]["position"]
-        xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=xdisplay)
-        xdotool("key", "Escape", env=xdisplay)
+        key_over_window(out, "Escape", xdisplay)
         _, err = proc.communicate(timeout=30)
     assert "warning: input is polled once per frame" in err
     meta = sidecar_of(out)
