@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import typing
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
@@ -420,7 +421,7 @@ def _problems_that_validate(data: dict) -> list[tuple[tuple, Problem, Any]]:
             defaults = {
                 k: v for k, v in block.items() if k in ("time_limit", "move_limit", "disks")
             }
-            holder = type("Defaults", (), {"time_limit": None, "move_limit": None, "disks": None})()
+            holder = SimpleNamespace(time_limit=None, move_limit=None, disks=None)
             for k, v in defaults.items():
                 if (
                     isinstance(v, int)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from .config import PEG_LETTERS
@@ -77,7 +77,6 @@ class TrialState:
     held: int | None = None
     outcome: str | None = None
     violations: int = 0
-    history: list = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.puzzle = self.spec.puzzle
@@ -128,7 +127,6 @@ class TrialState:
             return [ev] + self._limits()
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1
-        self.history.append(move)
         out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
         if self.state == self.spec.goal:
             self.outcome = "solved"

@@ -24,6 +24,8 @@ import select
 import subprocess
 import sys
 
+from psychopy import event
+
 from .inputs import InputEvent, PolledInput
 
 #: Seconds to wait for the listener to start.
@@ -45,8 +47,6 @@ class ArrivalInput(PolledInput):
     def poll(self) -> list[InputEvent]:
         # Keep PsychoPy's own queues drained so they do not grow; use only the listener's.
         self.mouse.getPressed()
-        from psychopy import event
-
         event.getKeys()
         try:
             chunk = os.read(self._fd, 65536)
