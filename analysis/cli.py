@@ -7,12 +7,11 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from analysis.config import Conventions
+from analysis.export import export
+from analysis.read import find_logs, read_session
+from analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
-
-from .config import Conventions
-from .export import export
-from .read import find_logs, read_session
-from .score import score_sessions
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -65,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.verify:
-        from .verify import verify
+        from analysis.verify import verify
 
         try:
             report = verify(args.inputs)
@@ -120,7 +119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     written = export(scores, args.output, bids=args.bids)
     if args.plots:
         try:
-            from .plots import write_plots
+            from analysis.plots import write_plots
         except ImportError as exc:
             print(f"tol-score: {exc}", file=sys.stderr)
             return 2

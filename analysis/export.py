@@ -8,10 +8,9 @@ from pathlib import Path
 
 import pandas as pd
 
+from analysis.config import COLUMNS, SESSIONS_LEVEL_COLUMNS, WIDE_MEASURES
+from analysis.score import Scores
 from tol_tasks import __version__
-
-from .config import COLUMNS, SESSIONS_LEVEL_COLUMNS, WIDE_MEASURES
-from .score import Scores
 
 
 def wide_table(scores: Scores) -> pd.DataFrame:

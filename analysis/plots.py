@@ -21,10 +21,9 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import pandas as pd
 
+from analysis.score import Scores, puzzle_from_code
 from tol_tasks import Hanoi
-from tol_tasks.puzzle import Puzzle
-
-from .score import Scores, puzzle_from_code
+from tol_tasks.puzzles.base import Puzzle
 
 #: Largest state graph drawn in full.
 MAX_GRAPH_STATES = 3000

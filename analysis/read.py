@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_tasks.eventlog import EventLogError, column_index, columns, read_event_log
+from tol_tasks.session_data.eventlog import EventLogError, column_index, columns, read_event_log
 
 _COL = column_index()
 
@@ -23,7 +23,7 @@ class SessionLog:
     path : Path
         The event log.
     records : list of list of str
-        Its complete rows, in the order of ``tol_tasks.eventlog.columns()``.
+        Its complete rows, in the order of ``tol_tasks.session_data.eventlog.columns()``.
     warnings : list of str
         Recoverable faults (a torn last line, a missing row).
     sidecar : dict or None

@@ -19,13 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from tol_tasks import Hanoi, London
-from tol_tasks._gc import gc_paused
-from tol_tasks.errors import TolTasksError
-from tol_tasks.eventlog import EventLogError, column_index
-from tol_tasks.puzzle import Puzzle
-
-from .config import (
+from analysis.config import (
     MOVES_COLUMNS,
     SESSIONS_COLUMNS,
     SESSIONS_LEVEL_COLUMNS,
@@ -33,7 +27,12 @@ from .config import (
     VIOLATION_KINDS,
     Conventions,
 )
-from .read import SessionLog
+from analysis.read import SessionLog
+from tol_tasks import Hanoi, London
+from tol_tasks.errors import TolTasksError
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.session_data import gc_paused
+from tol_tasks.session_data.eventlog import EventLogError, column_index
 
 PEGS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 

@@ -7,11 +7,10 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from analysis.read import find_logs, read_session
+from analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
-from tol_tasks.eventlog import column_index
-
-from .read import find_logs, read_session
-from .score import score_sessions
+from tol_tasks.session_data.eventlog import column_index
 
 _EVENT = column_index()["event"]
 

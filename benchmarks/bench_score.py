@@ -31,7 +31,7 @@ DATA = HERE / "results" / "score-data"
 
 def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int, int]:
     from tol_tasks import Hanoi
-    from tol_tasks.eventlog import columns
+    from tol_tasks.session_data.eventlog import columns
 
     rng = random.Random(seed)
     p = Hanoi(5)

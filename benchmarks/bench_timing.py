@@ -39,7 +39,7 @@ def window_process(seconds: float, ready_file: str) -> None:
     from psychopy import core, event, visual
     from psychopy.clock import getTime
 
-    from tol_tasks.load import load_protocol
+    from tol_tasks.protocol_format.load import load_protocol
     from tol_tasks.runner.arrival import open_arrival_input
     from tol_tasks.runner.screen import TaskScreen
 
@@ -129,7 +129,7 @@ def _startup_time(env: dict) -> float:
         proc = subprocess.Popen([exe, str(p), "--participant", "B1", "--windowed", "--output", str(out)],
                                 env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
         try:
-            from tol_tasks.eventlog import read_event_log
+            from tol_tasks.session_data.eventlog import read_event_log
 
             while True:
                 logs = list(out.glob("*.csv"))

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tol_tasks.generate import GeneratorSpec, select_problems
+from tol_tasks.protocol_format.generate import GeneratorSpec, select_problems
 
 OUT = Path(__file__).with_name("hanoi-generalized.yaml")
 

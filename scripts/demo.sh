@@ -14,6 +14,6 @@ if [ -z "${DISPLAY:-}" ]; then
 else
   "${run[@]}"
 fi
-uv run --frozen python -m tol_tasks.summary "$out"
+uv run --frozen python -m tol_tasks.session_data.summary "$out"
 uv run --frozen tol-score "$out" --output "$scored" --plots
 echo "demo: tables in $scored/ (moves.csv, trials.csv, sessions.csv, wide.csv, codebook.md), figures in $scored/plots/"

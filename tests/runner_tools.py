@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from tol_tasks.eventlog import read_event_log
-from tol_tasks.sidecar import read_sidecar
+from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
 
 
 def start_xvfb() -> tuple[subprocess.Popen, dict]:

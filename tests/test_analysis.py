@@ -16,7 +16,7 @@ from analysis.read import find_logs, read_session
 from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import tol_score
-from tol_tasks.eventlog import EventLogError
+from tol_tasks.session_data.eventlog import EventLogError
 
 DATA = Path(__file__).parent / "data" / "logs"
 HAND = DATA / "hand-worked.csv"

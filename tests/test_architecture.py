@@ -30,3 +30,33 @@ def test_importing_the_core_loads_no_gui_toolkit():
         [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
     ).stdout
     assert json.loads(out) == []
+
+
+def _lint_copy(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedProcess:
+    """Run the contracts on a copy of the packages with ``extra`` modules added."""
+    for pkg in ("tol_tasks", "analysis"):
+        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    for rel, text in extra.items():
+        (tmp_path / rel).write_text(text)
+    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
+    return subprocess.run(
+        [exe, "--no-cache"], cwd=tmp_path, capture_output=True, text=True, check=False
+    )
+
+
+def test_a_module_outside_every_layer_breaks_the_contract(tmp_path):
+    # `exhaustive`: a new top-level module must be given a layer, or the check fails.
+    result = _lint_copy(tmp_path, {"tol_tasks/newcomer.py": '"""Not in any layer."""\n'})
+    assert result.returncode != 0
+    assert "tol_tasks.newcomer" in result.stdout
+
+
+def test_a_new_core_module_is_protected_by_where_it_lives(tmp_path):
+    # No list of module names to keep up to date: a module in the puzzles layer
+    # that imports the runner or PsychoPy breaks the contracts as it stands.
+    text = '"""A new solver."""\nimport psychopy.visual\nfrom tol_tasks.runner import run_session\n'
+    result = _lint_copy(tmp_path, {"tol_tasks/puzzles/newsolver.py": text})
+    assert result.returncode != 0
+    assert "tol_tasks.puzzles.newsolver -> tol_tasks.runner" in result.stdout
+    assert "tol_tasks.puzzles.newsolver -> psychopy" in result.stdout

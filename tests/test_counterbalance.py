@@ -8,10 +8,10 @@ from itertools import pairwise
 import pytest
 
 from tests.runner_tools import session_files, sidecar_of, tol_run
-from tol_tasks.counterbalance import assignment_index, balanced_latin_square
-from tol_tasks.eventlog import read_event_log
-from tol_tasks.load import load_protocol_text
-from tol_tasks.protocol import ProtocolError
+from tol_tasks.protocol_format.counterbalance import assignment_index, balanced_latin_square
+from tol_tasks.protocol_format.load import load_protocol_text
+from tol_tasks.protocol_format.model import ProtocolError
+from tol_tasks.session_data.eventlog import read_event_log
 
 
 @pytest.mark.parametrize("n", [1, 2, 3, 4, 5, 6, 7, 8])

@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from tol_tasks.codebook.render import render_markdown
-from tol_tasks.eventlog import EventLog, EventLogError, codebook, columns, read_event_log
 from tol_tasks.runner.files import RunConfig, date_str, session_paths
-from tol_tasks.sidecar import read_sidecar, write_sidecar
+from tol_tasks.session_data.codebook.render import render_markdown
+from tol_tasks.session_data.eventlog import (
+    EventLog,
+    EventLogError,
+    codebook,
+    columns,
+    read_event_log,
+)
+from tol_tasks.session_data.sidecar import read_sidecar, write_sidecar
 
 ROOT = Path(__file__).resolve().parents[1]
 

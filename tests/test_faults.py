@@ -19,8 +19,8 @@ import pytest
 from analysis.read import read_session
 from analysis.score import score_sessions
 from tests.runner_tools import exe, session_files, start_xvfb, tol_run, tol_score, wait_for_rows
-from tol_tasks.eventlog import read_event_log
-from tol_tasks.sidecar import read_sidecar
+from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
 
 PROTOCOL = "london-tol-dx"
 SIM = ["--simulate", "--seed", "7", "--speed", "30", "--windowed"]

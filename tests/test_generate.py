@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 from tests.reference import bfs, london_graph
-from tol_tasks.describe import configuration_type
-from tol_tasks.generate import GenerationError, GeneratorSpec, generate_protocol
-from tol_tasks.load import load_protocol_text
+from tol_tasks.protocol_format.describe import configuration_type
+from tol_tasks.protocol_format.generate import GenerationError, GeneratorSpec, generate_protocol
+from tol_tasks.protocol_format.load import load_protocol_text
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ import pytest
 
 from tests.reference import bfs, hanoi_graph, london_graph
 from tol_tasks import Hanoi
-from tol_tasks.load import bundled_protocols, load_protocol
+from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
 NAMES = sorted(bundled_protocols())
@@ -98,7 +98,15 @@ def test_documented_example_validates_and_matches_the_docs():
     doc = (ROOT / "docs" / "protocols.md").read_text()
     assert example.read_text() in doc
     # Every field of the model is mentioned in the commented example.
-    from tol_tasks.protocol import Block, Display, Input, Instructions, Practice, Problem, Protocol
+    from tol_tasks.protocol_format.model import (
+        Block,
+        Display,
+        Input,
+        Instructions,
+        Practice,
+        Problem,
+        Protocol,
+    )
 
     text = example.read_text()
     for model in (Protocol, Display, Input, Instructions, Practice, Block, Problem):

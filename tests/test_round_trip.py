@@ -9,11 +9,12 @@ from analysis.read import read_session
 from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import session_files, tol_run
-from tol_tasks.eventlog import read_event_log
+from tol_tasks.session_data.eventlog import read_event_log
 
 
 @pytest.mark.parametrize(
-    ("protocol", "graph"), [("hanoi-generalized", None), ("london-tol-dx", "london")]
+    ("protocol", "graph"),
+    [pytest.param("hanoi-generalized", None, marks=pytest.mark.slow), ("london-tol-dx", "london")],
 )
 def test_simulated_session_scores_to_its_own_moves(protocol, graph, xdisplay, tmp_path):
     out = tmp_path / "data"

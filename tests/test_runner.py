@@ -19,9 +19,9 @@ from tests.runner_tools import (
     wait_for_rows,
     xdotool,
 )
-from tol_tasks.eventlog import read_event_log
-from tol_tasks.load import bundled_protocols
-from tol_tasks.sidecar import read_sidecar
+from tol_tasks.protocol_format.load import bundled_protocols
+from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
 
 _GRAPHS: dict = {}
 
@@ -59,7 +59,17 @@ def _replay(rows: list[dict]) -> int:
     return trials
 
 
-@pytest.mark.parametrize("name", sorted(bundled_protocols()))
+# The biggest battery is the slowest run; the everyday loop runs the others.
+_SLOW_RUNS = {"hanoi-generalized"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in _SLOW_RUNS else n
+        for n in sorted(bundled_protocols())
+    ],
+)
 def test_simulated_participant_completes_every_bundled_protocol(name, xdisplay, tmp_path):
     out = tmp_path / "data"
     done = tol_run(name, "--simulate", "--seed", "3", "--speed", "40", "--windowed",
@@ -323,7 +333,7 @@ def test_commented_example_in_french_with_seeded_shuffle(xdisplay, tmp_path):
     meta = read_sidecar(side)
     assert meta["language"] == "fr"
     assert meta["blocks"][0]["seed"] == 12345
-    from tol_tasks.session import block_order
+    from tol_tasks.session_data.trial import block_order
 
     order, _ = block_order(4, "shuffled", 12345)
     assert meta["blocks"][0]["order"] == [["t1", "t2", "t3", "t4"][i] for i in order]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tol_tasks.load import load_protocol_text
-from tol_tasks.protocol import Rules
-from tol_tasks.session import (
+from tol_tasks.protocol_format.load import load_protocol_text
+from tol_tasks.protocol_format.model import Rules
+from tol_tasks.session_data.trial import (
     ParticipantIdError,
     TrialState,
     block_order,

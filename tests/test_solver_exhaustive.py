@@ -44,7 +44,7 @@ def test_three_pegs_six_disks_all_pairs():
     assert _check_all_pairs(Hanoi(6), hanoi_graph(6)) == 3**12
 
 
-@pytest.mark.parametrize("n", [1, 2, 3, 4])
+@pytest.mark.parametrize("n", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_four_pegs_all_pairs(n):
     assert _check_all_pairs(Hanoi(n, pegs=4), hanoi_graph(n, pegs=4)) == 16**n
 
@@ -70,7 +70,12 @@ def test_london_standard_all_pairs():
 
 @pytest.mark.parametrize(
     ("balls", "capacities"),
-    [("RGBY", (4, 3, 2, 1)), ("RGBY", (2, 2, 2)), ("RRGB", (3, 2, 1)), ("RGB", (3, 3, 3))],
+    [
+        pytest.param("RGBY", (4, 3, 2, 1), marks=pytest.mark.slow),
+        ("RGBY", (2, 2, 2)),
+        ("RRGB", (3, 2, 1)),
+        ("RGB", (3, 3, 3)),
+    ],
 )
 def test_london_variants_all_pairs(balls, capacities):
     puzzle = London(balls, capacities)

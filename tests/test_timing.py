@@ -5,6 +5,8 @@ from __future__ import annotations
 import statistics
 import time
 
+import pytest
+
 from tests.runner_tools import (
     key_over_window,
     running_tol_run,
@@ -13,7 +15,7 @@ from tests.runner_tools import (
     tol_run,
     wait_for_rows,
 )
-from tol_tasks.eventlog import read_event_log
+from tol_tasks.session_data.eventlog import read_event_log
 
 PROTOCOL = """\
 format: 1
@@ -63,6 +65,7 @@ def _inject(env: dict, meta: dict, pegs: str) -> list[float]:
     return times
 
 
+@pytest.mark.slow
 def test_injected_clicks_are_stamped_on_arrival(xdisplay, tmp_path):
     proto = tmp_path / "timing.yaml"
     proto.write_text(PROTOCOL)

@@ -16,6 +16,10 @@ Nothing imported here needs PsychoPy or a display.
 
 from __future__ import annotations
 
+from tol_tasks.puzzles.base import Move, Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi, HanoiState
+from tol_tasks.puzzles.london import London, LondonState
+
 from .errors import (
     IllegalMoveError,
     PuzzleDefinitionError,
@@ -24,9 +28,6 @@ from .errors import (
     TolTasksError,
     UnreachableGoalError,
 )
-from .hanoi import Hanoi, HanoiState
-from .london import London, LondonState
-from .puzzle import Move, Puzzle
 
 __version__ = "0.1.0"
 

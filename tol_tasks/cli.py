@@ -78,9 +78,9 @@ def protocol_main(argv: Sequence[str] | None = None) -> int:
 
 
 def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
-    from .describe import DESCRIBE_COLUMNS, describe_protocol, format_table
-    from .load import bundled_protocols, load_protocol
-    from .protocol import ProtocolError
+    from tol_tasks.protocol_format.describe import DESCRIBE_COLUMNS, describe_protocol, format_table
+    from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
+    from tol_tasks.protocol_format.model import ProtocolError
 
     if args.command == "check":
         failed = 0
@@ -117,7 +117,7 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
             print(f"{name:<20} {lp.model.description.strip()[:70]}")
         return EXIT_OK
 
-    from .generate import GeneratorSpec, generate_protocol
+    from tol_tasks.protocol_format.generate import GeneratorSpec, generate_protocol
 
     try:
         caps = tuple(int(c) for c in args.capacities.split(","))
@@ -180,9 +180,10 @@ def _run_parser() -> argparse.ArgumentParser:
 def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went."""
     args = _run_parser().parse_args(argv)
-    from .load import load_protocol
+    from tol_tasks.protocol_format.load import load_protocol
+    from tol_tasks.session_data.trial import check_participant_id
+
     from .runner import RunConfig
-    from .session import check_participant_id
 
     if args.resume is not None:
         return _resume(args)
@@ -198,7 +199,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             if args.simulate:
                 participant = "sim"
             else:
-                from .runner.dialog import participant_dialog
+                from tol_tasks.runner.dialog import participant_dialog
 
                 answer = participant_dialog(lp, session)
                 if answer is None:
@@ -237,7 +238,8 @@ def _run_and_report(cfg, what: str) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
-    from .resume import find_interrupted
+    from tol_tasks.session_data.resume import find_interrupted
+
     from .runner import RunConfig
 
     if not args.resume:

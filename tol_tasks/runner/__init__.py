@@ -1,4 +1,4 @@
-"""The PsychoPy runner: the only part of tol-tasks that imports PsychoPy.
+"""Runner layer: the PsychoPy session and its drawing and input, the only code that imports PsychoPy; imports every layer below it.
 
 Importing this package does not import PsychoPy; :func:`run_session` does.
 Install it with ``pip install "tol-tasks[runner]"``.
@@ -6,7 +6,8 @@ Install it with ``pip install "tol-tasks[runner]"``.
 
 from __future__ import annotations
 
-from ..errors import TolTasksError
+from tol_tasks.errors import TolTasksError
+
 from .files import RunConfig, session_paths
 from .prepare import prepare
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from psychopy import event
 
-from ..errors import IllegalMoveError
+from tol_tasks.errors import IllegalMoveError
 
 
 @dataclass

@@ -16,12 +16,13 @@ from psychopy import core, visual
 from psychopy import logging as psychopy_logging
 from psychopy.clock import getTime
 
-from .. import __version__
-from ..eventlog import EVENT_LOG_VERSION, EventLog, EventLogWriteError
-from ..protocol import LoadedProtocol
-from ..resume import ResumePlan
-from ..session import TrialState, block_order, puzzle_code
-from ..sidecar import SIDECAR_VERSION, write_sidecar
+from tol_tasks import __version__
+from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION, EventLog, EventLogWriteError
+from tol_tasks.session_data.resume import ResumePlan
+from tol_tasks.session_data.sidecar import SIDECAR_VERSION, write_sidecar
+from tol_tasks.session_data.trial import TrialState, block_order, puzzle_code
+
 from .arrival import open_arrival_input
 from .files import RunConfig
 from .inputs import PolledInput, SimulatedParticipant

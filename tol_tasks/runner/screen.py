@@ -6,10 +6,10 @@ from dataclasses import dataclass
 
 from psychopy import visual
 
-from ..config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTERS
-from ..hanoi import Hanoi
-from ..protocol import LoadedProtocol
-from ..puzzle import Puzzle
+from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTERS
+from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi
 
 
 @dataclass

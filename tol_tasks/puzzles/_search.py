@@ -11,8 +11,8 @@ from array import array
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
 
-from .config import DISTANCE_TABLE_CACHE, MAX_SEARCH_STATES
-from .errors import PuzzleTooLargeError
+from tol_tasks.config import DISTANCE_TABLE_CACHE, MAX_SEARCH_STATES
+from tol_tasks.errors import PuzzleTooLargeError
 
 Neighbors = Callable[[int], Iterable[int]]
 

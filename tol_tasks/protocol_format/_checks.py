@@ -10,11 +10,19 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from tol_tasks.config import (
+    DEFAULT_BALL_COLORS,
+    DEFAULT_MESSAGES,
+    ID_PATTERN,
+    MAX_DISKS,
+    PROTOCOL_FORMAT,
+)
+from tol_tasks.errors import TolTasksError
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.london import London
+
 from ._yaml import line_of
-from .config import DEFAULT_BALL_COLORS, DEFAULT_MESSAGES, ID_PATTERN, MAX_DISKS, PROTOCOL_FORMAT
-from .errors import TolTasksError
-from .london import London
-from .protocol import (
+from .model import (
     Display,
     Input,
     Instructions,
@@ -27,7 +35,6 @@ from .protocol import (
     parse_state,
     problem_puzzle,
 )
-from .puzzle import Puzzle
 
 # ------------------------------------------------------- structural issues
 

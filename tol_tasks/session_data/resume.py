@@ -9,10 +9,11 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .errors import TolTasksError
+from tol_tasks.errors import TolTasksError
+from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
+from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
+
 from .eventlog import EventLogError, read_event_log
-from .load import load_protocol, load_protocol_text
-from .protocol import LoadedProtocol, ProtocolError
 from .sidecar import read_sidecar
 
 

@@ -12,9 +12,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import product
 
-from . import _hanoi3
-from ._search import DistanceTables, check_search_size
-from .config import (
+from tol_tasks.config import (
     MAX_DISKS,
     MAX_PEGS,
     PEG_LETTERS,
@@ -22,8 +20,11 @@ from .config import (
     RULE_FORBIDDEN_PAIR,
     RULE_LARGER_ON_SMALLER,
 )
-from .errors import IllegalMoveError, PuzzleDefinitionError, StateError
-from .puzzle import Move, Puzzle
+from tol_tasks.errors import IllegalMoveError, PuzzleDefinitionError, StateError
+
+from . import _hanoi3
+from ._search import DistanceTables, check_search_size
+from .base import Move, Puzzle
 
 
 @dataclass(frozen=True, slots=True)

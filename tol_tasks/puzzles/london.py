@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from itertools import permutations
 from math import prod
 
-from ._search import DistanceTables, check_search_size
-from .config import (
+from tol_tasks.config import (
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
     MAX_PEGS,
@@ -22,8 +21,10 @@ from .config import (
     RULE_EMPTY_SOURCE,
     RULE_PEG_FULL,
 )
-from .errors import IllegalMoveError, PuzzleDefinitionError, StateError
-from .puzzle import Move, Puzzle
+from tol_tasks.errors import IllegalMoveError, PuzzleDefinitionError, StateError
+
+from ._search import DistanceTables, check_search_size
+from .base import Move, Puzzle
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""A short plain-text summary of the sessions in a folder (``python -m tol_tasks.summary DIR``).
+"""A short plain-text summary of the sessions in a folder (``python -m tol_tasks.session_data.summary DIR``).
 
 This is a quick look for the demo; the scores themselves come from ``analysis``.
 """

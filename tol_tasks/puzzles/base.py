@@ -12,8 +12,8 @@ from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Generic, TypeVar
 
-from .config import PEG_LETTERS, RULE_NO_SUCH_PEG, RULE_SAME_PEG, RULE_WRONG_PIECE
-from .errors import IllegalMoveError, UnreachableGoalError
+from tol_tasks.config import PEG_LETTERS, RULE_NO_SUCH_PEG, RULE_SAME_PEG, RULE_WRONG_PIECE
+from tol_tasks.errors import IllegalMoveError, UnreachableGoalError
 
 S = TypeVar("S", bound=Hashable)
 

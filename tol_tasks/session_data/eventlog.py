@@ -23,8 +23,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from tol_tasks.errors import TolTasksError
+
 from ._gc import gc_paused
-from .errors import TolTasksError
 
 #: Version of the event log format written by this release.
 EVENT_LOG_VERSION = 1
@@ -33,7 +34,11 @@ EVENT_LOG_VERSION = 1
 @cache
 def codebook() -> dict[str, Any]:
     """The event log codebook: columns (name, type, unit, description) and event types."""
-    text = resources.files("tol_tasks").joinpath("codebook/events-v1.json").read_text("utf-8")
+    text = (
+        resources.files("tol_tasks.session_data.codebook")
+        .joinpath("events-v1.json")
+        .read_text("utf-8")
+    )
     return json.loads(text)
 
 

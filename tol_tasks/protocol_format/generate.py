@@ -6,11 +6,12 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from tol_tasks.errors import TolTasksError
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi
+from tol_tasks.puzzles.london import London
+
 from .describe import configuration_type
-from .errors import TolTasksError
-from .hanoi import Hanoi
-from .london import London
-from .puzzle import Puzzle
 
 CONFIG_TYPES = ("tower", "partial tower", "flat")
 

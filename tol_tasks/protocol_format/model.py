@@ -21,7 +21,7 @@ from pydantic import (
     field_validator,
 )
 
-from .config import (
+from tol_tasks.config import (
     COLOR_NAMES,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
@@ -31,10 +31,10 @@ from .config import (
     MAX_PEGS,
     PROTOCOL_FORMAT,
 )
-from .errors import TolTasksError
-from .hanoi import Hanoi
-from .london import London
-from .puzzle import Puzzle
+from tol_tasks.errors import TolTasksError
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi
+from tol_tasks.puzzles.london import London
 
 # ------------------------------------------------------------------- errors
 

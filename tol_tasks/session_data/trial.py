@@ -10,11 +10,11 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from .config import PEG_LETTERS
-from .errors import IllegalMoveError, TolTasksError
-from .hanoi import Hanoi
-from .protocol import ProblemSpec, Rules
-from .puzzle import Puzzle
+from tol_tasks.config import PEG_LETTERS
+from tol_tasks.errors import IllegalMoveError, TolTasksError
+from tol_tasks.protocol_format.model import ProblemSpec, Rules
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi
 
 #: Participant ids: what a file name can safely hold.
 _PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

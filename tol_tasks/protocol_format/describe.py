@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from .hanoi import Hanoi
-from .protocol import LoadedProtocol
-from .puzzle import Puzzle
+from tol_tasks.puzzles.base import Puzzle
+from tol_tasks.puzzles.hanoi import Hanoi
+
+from .model import LoadedProtocol
 
 #: Columns of :func:`describe_protocol`, in order.
 DESCRIBE_COLUMNS = (

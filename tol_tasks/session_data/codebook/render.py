@@ -1,10 +1,10 @@
-"""Render the event-log codebook as Markdown (``python -m tol_tasks.codebook.render``)."""
+"""Render the event-log codebook as Markdown (``python -m tol_tasks.session_data.codebook.render``)."""
 
 from __future__ import annotations
 
 import sys
 
-from ..eventlog import codebook
+from tol_tasks.session_data.eventlog import codebook
 
 
 def render_markdown() -> str:
@@ -12,8 +12,8 @@ def render_markdown() -> str:
     lines = [
         f"# {cb['name']}, format version {cb['format_version']}",
         "",
-        "Generated from `tol_tasks/codebook/events-v1.json` by "
-        "`python -m tol_tasks.codebook.render`; do not edit by hand.",
+        "Generated from `tol_tasks/session_data/codebook/events-v1.json` by "
+        "`python -m tol_tasks.session_data.codebook.render`; do not edit by hand.",
         "",
         cb["description"],
         "",

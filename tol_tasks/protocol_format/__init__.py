@@ -1,0 +1,18 @@
+"""Protocol format layer: the YAML battery model, loading with line-located checks, describe, generate and counterbalancing; imports the puzzles layer below it."""
+
+from __future__ import annotations
+
+from .load import bundled_protocols, load_protocol, load_protocol_text, resolve_protocol_path
+from .model import Issue, LoadedProtocol, ProblemSpec, Protocol, ProtocolError
+
+__all__ = [
+    "Issue",
+    "LoadedProtocol",
+    "ProblemSpec",
+    "Protocol",
+    "ProtocolError",
+    "bundled_protocols",
+    "load_protocol",
+    "load_protocol_text",
+    "resolve_protocol_path",
+]

@@ -1,0 +1,132 @@
+"""Finding, reading and checking protocol files."""
+
+from __future__ import annotations
+
+import difflib
+import hashlib
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from ._checks import _dotted, _semantic_issues, _structural_issues
+from ._yaml import YamlSyntaxError, load_with_lines
+from .model import Issue, LoadedProtocol, Protocol, ProtocolError
+
+# ------------------------------------------------------------------ loading
+
+
+def bundled_protocols_dir() -> Path:
+    """The folder of protocols shipped with tol-tasks."""
+    package = Path(__file__).resolve().parents[1]
+    # Installed from a wheel: tol_tasks/protocols; from a checkout: ./protocols.
+    for candidate in (package / "protocols", package.parent / "protocols"):
+        if candidate.is_dir():
+            return candidate
+    return package.parent / "protocols"
+
+
+def bundled_protocols() -> dict[str, Path]:
+    """Names of the bundled protocols and their files."""
+    return {p.stem: p for p in sorted(bundled_protocols_dir().glob("*.yaml"))}
+
+
+def resolve_protocol_path(name_or_path: str | Path) -> Path:
+    """A protocol file from a path, or from the name of a bundled protocol (``demo``)."""
+    p = Path(name_or_path)
+    if p.exists():
+        return p
+    bundled = bundled_protocols()
+    if str(name_or_path) in bundled:
+        return bundled[str(name_or_path)]
+    known = ", ".join(bundled) or "none"
+    close = difflib.get_close_matches(str(name_or_path), list(bundled), n=1)
+    hint = f"Did you mean '{close[0]}'? " if close else ""
+    raise ProtocolError(
+        [
+            Issue(
+                str(name_or_path),
+                0,
+                "",
+                "no such file, and no bundled protocol has that name.",
+                f"{hint}Give the path of a protocol file, or one of the bundled protocols: "
+                f"{known}.",
+            )
+        ]
+    )
+
+
+def load_protocol(path: str | Path) -> LoadedProtocol:
+    """Read and check a protocol file (or a bundled protocol's name).
+
+    Raises
+    ------
+    ProtocolError
+        Listing every fault, each with file, line, field, bad value and fix.
+    """
+    p = resolve_protocol_path(path)
+    try:
+        raw = p.read_bytes()
+    except OSError as exc:
+        raise ProtocolError(
+            [Issue(str(p), 0, "", f"cannot be read: {exc.strerror}.", "")]
+        ) from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ProtocolError(
+            [Issue(str(p), 0, "", f"is not UTF-8 text ({exc.reason}).", "save it as UTF-8.")]
+        ) from None
+    return load_protocol_text(text, str(p), base_dir=p.parent)
+
+
+def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | None = None):
+    """Check protocol ``text``; ``source`` names it in messages."""
+    issues: list[Issue] = []
+    try:
+        data, lines, duplicates = load_with_lines(text)
+    except YamlSyntaxError as exc:
+        raise ProtocolError(
+            [Issue(source, exc.line, "", str(exc), "check the indentation and brackets near it.")]
+        ) from None
+    for path, line, key in duplicates:
+        issues.append(
+            Issue(
+                source,
+                line,
+                _dotted((*path, key)),
+                f"the key '{key}' appears twice.",
+                "keep one of them; the last one would silently win.",
+            )
+        )
+    if not isinstance(data, dict):
+        raise ProtocolError(
+            [
+                *issues,
+                Issue(
+                    source,
+                    1,
+                    "",
+                    "the file is not a mapping of keys to values.",
+                    "start from the commented example in docs/protocols.md.",
+                ),
+            ]
+        )
+    model = None
+    try:
+        model = Protocol.model_validate(data)
+    except ValidationError as exc:
+        issues.extend(_structural_issues(exc, data, lines, source))
+    issues.extend(_semantic_issues(model, data, lines, source, base_dir))
+    if issues:
+        issues.sort(key=lambda i: (i.line, i.field))
+        raise ProtocolError(issues)
+    if model is None:  # pragma: no cover - a failed validation always leaves an issue
+        raise ProtocolError([Issue(source, 0, "", "the protocol did not validate.")])
+    puzzle = model.task.puzzle()
+    return LoadedProtocol(
+        model,
+        puzzle,
+        text,
+        hashlib.sha256(text.encode()).hexdigest(),
+        None if source.startswith("<") else Path(source),
+    )
