@@ -48,6 +48,8 @@ def window_process(seconds: float, ready_file: str) -> None:
     screen = TaskScreen(win, lp, lp.messages())
     spec = lp.block_problems(0)[0]
     areas = screen.layout(spec.puzzle, base_y=-0.46, scale=0.95)
+    board = screen.board("board", spec.puzzle, areas)
+    board.show(spec.start)
     clock = core.Clock()
     arrival, reason = open_arrival_input(win, screen, clock, ["escape"])
     if reason:
@@ -60,7 +62,7 @@ def window_process(seconds: float, ready_file: str) -> None:
     next_frame = time.monotonic()
     zero = clock.getLastResetTime()
     while time.monotonic() < end:
-        screen.draw_board(spec.puzzle, spec.start, areas)
+        board.draw()
         win.flip()
         pressed = mouse.getPressed()[0]  # the plain way: button state once per frame
         if pressed and not down:

@@ -1,6 +1,7 @@
 """Runner layer: the PsychoPy session and its drawing and input, the only code that imports PsychoPy; imports every layer below it.
 
-Importing this package does not import PsychoPy; :func:`run_session` does.
+Importing this package does not import PsychoPy; :func:`run_session` and
+:class:`TowerTask` (the engine a PsychoPy experiment embeds) do, on first use.
 Install it with ``pip install "tol-tasks[runner]"``.
 """
 
@@ -11,7 +12,32 @@ from tol_tasks.errors import TolTasksError
 from .files import RunConfig, session_paths
 from .prepare import prepare
 
-__all__ = ["DisplayError", "RunConfig", "prepare", "run_session", "session_paths"]
+__all__ = [
+    "DisplayError",
+    "ProblemResult",
+    "RunConfig",
+    "TaskSetupError",
+    "TowerTask",
+    "prepare",
+    "run_session",
+    "session_paths",
+]
+
+#: Names served from the engine module, imported (with PsychoPy) on first use.
+_ENGINE_NAMES = ("TowerTask", "ProblemResult", "TaskSetupError", "RunResult")
+
+
+def __getattr__(name: str):
+    if name in _ENGINE_NAMES:
+        try:
+            from . import engine
+        except ImportError as exc:  # pragma: no cover - depends on the installation
+            raise ImportError(
+                f"tol_tasks.runner.{name} needs PsychoPy ({exc}). Install it with: "
+                'pip install "tol-tasks[runner]"'
+            ) from exc
+        return getattr(engine, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class DisplayError(TolTasksError, RuntimeError):

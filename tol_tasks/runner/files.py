@@ -26,6 +26,7 @@ class RunConfig:
     resume: Path | None = None  # the event log of an interrupted session to continue
     force: bool = False  # resume even if the protocol file changed
     extra_fields: dict = field(default_factory=dict)
+    owns_window: bool = False  # True when tol-run opened the window (recorded in the sidecar)
 
 
 def date_str(t: float | None = None) -> str:

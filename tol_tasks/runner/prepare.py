@@ -5,11 +5,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import TolTasksError
-from ..load import load_protocol
-from ..protocol import LoadedProtocol
-from ..resume import ResumePlan, plan_resume
-from ..session import check_participant_id
+from tol_tasks.errors import TolTasksError
+from tol_tasks.protocol_format.load import load_protocol
+from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.session_data.resume import ResumePlan, plan_resume
+from tol_tasks.session_data.trial import check_participant_id
+
 from .files import RunConfig, session_paths
 
 
@@ -27,8 +28,10 @@ class Prepared:
     resume: ResumePlan | None = None
 
 
-def prepare(config: RunConfig) -> Prepared:
+def prepare(config: RunConfig, protocol: LoadedProtocol | None = None) -> Prepared:
     """Check the protocol, the participant id and the data folder (or the session to resume).
+
+    ``protocol``: an already loaded protocol, used instead of ``config.protocol``.
 
     Fills in participant, session and language from the sidecar when resuming.
 
@@ -43,7 +46,7 @@ def prepare(config: RunConfig) -> Prepared:
         config.session = int(plan.meta["session"])
         config.language = config.language or plan.meta.get("language")
         return Prepared(plan.protocol, plan.log, plan.sidecar, plan)
-    lp = load_protocol(config.protocol)
+    lp = protocol if protocol is not None else load_protocol(config.protocol)
     check_participant_id(config.participant)
     check_writable(Path(config.output))
     log, sidecar = session_paths(config, lp.name)

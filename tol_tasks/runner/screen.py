@@ -1,4 +1,12 @@
-"""Drawing the task with PsychoPy, in ``height`` units that scale with the window."""
+"""Drawing the task with PsychoPy, in ``height`` units that scale with the window.
+
+Every stimulus is built once (per board and puzzle) and afterwards only the
+attributes that changed are written: in PsychoPy each attribute write
+rebuilds vertices or colours, which cost most of a frame when one shared
+rectangle was re-shaped for every peg and piece (see ``benchmarks/bench_frames.py``).
+A frame in which nothing changed writes no attribute at all; pieces move by
+position only; text stimuli get new text only when the text changes.
+"""
 
 from __future__ import annotations
 
@@ -10,6 +18,10 @@ from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTE
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
+from tol_tasks.session_data.trial import puzzle_code
+
+#: Units of every stimulus the task draws, whatever the caller's window uses.
+UNITS = "height"
 
 
 @dataclass
@@ -24,8 +36,127 @@ class PegArea:
     scale: float
 
 
+class Label:
+    """A text stimulus whose text and position are written only when they change."""
+
+    def __init__(self, win, *, height: float, color, wrap: float | None = None):
+        self.stim = visual.TextStim(
+            win, text="", height=height, color=color, wrapWidth=wrap, units=UNITS
+        )
+        self._text: str | None = ""
+        self._pos: tuple[float, float] = (0.0, 0.0)
+
+    def draw(self, text: str, pos=(0.0, 0.0)) -> None:
+        pos = (float(pos[0]), float(pos[1]))
+        if text != self._text:
+            self.stim.text = text
+            self._text = text
+        if pos != self._pos:
+            self.stim.pos = pos
+            self._pos = pos
+        self.stim.draw()
+
+
+class BoardView:
+    """One board (the participant's or the goal) of one puzzle, its stimuli built once.
+
+    :meth:`show` places the pieces for a state; a piece whose place did not
+    change is not touched, so showing the same state again writes nothing.
+    """
+
+    def __init__(self, win, puzzle: Puzzle, areas: list[PegArea], display):
+        self.puzzle = puzzle
+        self.areas = areas
+        self.highlight = display.highlight_color
+        unit, scale = areas[0].unit, areas[0].scale
+        self.base_y = areas[0].y - areas[0].h / 2
+        self.unit = unit
+        self._static = [
+            visual.Rect(win, width=0.012 * scale + 0.004, height=a.h, pos=(a.x, a.y),
+                        fillColor=display.peg_color, lineWidth=0, units=UNITS)
+            for a in areas
+        ]  # fmt: skip
+        self._static.append(
+            visual.Rect(
+                win,
+                width=(areas[-1].x - areas[0].x) + areas[0].w,
+                height=0.012 * scale,
+                pos=((areas[0].x + areas[-1].x) / 2, self.base_y - 0.006 * scale),
+                fillColor=display.peg_color,
+                lineWidth=0,
+                units=UNITS,
+            )
+        )
+        self.pieces: dict = {}
+        peg_w = areas[0].w
+        for piece in self._all_pieces(puzzle):
+            color = _piece_color(puzzle, piece, display.piece_colors)
+            if isinstance(puzzle, Hanoi):
+                w = peg_w * (0.3 + 0.65 * (piece / puzzle.n_disks))
+                stim = visual.Rect(win, width=w, height=unit * 0.9, fillColor=color,
+                                   lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
+            else:
+                stim = visual.Circle(win, radius=unit * 0.46, edges=48, fillColor=color,
+                                     lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
+            self.pieces[piece] = stim
+        self._pos: dict = dict.fromkeys(self.pieces)
+        self._lifted = None
+        self._shown = None
+        self._order: list = []
+
+    @staticmethod
+    def _all_pieces(puzzle: Puzzle) -> list:
+        if isinstance(puzzle, Hanoi):
+            return list(range(1, puzzle.n_disks + 1))
+        return list(puzzle.balls)
+
+    def show(self, state, held: int | None = None, drag=None) -> None:
+        """Place the pieces for ``state`` (``held``: the peg whose top piece is lifted)."""
+        key = (state, held, drag)
+        if key == self._shown:
+            return
+        self._shown = key
+        lifted = None
+        order = []
+        for i, col in enumerate(self.puzzle.pegs_of(state)):
+            a = self.areas[i]
+            for level, piece in enumerate(col):
+                x, y = a.x, self.base_y + self.unit * (level + 0.5)
+                if held == i and level == len(col) - 1:
+                    lifted = piece
+                    x, y = drag if drag is not None else (x, a.y + a.h / 2 + self.unit * 0.8)
+                pos = (float(x), float(y))
+                if self._pos[piece] != pos:
+                    self.pieces[piece].pos = pos
+                    self._pos[piece] = pos
+                order.append(piece)
+        if lifted != self._lifted:
+            if self._lifted is not None:
+                self.pieces[self._lifted].lineWidth = 0
+            if lifted is not None:
+                self.pieces[lifted].lineWidth = 4
+            self._lifted = lifted
+        # The lifted piece is drawn last, above the others.
+        if lifted is not None:
+            order.remove(lifted)
+            order.append(lifted)
+        self._order = [self.pieces[p] for p in order]
+
+    def draw(self) -> None:
+        for stim in self._static:
+            stim.draw()
+        for stim in self._order:
+            stim.draw()
+
+
+def _piece_color(puzzle: Puzzle, piece, colors: dict) -> str:
+    if isinstance(puzzle, Hanoi):
+        return colors.get(str(piece), DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)])
+    return colors.get(piece, DEFAULT_BALL_COLORS.get(piece, "#888888"))
+
+
 class TaskScreen:
-    """Draws pegs, pieces, the goal, counters and texts; converts pointer positions."""
+    """Geometry (peg areas, pixel conversions) and the task's text stimuli for one window."""
 
     def __init__(self, win: visual.Window, protocol: LoadedProtocol, messages: dict[str, str]):
         self.win = win
@@ -34,13 +165,24 @@ class TaskScreen:
         self.msg = messages
         self.W, self.H = (int(v) for v in win.size)
         self.aspect = self.W / self.H
-        self.text = visual.TextStim(
-            win, text="", height=0.035, color=self.d.text_color, wrapWidth=self.aspect * 0.85
-        )
-        self.small = visual.TextStim(win, text="", height=0.028, color=self.d.text_color)
-        self.rect = visual.Rect(win, width=1, height=1, lineWidth=0)
-        self.circle = visual.Circle(win, radius=0.5, edges=48, lineWidth=0)
-        self.image = None
+        color = self.d.text_color
+        self.text = Label(win, height=0.035, color=color, wrap=self.aspect * 0.85)
+        self.small = Label(win, height=0.028, color=color)
+        # One label per place on the screen, so that each keeps its own text.
+        self.labels: dict[str, Label] = {}
+        self._boards: dict = {}
+        self._pages: dict = {}
+
+    def label(self, name: str, small: bool = True) -> Label:
+        """The text stimulus kept for one place on the screen (built on first use)."""
+        if name not in self.labels:
+            self.labels[name] = Label(
+                self.win,
+                height=0.028 if small else 0.035,
+                color=self.d.text_color,
+                wrap=None if small else self.aspect * 0.85,
+            )
+        return self.labels[name]
 
     # ------------------------------------------------------------ geometry
     def to_pixels(self, x: float, y: float) -> tuple[float, float]:
@@ -93,69 +235,28 @@ class TaskScreen:
         return out
 
     # --------------------------------------------------------------- drawing
-    def _color(self, puzzle: Puzzle, piece) -> str:
-        colors = self.d.piece_colors
-        if isinstance(puzzle, Hanoi):
-            return colors.get(
-                str(piece), DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)]
-            )
-        return colors.get(piece, DEFAULT_BALL_COLORS.get(piece, "#888888"))
-
-    def draw_board(self, puzzle: Puzzle, state, areas, held: int | None = None, drag=None):
-        unit, scale = areas[0].unit, areas[0].scale
-        cols = puzzle.pegs_of(state)
-        base = areas[0].y - areas[0].h / 2
-        for a in areas:  # pegs and the base
-            self.rect.fillColor = self.d.peg_color
-            self.rect.width, self.rect.height = 0.012 * scale + 0.004, a.h
-            self.rect.pos = (a.x, a.y)
-            self.rect.draw()
-        self.rect.width = (areas[-1].x - areas[0].x) + areas[0].w
-        self.rect.height = 0.012 * scale
-        self.rect.pos = ((areas[0].x + areas[-1].x) / 2, base - 0.006 * scale)
-        self.rect.draw()
-        for i, col in enumerate(cols):
-            for level, piece in enumerate(col):
-                lifted = held == i and level == len(col) - 1
-                x = areas[i].x
-                y = base + unit * (level + 0.5)
-                if lifted:
-                    if drag is not None:
-                        x, y = drag
-                    else:
-                        y = areas[i].y + areas[i].h / 2 + unit * 0.8
-                self._draw_piece(puzzle, piece, x, y, unit, areas[i].w, lifted)
-
-    def _draw_piece(self, puzzle, piece, x, y, unit, peg_w, lifted) -> None:
-        color = self._color(puzzle, piece)
-        outline = self.d.highlight_color if lifted else None
-        if isinstance(puzzle, Hanoi):
-            n = puzzle.n_disks
-            w = peg_w * (0.3 + 0.65 * (piece / n))
-            stim = self.rect
-            stim.width, stim.height = w, unit * 0.9
-        else:
-            stim = self.circle
-            stim.size = (unit * 0.92, unit * 0.92)
-        stim.pos = (x, y)
-        stim.fillColor = color
-        stim.lineColor = outline
-        stim.lineWidth = 4 if lifted else 0
-        stim.draw()
-        stim.lineWidth = 0
+    def board(self, name: str, puzzle: Puzzle, areas: list[PegArea]) -> BoardView:
+        """The board ``name`` ("board" or "goal") for ``puzzle``, built once and reused."""
+        key = (name, puzzle_code(puzzle), tuple((a.x, a.y, a.w, a.h) for a in areas))
+        view = self._boards.get(key)
+        if view is None:
+            view = self._boards[key] = BoardView(self.win, puzzle, areas, self.d)
+        return view
 
     def draw_text(self, text: str, pos=(0, 0), small: bool = False) -> None:
-        stim = self.small if small else self.text
-        stim.text = text
-        stim.pos = pos
-        stim.draw()
+        (self.small if small else self.text).draw(text, pos)
 
     def draw_page(self, page, base_dir) -> None:
         if page.image and base_dir is not None:
-            img = visual.ImageStim(self.win, image=str(base_dir / page.image), pos=(0, 0.15))
-            img.size = img.size * min(1.0, 0.45 / img.size[1])
+            img = self._pages.get(page.image)
+            if img is None:
+                img = visual.ImageStim(
+                    self.win, image=str(base_dir / page.image), pos=(0, 0.15), units=UNITS
+                )
+                img.size = img.size * min(1.0, 0.45 / img.size[1])
+                self._pages[page.image] = img
             img.draw()
-            self.draw_text(page.text, pos=(0, -0.2))
+            self.label("page_caption", small=False).draw(page.text, pos=(0, -0.2))
         else:
-            self.draw_text(page.text, pos=(0, 0.05))
-        self.draw_text(self.msg["continue"], pos=(0, -0.42), small=True)
+            self.label("page", small=False).draw(page.text, pos=(0, 0.05))
+        self.label("continue").draw(self.msg["continue"], pos=(0, -0.42))

@@ -1,0 +1,254 @@
+"""Per-frame work of the task screen: the engine against the drawing code it replaced.
+
+Run with (starts its own Xvfb display when there is none)::
+
+    uv run python benchmarks/bench_frames.py
+
+*Per-frame work* is the time from the return of one flip to the call of the
+next: input polling and drawing, what must fit inside a refresh period. For
+the largest puzzle of each bundled protocol and an 8-disk Tower of Hanoi:
+
+- **engine**: :class:`tol_tasks.runner.TowerTask` plays the problem with the
+  simulated participant (the figures are the engine's own, from its sidecar);
+- **old** and **new**, side by side in the same window and the same run: one
+  frame loop replays the optimal solution (a move every 10 frames) and draws
+  both boards and the labels, once with the drawing code before issue 11 (a
+  copy is kept below: one shared Rect and Circle re-shaped for every peg and
+  piece, shared TextStims given new text several times a frame) and once with
+  today's :mod:`tol_tasks.runner.screen`. The ratio is old / new.
+
+Xvfb has no vsync, so flips return at once; the machine is shared (2 cores):
+compare figures of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+FRAMES = 400
+
+
+class _OldScreen:
+    """The drawing code of tol-tasks 0.1 (runner/screen.py before issue 11), kept to compare."""
+
+    def __init__(self, win, display):
+        from psychopy import visual
+
+        self.d = display
+        self.text = visual.TextStim(win, text="", height=0.035, color=display.text_color,
+                                    units="height")  # fmt: skip
+        self.small = visual.TextStim(win, text="", height=0.028, color=display.text_color,
+                                     units="height")  # fmt: skip
+        self.rect = visual.Rect(win, width=1, height=1, lineWidth=0, units="height")
+        self.circle = visual.Circle(win, radius=0.5, edges=48, lineWidth=0, units="height")
+
+    def draw_board(self, puzzle, state, areas, color_of, held=None):
+        from tol_tasks.puzzles.hanoi import Hanoi
+
+        unit, scale = areas[0].unit, areas[0].scale
+        cols = puzzle.pegs_of(state)
+        base = areas[0].y - areas[0].h / 2
+        for a in areas:
+            self.rect.fillColor = self.d.peg_color
+            self.rect.width, self.rect.height = 0.012 * scale + 0.004, a.h
+            self.rect.pos = (a.x, a.y)
+            self.rect.draw()
+        self.rect.width = (areas[-1].x - areas[0].x) + areas[0].w
+        self.rect.height = 0.012 * scale
+        self.rect.pos = ((areas[0].x + areas[-1].x) / 2, base - 0.006 * scale)
+        self.rect.draw()
+        for i, col in enumerate(cols):
+            for level, piece in enumerate(col):
+                lifted = held == i and level == len(col) - 1
+                x, y = areas[i].x, base + unit * (level + 0.5)
+                if isinstance(puzzle, Hanoi):
+                    stim = self.rect
+                    stim.width = areas[i].w * (0.3 + 0.65 * (piece / puzzle.n_disks))
+                    stim.height = unit * 0.9
+                else:
+                    stim = self.circle
+                    stim.size = (unit * 0.92, unit * 0.92)
+                stim.pos = (x, y)
+                stim.fillColor = color_of(piece)
+                stim.lineColor = self.d.highlight_color if lifted else None
+                stim.lineWidth = 4 if lifted else 0
+                stim.draw()
+                stim.lineWidth = 0
+
+    def draw_text(self, text, pos, small=False):
+        stim = self.small if small else self.text
+        stim.text = text
+        stim.pos = pos
+        stim.draw()
+
+
+def _cases():
+    """(label, protocol name, start, goal): the largest problem of each bundled protocol."""
+    from tol_tasks.protocol_format import bundled_protocols, load_protocol
+
+    out = []
+    for name in sorted(bundled_protocols()):
+        lp = load_protocol(name)
+        specs = list(lp.all_problems())
+        big = max(specs, key=lambda s: (len(str(s.start)), s.min_moves))
+        out.append((f"{name} ({big.id})", name, str(big.start), str(big.goal), big.puzzle))
+    return out
+
+
+def _stats(work: list[float]) -> dict:
+    ordered = sorted(work)
+    return {
+        "median_ms": 1000 * statistics.median(ordered),
+        "p99_ms": 1000 * ordered[max(0, int(0.99 * len(ordered)) - 1)],
+        "max_ms": 1000 * ordered[-1],
+    }
+
+
+def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
+    """Replay the optimal solution, one move per 10 frames; per-frame work of the drawing."""
+    from psychopy import event
+
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.puzzles.hanoi import Hanoi
+    from tol_tasks.runner.engine import BOARD_SCALE, GOAL_SCALE
+    from tol_tasks.runner.screen import TaskScreen
+
+    screen = TaskScreen(win, lp, lp.messages())
+    d = lp.model.display
+    areas = screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE)
+    goal_areas = screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE)
+    s, g = puzzle.parse(start), puzzle.parse(goal)
+    path = [s]
+    for m in puzzle.solve(s, g):
+        path.append(puzzle.apply(path[-1], m))
+
+    def color_of(piece):
+        if isinstance(puzzle, Hanoi):
+            return DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)]
+        return DEFAULT_BALL_COLORS.get(piece, "#888888")
+
+    old = _OldScreen(win, d) if draw_old else None
+    board = screen.board("board", puzzle, areas)
+    goal_board = screen.board("goal", puzzle, goal_areas)
+    goal_board.show(g)
+    labels = [screen.label("goal_label"), screen.label("moves")]
+    work, since = [], None
+    mouse = event.Mouse(win=win)
+    for frame in range(FRAMES):
+        if since is not None:
+            work.append(time.perf_counter() - since)
+        win.flip()
+        since = time.perf_counter()
+        event.getKeys()
+        mouse.getPressed()
+        k = min(frame // 10, len(path) - 1)
+        held = (frame % 10 >= 5) and k + 1 < len(path)
+        state = path[k]
+        held_peg = (
+            next((i for i, c in enumerate(puzzle.pegs_of(state)) if c), None) if held else None
+        )
+        moves_text = f"Moves: {k}"
+        if old is not None:
+            old.draw_text("Goal", (0, 0.4), small=True)
+            old.draw_board(puzzle, g, goal_areas, color_of)
+            old.draw_board(puzzle, state, areas, color_of, held=held_peg)
+            old.draw_text(moves_text, (-0.5, 0.45), small=True)
+        else:
+            labels[0].draw("Goal", (0, 0.4))
+            goal_board.draw()
+            board.show(state, held_peg)
+            board.draw()
+            labels[1].draw(moves_text, (-0.5, 0.45))
+    return work
+
+
+def _engine_run(win, name, start, goal, out) -> dict:
+    from tol_tasks.runner import TowerTask
+
+    task = TowerTask(win, name, participant="BENCH", output=out, simulate=True, seed=1,
+                     speed=4, input_timing="polled")  # fmt: skip
+    task.run_problem(start=start, goal=goal, feedback=False)
+    stats = task.frame_stats[-1]
+    task.close()
+    return {
+        "median_ms": stats["frame_work_median_ms"],
+        "p99_ms": stats["frame_work_p99_ms"],
+        "max_ms": stats["frame_work_max_ms"],
+        "frames": stats["frames"],
+        "dropped": stats["dropped_frames"],
+        "interval_mean_ms": stats.get("frame_interval_mean_ms"),
+    }
+
+
+def measure() -> list[dict]:
+    from psychopy import visual
+
+    from tol_tasks.protocol_format import load_protocol, load_protocol_text
+
+    hanoi8 = load_protocol_text(
+        "format: 1\nname: hanoi8\ntask: {type: hanoi, disks: 8}\n"
+        "display: {fullscreen: false}\ntiming: {inter_trial_interval: 0}\n"
+        "blocks:\n  - problems:\n      - {id: h8, start: AAAAAAAA, goal: CCCCCCCC}\n"
+    )
+    win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
+    rows = []
+    cases = [(label, load_protocol(name), name, s, g, p) for label, name, s, g, p in _cases()]
+    cases.append(("8-disk Hanoi (h8)", hanoi8, hanoi8, "AAAAAAAA", "CCCCCCCC",
+                  hanoi8.puzzle))  # fmt: skip
+    with tempfile.TemporaryDirectory() as tmp:
+        for label, lp, proto, start, goal, puzzle in cases:
+            old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
+            new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
+            engine = _engine_run(win, proto, start, goal, tmp)
+            rows.append({"case": label, "old": old, "new": new, "engine": engine})
+    win.close()
+    return rows
+
+
+def main() -> int:
+    if "--child" in sys.argv:
+        print(json.dumps(measure()))
+        return 0
+    env = dict(os.environ)
+    xvfb = None
+    if not env.get("DISPLAY"):
+        from tests.runner_tools import start_xvfb
+
+        xvfb, env = start_xvfb()
+    try:
+        done = subprocess.run([sys.executable, __file__, "--child"], env=env,
+                              capture_output=True, text=True, check=True,
+                              cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+    finally:
+        if xvfb is not None:
+            xvfb.terminate()
+    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
+    head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
+           f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7}"  # fmt: skip
+    print(head)
+    for r in rows:
+        o, n, e = r["old"], r["new"], r["engine"]
+        fmt = "{median_ms:6.2f}/{p99_ms:6.2f}/{max_ms:6.1f}"
+        print(f"{r['case']:34} {fmt.format(**o):>20} {fmt.format(**n):>20} "
+              f"{o['median_ms'] / n['median_ms']:8.1f}x {fmt.format(**e):>20} "
+              f"{e['frames']:6d} {e['dropped']:7d}")  # fmt: skip
+    worst_med = max(r["engine"]["median_ms"] for r in rows)
+    worst_p99 = max(r["engine"]["p99_ms"] for r in rows)
+    print(
+        f"engine worst case: median {worst_med:.2f} ms (target <= 2), "
+        f"p99 {worst_p99:.2f} ms (target <= 6)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    raise SystemExit(main())

@@ -1,0 +1,182 @@
+"""The engine inside an experiment the caller owns: a Coder script, bad input, drawing economy."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.runner_tools import xdotool
+from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
+
+HERE = Path(__file__).parent
+CODER_BATTERY = HERE / "data" / "experiments" / "coder_battery.py"
+
+
+def _event_log(out: Path) -> Path | None:
+    logs = sorted(out.glob("P001_london-shallice_*.csv"))
+    return logs[0] if logs else None
+
+
+def _wait_for_onset(out: Path, problem_id: str, proc, timeout: float = 90) -> list[dict]:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        log = _event_log(out)
+        if log is not None:
+            rows = read_event_log(log).rows
+            if any(r["event"] == "trial_onset" and r["problem_id"] == problem_id for r in rows):
+                return rows
+        if proc.poll() is not None:
+            raise AssertionError(f"the experiment ended early:\n{proc.communicate()}")
+        time.sleep(0.05)
+    raise AssertionError(f"no onset of {problem_id} in {out}")
+
+
+def _click(peg: str, meta: dict, env: dict) -> None:
+    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
+    wx, wy = meta["window"]["position"]
+    x = int(wx + rect["left"] + rect["width"] / 2)
+    y = int(wy + rect["top"] + rect["height"] * 0.6)
+    # No --sync: it waits for a motion that never comes when the pointer is already there.
+    xdotool("mousemove", str(x), str(y), env=env)
+    time.sleep(0.15)
+    xdotool("click", "1", env=env)
+    time.sleep(0.25)
+
+
+def test_a_coder_experiment_runs_two_problems_with_real_clicks(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    proc = subprocess.Popen(
+        [sys.executable, str(CODER_BATTERY), str(out)],
+        env=xdisplay, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        _wait_for_onset(out, "easy", proc)
+        assert (out / "welcome-shown").exists()  # the experiment's own screen came first
+        time.sleep(0.3)
+        meta = read_sidecar(_event_log(out).with_suffix(".json"))
+        assert meta["window"]["owner"] == "caller"
+        for peg in "AB":  # R: A -> B
+            _click(peg, meta, xdisplay)
+        _wait_for_onset(out, "harder", proc)
+        time.sleep(0.3)
+        for peg in "BCBACB":  # R: B -> C, B: B -> A, R: C -> B
+            _click(peg, meta, xdisplay)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    # The engine never closed the window: the experiment drew its goodbye screen on it.
+    assert (out / "goodbye-shown").read_text() == "window still open: True"
+    rows = read_event_log(_event_log(out)).rows
+    places = [(r["problem_id"], r["piece"], r["from_peg"], r["to_peg"]) for r in rows
+              if r["event"] == "place"]  # fmt: skip
+    assert places == [
+        ("easy", "R", "A", "B"),
+        ("harder", "R", "B", "C"),
+        ("harder", "B", "B", "A"),
+        ("harder", "R", "C", "B"),
+    ]
+    assert [r["event"] for r in rows].count("illegal") == 0
+    ends = [(r["problem_id"], r["reason"], r["moves"]) for r in rows if r["event"] == "trial_end"]
+    assert ends == [("easy", "solved", "1"), ("harder", "solved", "3")]
+    assert rows[-1]["event"] == "session_end"
+    assert rows[-1]["reason"] == "completed"
+    meta = read_sidecar(_event_log(out).with_suffix(".json"))
+    assert meta["status"] == "completed"
+    assert meta["experiment"]["data_file"].endswith("P001_battery")
+    # The ExperimentHandler's own data file: one row per problem, the engine's columns.
+    import csv
+
+    with (out / "P001_battery.csv").open(newline="") as f:
+        exp_rows = list(csv.DictReader(f))
+    assert [r["tower.problem_id"] for r in exp_rows] == ["easy", "harder"]
+    # Minimums by hand: GR|B| -> G|BR| is one move; G|BR| -> GB|R| takes three
+    # (B is under R, and C holds one ball).
+    assert [r["tower.min_moves"] for r in exp_rows] == ["1", "3"]
+    assert [r["tower.moves"] for r in exp_rows] == ["1", "3"]
+    assert [r["tower.solved"] for r in exp_rows] == ["True", "True"]
+    assert [r["tower.start"] for r in exp_rows] == ["GR|B|", "G|BR|"]
+    assert [r["tower.goal"] for r in exp_rows] == ["G|BR|", "GB|R|"]
+    assert all(r["tower.event_log"] == _event_log(out).name for r in exp_rows)
+    first_pick = next(float(r["trial_time"]) for r in rows
+                  if r["event"] == "pick_up" and r["problem_id"] == "easy")  # fmt: skip
+    assert float(exp_rows[0]["tower.planning_time"]) == pytest.approx(first_pick, abs=1e-6)
+
+
+_BAD_INPUT = r"""
+import json, sys
+from pathlib import Path
+from psychopy import visual
+from tol_tasks.errors import TolTasksError
+from tol_tasks.runner import TowerTask
+
+out = Path(sys.argv[1])
+win = visual.Window(size=(400, 300), checkTiming=False)
+flips = []
+real_flip = win.flip
+win.flip = lambda *a, **k: (flips.append(1), real_flip(*a, **k))[1]
+errors = {}
+def attempt(name, make):
+    try:
+        make()
+    except TolTasksError as exc:
+        errors[name] = [type(exc).__name__, str(exc)]
+attempt("protocol", lambda: TowerTask(win, "london-shalice", participant="P1", output=out))
+attempt("experiment", lambda: TowerTask(win, "demo", participant="P1", output=out,
+                                        experiment={"name": "not one"}))
+task = TowerTask(win, "london-shallice", participant="P1", output=out)
+attempt("state", lambda: task.run_problem(start="GRX|B|", goal="|RB|G"))
+attempt("same", lambda: task.run_problem(start="GR|B|", goal="GR|B|"))
+closed = visual.Window(size=(200, 200), checkTiming=False)
+closed.close()
+attempt("closed", lambda: TowerTask(closed, "demo", participant="P1", output=out))
+print(json.dumps({"errors": errors, "flips": len(flips),
+                  "files": sorted(p.name for p in out.iterdir()) if out.exists() else []}))
+"""
+
+
+def test_bad_input_to_the_engine_is_refused_before_anything_is_drawn_or_written(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    done = subprocess.run([sys.executable, "-c", _BAD_INPUT, str(out)], env=xdisplay,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    errors = got["errors"]
+    assert errors["protocol"][0] == "ProtocolError"
+    assert "london-shalice" in errors["protocol"][1]
+    assert "Did you mean 'london-shallice'" in errors["protocol"][1]
+    assert errors["experiment"][0] == "TaskSetupError"
+    assert "is not a psychopy.data.ExperimentHandler" in errors["experiment"][1]
+    assert "Builder's `thisExp`" in errors["experiment"][1]
+    assert errors["state"][0] == "TaskSetupError"
+    assert "start='GRX|B|'" in errors["state"][1]
+    assert "ball 'X' on peg A is not one of this puzzle's balls" in errors["state"][1]
+    assert "write each peg's balls bottom to top" in errors["state"][1]  # the fix
+    assert "is the start itself" in errors["same"][1]
+    assert "already been closed" in errors["closed"][1]
+    assert got["flips"] == 0  # nothing was drawn
+    assert got["files"] == []  # nothing was written
+
+
+STIMULUS_SPY = HERE / "data" / "experiments" / "stimulus_spy.py"
+
+
+def test_a_frame_without_input_writes_no_stimulus_attribute(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    done = subprocess.run([sys.executable, str(STIMULUS_SPY), str(out)], env=xdisplay,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got["outcome"] == "time_out"  # 1.5 s with no input
+    trial = [writes for writes, in_trial in got["per_frame"] if in_trial]
+    assert trial[0] > 0  # the first frame builds and places the stimuli (the spy sees writes)
+    assert len(trial) > 20
+    assert trial[1:] == [0] * (len(trial) - 1)

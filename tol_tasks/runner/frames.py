@@ -1,0 +1,81 @@
+"""Frame statistics: intervals between flips and the work done in each frame (no PsychoPy here).
+
+*Frame interval*: from one flip to the next, as PsychoPy records it.
+*Frame work*: from the return of one flip to the call of the next: the time
+the task itself spends polling input and drawing, which must stay well inside
+a refresh period (16.7 ms at 60 Hz) for no frame to be dropped.
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+#: Refresh rates a real display can have; outside it (e.g. Xvfb, no vsync) the
+#: measured rate is not a frame period and the trial's median interval is used.
+PLAUSIBLE_REFRESH_HZ = (20.0, 300.0)
+
+
+def percentile(values: list[float], q: float) -> float:
+    """The ``q``-th percentile (0-100), nearest rank, of a non-empty list."""
+    ordered = sorted(values)
+    k = max(0, math.ceil(q / 100 * len(ordered)) - 1)
+    return ordered[k]
+
+
+def work_stats(work: list[float]) -> dict:
+    """Median, 99th percentile and maximum of per-frame work (seconds in, milliseconds out)."""
+    if not work:
+        return {}
+    return {
+        "frame_work_median_ms": round(1000 * statistics.median(work), 3),
+        "frame_work_p99_ms": round(1000 * percentile(work, 99), 3),
+        "frame_work_max_ms": round(1000 * max(work), 3),
+    }
+
+
+def frame_stats(intervals: list[float], refresh: float | None, work: list[float] = ()) -> dict:
+    """A trial's frame statistics: frames, dropped frames, the period used, intervals and work.
+
+    Written as ``key=value`` pairs in the trial_end row and kept in the sidecar.
+    """
+    if not intervals:
+        return {"frames": 0, "dropped_frames": 0, **work_stats(list(work))}
+    lo, hi = PLAUSIBLE_REFRESH_HZ
+    if refresh and lo <= refresh <= hi:
+        period, source = 1 / refresh, "refresh"
+    else:
+        period, source = statistics.median(intervals), "median"
+    return {
+        "frames": len(intervals) + 1,
+        "dropped_frames": sum(1 for v in intervals if v > 1.5 * period),
+        "frame_period_ms": round(1000 * period, 3),
+        "period_source": source,
+        "frame_interval_mean_ms": round(1000 * statistics.fmean(intervals), 3),
+        "frame_interval_max_ms": round(1000 * max(intervals), 3),
+        **work_stats(list(work)),
+    }
+
+
+def frame_summary(trials: list[dict], work: list[float] = ()) -> dict:
+    """Session-wide frame statistics for the sidecar (``work``: every frame's work, seconds)."""
+    frames = sum(t.get("frames", 0) for t in trials)
+    out = {
+        "total_frames": frames,
+        "total_dropped_frames": sum(t.get("dropped_frames", 0) for t in trials),
+        "frame_interval_max_ms": max(
+            (t.get("frame_interval_max_ms", 0) for t in trials), default=None
+        ),
+        "frame_interval_mean_ms": (
+            sum(t.get("frame_interval_mean_ms", 0) * t.get("frames", 0) for t in trials) / frames
+            if frames
+            else None
+        ),
+    }
+    if work:
+        out.update(work_stats(list(work)))
+    else:  # a resumed session without its earlier frames: the worst trial's figures
+        for key in ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms"):
+            vals = [t[key] for t in trials if key in t]
+            out[key] = max(vals) if vals else None
+    return out
