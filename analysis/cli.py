@@ -40,7 +40,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--bids",
         action="store_true",
-        help="also write BIDS-style _beh.tsv files with JSON sidecars",
+        help="also write a BIDS dataset (bids/: dataset_description.json, participants.tsv, "
+        "task-<name>_beh.json, one _beh.tsv per session); re-running adds new sessions",
+    )
+    ap.add_argument(
+        "--spss",
+        action="store_true",
+        help="also write wide.sav and trials.sav with variable and value labels; needs pyreadstat",
     )
     ap.add_argument(
         "--same-peg-counts", action="store_true", help="count a drop back on the same peg as a move"
@@ -116,7 +122,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if show:
         print(file=sys.stderr)
-    written = export(scores, args.output, bids=args.bids)
+    try:
+        written = export(scores, args.output, bids=args.bids, spss=args.spss)
+    except ImportError as exc:
+        print(f"tol-score: {exc}", file=sys.stderr)
+        return 2
     if args.plots:
         try:
             from analysis.plots import write_plots

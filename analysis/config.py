@@ -172,6 +172,14 @@ TRIALS_COLUMNS = [
     ("frames", "integer", "", "Screen frames drawn during the attempt."),
     ("dropped_frames", "integer", "", "Frame intervals longer than 1.5 refresh periods."),
     (
+        "frame_work_median_ms",
+        "float",
+        "ms",
+        "Median per-frame work: from the return of one flip to the call of the next (empty in logs from before tol-tasks 0.2).",
+    ),
+    ("frame_work_p99_ms", "float", "ms", "99th percentile of per-frame work."),
+    ("frame_work_max_ms", "float", "ms", "Largest per-frame work."),
+    (
         "complete",
         "boolean",
         "",

@@ -103,19 +103,28 @@ def codebook_markdown(book: dict) -> str:
     return "\n".join(lines)
 
 
-def export(scores: Scores, output: str | Path, *, bids: bool = False) -> list[Path]:
+def export(
+    scores: Scores, output: str | Path, *, bids: bool = False, spss: bool = False
+) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, codebook.json and codebook.md.
 
     Booleans are written as ``true``/``false`` and missing values as empty
-    cells, which R, JASP, SPSS and pandas all read. With ``bids``, also
-    ``bids/sub-<id>/ses-<n>/beh/sub-<id>_ses-<n>_task-<name>_beh.tsv`` and JSON
-    sidecars describing each column. Returns the files written.
+    cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
+    dataset in ``bids/`` (:mod:`analysis.bids`); with ``spss``, ``wide.sav`` and
+    ``trials.sav`` (:mod:`analysis.spss`, needs pyreadstat). Returns the files written.
+
+    Raises
+    ------
+    ImportError
+        With ``spss`` when pyreadstat is missing (the message says how to install it);
+        the CSV files are written first.
     """
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     written = []
+    wide = wide_table(scores)
     tables = {"moves": scores.moves, "trials": scores.trials, "sessions": scores.sessions,
-              "wide": wide_table(scores)}  # fmt: skip
+              "wide": wide}  # fmt: skip
     for name, df in tables.items():
         path = out / f"{name}.csv"
         _to_csv(df, path)
@@ -125,7 +134,13 @@ def export(scores: Scores, output: str | Path, *, bids: bool = False) -> list[Pa
     (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
     written += [out / "codebook.json", out / "codebook.md"]
     if bids:
-        written += _bids(scores, out / "bids", book)
+        from analysis.bids import write_bids
+
+        written += write_bids(scores, out / "bids", book)
+    if spss:
+        from analysis.spss import write_spss
+
+        written += write_spss(scores, wide, out)
     return written
 
 
@@ -137,26 +152,3 @@ def _to_csv(df: pd.DataFrame, path: Path, sep: str = ",") -> None:
     frame.to_csv(
         path, index=False, sep=sep, na_rep="n/a" if sep == "\t" else "", float_format="%.6g"
     )
-
-
-def _bids(scores: Scores, root: Path, book: dict) -> list[Path]:
-    written = []
-    cols = {c["name"]: c for c in book["tables"]["trials.csv"]}
-    sidecar = {
-        name: {"LongName": name.replace("_", " "), "Description": c["description"],
-               **({"Units": c["unit"]} if c["unit"] else {})}
-        for name, c in cols.items()
-    }  # fmt: skip
-    sidecar["Conventions"] = scores.conventions.as_dict()
-    for (participant, session), g in scores.trials.groupby(["participant", "session"], sort=False):
-        s = scores.sessions
-        proto = s[(s["participant"] == participant) & (s["session"] == session)]["protocol"]
-        task = re.sub(r"[^A-Za-z0-9]", "", str(proto.iloc[0]) if len(proto) else "") or "tower"
-        sub = re.sub(r"[^A-Za-z0-9]", "", str(participant))
-        folder = root / f"sub-{sub}" / f"ses-{session}" / "beh"
-        folder.mkdir(parents=True, exist_ok=True)
-        stem = f"sub-{sub}_ses-{session}_task-{task}_beh"
-        _to_csv(g, folder / f"{stem}.tsv", sep="\t")
-        (folder / f"{stem}.json").write_text(json.dumps(sidecar, indent=2) + "\n", encoding="utf-8")
-        written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
-    return written

@@ -53,6 +53,9 @@ class Scores:
     conventions : Conventions
     warnings : list of str
         Recoverable faults found while reading (torn last lines, ...).
+    sidecars : dict
+        Each session's JSON sidecar (or None), by (participant, session): the
+        protocol text, software and timing that exports and reports describe.
     """
 
     moves: pd.DataFrame
@@ -60,6 +63,7 @@ class Scores:
     sessions: pd.DataFrame
     conventions: Conventions
     warnings: list[str] = field(default_factory=list)
+    sidecars: dict = field(default_factory=dict)
 
 
 @lru_cache(maxsize=256)
@@ -144,6 +148,19 @@ def _time(v: str) -> float:
     return float(v) if v != "" else math.nan
 
 
+#: Per-frame work figures the runner writes in each trial_end row's detail.
+_FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
+
+
+def _float_or_nan(text: str) -> float:
+    """A number from a detail value; NaN when it is missing or not a number."""
+    try:
+        value = float(text)
+    except ValueError:
+        return math.nan
+    return value if math.isfinite(value) else math.nan
+
+
 def _detail(text: str) -> dict[str, str]:
     out = {}
     for part in text.split(";"):
@@ -189,6 +206,7 @@ class _Trial:
         self.end_time = math.nan
         self.complete = False
         self.frames = self.dropped = None
+        self.frame_work: dict[str, float] = {}
 
 
 @dataclass
@@ -230,6 +248,7 @@ def score_sessions(
     trials: list[dict] = []
     warnings: list[str] = []
     infos: list[_SessionInfo] = []
+    sidecars: dict = {}
     with gc_paused():
         for log in logs:
             log_moves: list[tuple] = []
@@ -246,12 +265,13 @@ def score_sessions(
             warnings.extend(log.warnings)
             protocol = (log.sidecar or {}).get("protocol", {}).get("name", "")
             infos.append(_SessionInfo(log.participant, log.session, protocol, log.status))
+            sidecars[(log.participant, log.session)] = log.sidecar
     moves_df = _typed_frame(moves, MOVES_COLUMNS)
     del moves
     trials_df = pd.DataFrame(trials, columns=[c[0] for c in TRIALS_COLUMNS])
     _types(trials_df, TRIALS_COLUMNS)
     sessions_df = summarize_sessions(trials_df, infos, conv)
-    return Scores(moves_df, trials_df, sessions_df, conv, warnings)
+    return Scores(moves_df, trials_df, sessions_df, conv, warnings, sidecars)
 
 
 def _typed_frame(rows: list[tuple], columns) -> pd.DataFrame:
@@ -339,6 +359,7 @@ def _score_log(log: SessionLog, conv: Conventions, moves: list, trials: list) ->
             t.dropped = (
                 int(det["dropped_frames"]) if det.get("dropped_frames", "").isdigit() else None
             )
+            t.frame_work = {k: _float_or_nan(det.get(k, "")) for k in _FRAME_WORK}
             trials.append(_finish(t, conv, participant, session))
             t = None
     if t is not None:
@@ -458,6 +479,7 @@ def _finish(t: _Trial, conv: Conventions, participant: str, session: int) -> dic
         "revisits": t.revisits,
         "frames": t.frames,
         "dropped_frames": t.dropped,
+        **{k: t.frame_work.get(k, math.nan) for k in _FRAME_WORK},
         "complete": t.complete,
     }
 

@@ -17,7 +17,9 @@ the largest puzzle of each bundled protocol and an 8-disk Tower of Hanoi:
   piece, shared TextStims given new text several times a frame) and once with
   today's :mod:`tol_tasks.runner.screen`. The ratio is old / new.
 
-Xvfb has no vsync, so flips return at once; the machine is shared (2 cores):
+The engine columns add the dropped frames its sidecar reports and the share
+of frames whose work alone exceeds a 60 Hz or 144 Hz frame. Xvfb has no
+vsync, so flips return at once; the machine is shared (2 cores):
 compare figures of one run, not runs.
 """
 
@@ -169,13 +171,15 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
     return work
 
 
-def _engine_run(win, name, start, goal, out) -> dict:
+def _engine_run(win, name, start, goal, puzzle, out) -> dict:
     from tol_tasks.runner import TowerTask
 
     task = TowerTask(win, name, participant="BENCH", output=out, simulate=True, seed=1,
                      speed=4, input_timing="polled")  # fmt: skip
-    task.run_problem(start=start, goal=goal, feedback=False)
+    task.run_problem(start=start, goal=goal, feedback=False,
+                     disks=getattr(puzzle, "n_disks", None))  # fmt: skip
     stats = task.frame_stats[-1]
+    work = task._work  # every frame's work (seconds), as the sidecar's figures are made from
     task.close()
     return {
         "median_ms": stats["frame_work_median_ms"],
@@ -184,6 +188,9 @@ def _engine_run(win, name, start, goal, out) -> dict:
         "frames": stats["frames"],
         "dropped": stats["dropped_frames"],
         "interval_mean_ms": stats.get("frame_interval_mean_ms"),
+        # Frames whose work alone would miss a 60 Hz (16.7 ms) or 144 Hz (6.9 ms) flip.
+        "over_60hz": sum(w > 1 / 60 for w in work) / len(work),
+        "over_144hz": sum(w > 1 / 144 for w in work) / len(work),
     }
 
 
@@ -206,7 +213,7 @@ def measure() -> list[dict]:
         for label, lp, proto, start, goal, puzzle in cases:
             old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
             new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
-            engine = _engine_run(win, proto, start, goal, tmp)
+            engine = _engine_run(win, proto, start, goal, puzzle, tmp)
             rows.append({"case": label, "old": old, "new": new, "engine": engine})
     win.close()
     return rows
@@ -232,14 +239,14 @@ def main() -> int:
     rows = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
-           f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7}"  # fmt: skip
+           f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
     print(head)
     for r in rows:
         o, n, e = r["old"], r["new"], r["engine"]
         fmt = "{median_ms:6.2f}/{p99_ms:6.2f}/{max_ms:6.1f}"
         print(f"{r['case']:34} {fmt.format(**o):>20} {fmt.format(**n):>20} "
               f"{o['median_ms'] / n['median_ms']:8.1f}x {fmt.format(**e):>20} "
-              f"{e['frames']:6d} {e['dropped']:7d}")  # fmt: skip
+              f"{e['frames']:6d} {e['dropped']:7d} {e['over_60hz']:7.2%} {e['over_144hz']:7.2%}")  # fmt: skip
     worst_med = max(r["engine"]["median_ms"] for r in rows)
     worst_p99 = max(r["engine"]["p99_ms"] for r in rows)
     print(

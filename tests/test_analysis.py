@@ -152,8 +152,11 @@ def test_export_tables_codebook_wide_and_bids(hand, tmp_path):
     tsv = tmp_path / "bids" / "sub-H01" / "ses-1" / "beh" / "sub-H01_ses-1_task-tower_beh.tsv"
     beh = pd.read_csv(tsv, sep="\t", na_values="n/a")
     assert len(beh) == 2
-    side = json.loads(tsv.with_suffix(".json").read_text())
-    assert side["planning_time"]["Units"] == "s"
+    # Column descriptions live at the dataset root and apply to every session (inheritance).
+    task = json.loads((tmp_path / "bids" / "task-tower_beh.json").read_text())
+    assert task["planning_time"]["Units"] == "s"
+    assert task["TaskName"] == "tower"  # the hand-worked log has no sidecar to name it
+    assert json.loads(tsv.with_suffix(".json").read_text())["SessionStatus"] == "completed"
 
 
 def test_wide_table_names_are_spss_safe(hand):

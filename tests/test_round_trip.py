@@ -10,6 +10,7 @@ from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import session_files, tol_run
 from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
 
 
 @pytest.mark.parametrize(
@@ -63,3 +64,14 @@ def test_simulated_session_scores_to_its_own_moves(protocol, graph, xdisplay, tm
     assert s["problems_solved"] == test.loc[test["solved"].astype(bool), "problem_id"].nunique()
     assert s["status"] == "completed"
     assert not pd.isna(s["total_planning_time"])
+
+    # Per-frame work: the sidecar's figures for each trial reach trials.csv unchanged.
+    meta = read_sidecar(log.with_suffix(".json"))
+    by_trial = {f["trial"]: f for f in meta["frames"]["trials"]}
+    for t in scores.trials.itertuples():
+        frames = by_trial[t.trial]
+        for key in ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms"):
+            assert getattr(t, key) == pytest.approx(frames[key], abs=5e-4)
+        assert 0 < t.frame_work_median_ms <= t.frame_work_p99_ms <= t.frame_work_max_ms
+    for key in ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms"):
+        assert meta["frames"][key] > 0

@@ -1,0 +1,235 @@
+"""A BIDS dataset of the scored trials: one ``_beh.tsv`` per session, with the files BIDS asks for.
+
+The layout (BIDS 1.10, behavioural data without imaging)::
+
+    bids/
+      dataset_description.json      Name, BIDSVersion, DatasetType raw, GeneratedBy tol-tasks
+      README                        what the dataset holds and how it was made
+      participants.tsv, .json       one row per participant, the protocol's participant fields
+      task-<name>_beh.json          TaskName, TaskDescription, Instructions, CogAtlasID,
+                                    and every column of the _beh.tsv files with its units
+      sub-<id>/ses-<n>/beh/
+        sub-<id>_ses-<n>_task-<name>_beh.tsv    one row per problem attempt (trials.csv)
+        sub-<id>_ses-<n>_task-<name>_beh.json   that session's software, protocol hash, timing
+
+Missing values are ``n/a``. Writing into an existing dataset adds the new
+sessions and participants and keeps the earlier ones; a session written
+again is replaced, never duplicated.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+from pathlib import Path
+
+import pandas as pd
+
+from analysis.score import Scores
+from tol_tasks import __version__
+
+#: The BIDS version the dataset follows.
+BIDS_VERSION = "1.10.0"
+
+#: Cognitive Atlas task terms, by apparatus. Tower of London: "Tower of London",
+#: trm_4da87e439c411 (Cognitive Atlas, task list). The Atlas has no term for the
+#: Tower of Hanoi that we could verify, so Hanoi datasets carry none.
+COGATLAS_IDS = {"london": "https://www.cognitiveatlas.org/task/id/trm_4da87e439c411"}
+
+_TASK_NAMES = {"london": "Tower of London", "hanoi": "Tower of Hanoi"}
+
+
+def bids_label(text: str, fallback: str) -> str:
+    """A BIDS label: letters and digits only."""
+    return re.sub(r"[^A-Za-z0-9]", "", str(text)) or fallback
+
+
+def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
+    """Write (or add to) the BIDS dataset at ``root``; return the files written.
+
+    ``book`` is the codebook of :func:`analysis.export.codebook`, whose
+    trials.csv entries describe the ``_beh.tsv`` columns.
+    """
+    root = Path(root)
+    root.mkdir(parents=True, exist_ok=True)
+    written = [_dataset_description(root), _readme(root)]
+    sessions = scores.sessions
+    trials = scores.trials
+    tasks: dict[str, dict] = {}
+    participants: dict[str, dict[str, str]] = {}
+    for s in sessions.itertuples():
+        meta = scores.sidecars.get((s.participant, int(s.session))) or {}
+        sub = bids_label(s.participant, "unknown")
+        participants.setdefault(sub, {}).update(
+            {k: str(v) for k, v in (meta.get("extra_fields") or {}).items()}
+        )
+        task = bids_label(s.protocol, "tower")
+        tasks.setdefault(task, meta)
+        g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
+        if g.empty:
+            continue  # an aborted session with no attempt: listed in participants.tsv only
+        folder = root / f"sub-{sub}" / f"ses-{int(s.session)}" / "beh"
+        folder.mkdir(parents=True, exist_ok=True)
+        stem = f"sub-{sub}_ses-{int(s.session)}_task-{task}_beh"
+        _write_tsv(g, folder / f"{stem}.tsv")
+        session_json = _session_sidecar(meta, s.status)
+        (folder / f"{stem}.json").write_text(json.dumps(session_json, indent=2) + "\n", "utf-8")
+        written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
+    columns = _column_descriptions(book, scores)
+    for task, meta in tasks.items():
+        path = root / f"task-{task}_beh.json"
+        path.write_text(
+            json.dumps({**_task_description(meta), **columns}, indent=2) + "\n", "utf-8"
+        )
+        written.append(path)
+    written += _participants(root, participants)
+    return written
+
+
+def _write_tsv(df: pd.DataFrame, path: Path) -> None:
+    frame = df.copy()
+    for col in frame.columns:
+        if str(frame[col].dtype) == "boolean":
+            frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
+        elif frame[col].dtype == object:
+            frame[col] = frame[col].replace("", pd.NA)
+    frame.to_csv(
+        path, index=False, sep="\t", na_rep="n/a", float_format="%.6g", lineterminator="\n"
+    )
+
+
+def _dataset_description(root: Path) -> Path:
+    path = root / "dataset_description.json"
+    old = _read_json(path)
+    desc = {
+        "Name": "Tower task sessions scored by tol-tasks",
+        "BIDSVersion": BIDS_VERSION,
+        "DatasetType": "raw",
+        **{k: v for k, v in old.items() if k not in ("BIDSVersion", "DatasetType", "GeneratedBy")},
+        "GeneratedBy": [
+            {
+                "Name": "tol-tasks",
+                "Version": __version__,
+                "Description": "Tower of Hanoi and Tower of London sessions run with "
+                "tol-run and scored with tol-score --bids.",
+            }
+        ],
+    }
+    path.write_text(json.dumps(desc, indent=2) + "\n", "utf-8")
+    return path
+
+
+def _readme(root: Path) -> Path:
+    path = root / "README"
+    if not path.exists():  # a README the lab has edited is kept
+        path.write_text(
+            "Tower task sessions\n"
+            "===================\n\n"
+            "Behavioural data from Tower of Hanoi and Tower of London problems, run with\n"
+            "tol-tasks (tol-run or its PsychoPy engine) and scored with `tol-score --bids`.\n\n"
+            "Each sub-<id>/ses-<n>/beh/*_beh.tsv holds one row per problem attempt: the\n"
+            "problem, its minimum number of moves (exact, from the solver), the moves made,\n"
+            "rule violations, planning and execution times and move-quality measures. The\n"
+            "columns and their units are described in task-<name>_beh.json at the root;\n"
+            "each session's JSON file records the software, the protocol's SHA-256 and the\n"
+            "timing method. The raw event logs (one row per pick-up and placement) are the\n"
+            "single source of these scores and are kept beside the dataset by the lab.\n",
+            encoding="utf-8",
+        )
+    return path
+
+
+def _task_description(meta: dict) -> dict:
+    """TaskName, TaskDescription, Instructions and CogAtlasID from the session's protocol."""
+    proto = meta.get("protocol") or {}
+    name = proto.get("name") or "tower"
+    out = {"TaskName": name}
+    try:
+        from tol_tasks.protocol_format import load_protocol_text
+
+        lp = load_protocol_text(proto["text"], source=f"{name} (sidecar copy)")
+    except Exception:  # no sidecar, or a protocol this version cannot read
+        out["TaskDescription"] = "A tower planning task (protocol text not available)."
+        return out
+    model = lp.model
+    kind = model.task.type
+    apparatus = (
+        f"{model.task.disks} disks on {model.task.pegs} pegs"
+        if kind == "hanoi"
+        else f"balls {model.task.balls} on pegs holding {model.task.capacities}"
+    )
+    out["TaskDescription"] = " ".join(
+        t for t in (f"{_TASK_NAMES[kind]} ({apparatus}).", model.description, model.citation) if t
+    )
+    pages = lp.pages(meta.get("language"))
+    if pages:
+        out["Instructions"] = "\n\n".join(p.text for p in pages)
+    if kind in COGATLAS_IDS:
+        out["CogAtlasID"] = COGATLAS_IDS[kind]
+    return out
+
+
+def _column_descriptions(book: dict, scores: Scores) -> dict:
+    cols = {c["name"]: c for c in book["tables"]["trials.csv"]}
+    out = {}
+    for name in scores.trials.columns:
+        c = cols.get(name, {"description": name, "unit": ""})
+        entry = {"LongName": name.replace("_", " "), "Description": c["description"]}
+        if c["unit"]:
+            entry["Units"] = c["unit"]
+        if c.get("type") == "boolean":
+            entry["Levels"] = {"true": "yes", "false": "no"}
+        out[name] = entry
+    return out
+
+
+def _session_sidecar(meta: dict, status: str) -> dict:
+    proto = meta.get("protocol") or {}
+    timing = meta.get("timing") or {}
+    frames = meta.get("frames") or {}
+    return {
+        "SessionStatus": status,
+        "ProtocolName": proto.get("name"),
+        "ProtocolVersion": proto.get("version"),
+        "ProtocolSHA256": proto.get("sha256"),
+        "SoftwareVersions": meta.get("software"),
+        "InputTimingMethod": timing.get("input_method"),
+        "InputFallbackReason": timing.get("input_fallback_reason"),
+        "DroppedFrames": frames.get("total_dropped_frames"),
+        "Frames": frames.get("total_frames"),
+        "StartTime": meta.get("start_time"),
+    }
+
+
+def _participants(root: Path, new: dict[str, dict[str, str]]) -> list[Path]:
+    tsv, side = root / "participants.tsv", root / "participants.json"
+    rows: dict[str, dict[str, str]] = {}
+    if tsv.is_file():
+        with tsv.open(newline="", encoding="utf-8") as f:
+            for r in csv.DictReader(f, delimiter="\t"):
+                pid = r.pop("participant_id", "")
+                if pid:
+                    rows[pid] = {k: v for k, v in r.items() if k and v != "n/a"}
+    for sub, fields in new.items():
+        rows.setdefault(f"sub-{sub}", {}).update(fields)
+    keys = sorted({k for r in rows.values() for k in r})
+    with tsv.open("w", newline="", encoding="utf-8") as f:
+        w = csv.writer(f, delimiter="\t", lineterminator="\n")
+        w.writerow(["participant_id", *keys])
+        for pid in sorted(rows):
+            w.writerow([pid, *(rows[pid].get(k) or "n/a" for k in keys)])
+    desc = {"participant_id": {"Description": "Participant id, as given to tol-run (sub-<id>)."}}
+    old = _read_json(side)
+    for k in keys:
+        desc[k] = old.get(k) or {"Description": f"{k}, from the protocol's participant fields."}
+    side.write_text(json.dumps(desc, indent=2) + "\n", "utf-8")
+    return [tsv, side]
+
+
+def _read_json(path: Path) -> dict:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
