@@ -49,7 +49,9 @@ def tol_score(*args: str) -> subprocess.CompletedProcess:
 def key_over_window(folder: Path, key: str, env: dict) -> None:
     """Press ``key`` with the pointer over the session's window (read from its sidecar)."""
     wx, wy = sidecar_of(folder)["window"]["position"]
-    xdotool("mousemove", "--sync", str(wx + 50), str(wy + 50), env=env)
+    # No --sync: it would wait forever for a motion when the pointer is already there.
+    xdotool("mousemove", str(wx + 50), str(wy + 50), env=env)
+    time.sleep(0.1)
     xdotool("key", key, env=env)
 
 

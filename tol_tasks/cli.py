@@ -165,6 +165,9 @@ def _run_parser() -> argparse.ArgumentParser:
                     help="with --resume: continue even if the protocol file changed")  # fmt: skip
     ap.add_argument("--participant", help="participant id; without it a dialog asks")
     ap.add_argument("--session", type=int, default=1, help="session number (1)")
+    ap.add_argument("--field", action="append", default=[], metavar="NAME=VALUE",
+                    help="a participant field of the protocol (participant_fields), e.g. "
+                    "--field age=34; repeat for each (the dialog asks for them otherwise)")  # fmt: skip
     ap.add_argument("--output", type=Path, default=Path("data"), help="data folder (./data)")
     ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     ap.add_argument("--language", help="instruction language, e.g. fr")
@@ -194,7 +197,8 @@ def run_main(argv: Sequence[str] | None = None) -> int:
         return EXIT_USAGE
     try:
         lp = load_protocol(args.protocol)
-        participant, session, extra = args.participant, args.session, {}
+        participant, session = args.participant, args.session
+        extra = _fields(args.field, lp)
         if participant is None:
             if args.simulate:
                 participant = "sim"
@@ -220,6 +224,22 @@ def run_main(argv: Sequence[str] | None = None) -> int:
         print(f"tol-run: {exc}", file=sys.stderr)
         return EXIT_USAGE
     return _run_and_report(cfg, "session")
+
+
+def _fields(pairs: list[str], lp) -> dict[str, str]:
+    """``--field NAME=VALUE`` pairs, checked against the protocol's participant fields."""
+    known = lp.model.participant_fields
+    out = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or name not in known:
+            names = ", ".join(known) or "none"
+            raise TolTasksError(
+                f"--field {pair!r}: {'no NAME=VALUE' if not sep else f'{name!r} is not a participant field of {lp.name!r}'}. "
+                f"Suggested fix: give NAME=VALUE with NAME one of the protocol's participant_fields ({names})."
+            )
+        out[name] = value
+    return out
 
 
 def _run_and_report(cfg, what: str) -> int:
