@@ -115,10 +115,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         scores = score_sessions(logs(), conv, on_error=skip)
     except TolTasksError as exc:
-        print(
-            f"\ntol-score: {exc}\nSuggested fix: repair or remove the file, or pass --skip-bad.",
-            file=sys.stderr,
+        fix = (
+            ""
+            if "Suggested fix" in str(exc)
+            else ("\nSuggested fix: repair or remove the file, or pass --skip-bad.")
         )
+        print(f"\ntol-score: {exc}{fix}", file=sys.stderr)
         return 2
     if show:
         print(file=sys.stderr)

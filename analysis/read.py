@@ -6,7 +6,13 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_tasks.session_data.eventlog import EventLogError, column_index, columns, read_event_log
+from tol_tasks.session_data.eventlog import (
+    EventLogError,
+    column_index,
+    columns,
+    read_event_log,
+    row_fault,
+)
 
 _COL = column_index()
 
@@ -101,6 +107,9 @@ def read_session(path: str | Path) -> SessionLog:
     data = read_event_log(path)
     if not data.records:
         raise EventLogError(f"{data.path}: has a header but no events.")
+    fault = row_fault(data.records[0])  # its participant and session name the session
+    if fault is not None:
+        raise EventLogError(f"{data.path}: row 2: {fault}")
     first = data.records[0][_COL["event"]]
     if first != "session_start":
         raise EventLogError(

@@ -32,7 +32,7 @@ from tol_tasks import Hanoi, London
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.session_data import gc_paused
-from tol_tasks.session_data.eventlog import EventLogError, column_index
+from tol_tasks.session_data.eventlog import EventLogError, column_index, row_fault
 
 PEGS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
@@ -305,6 +305,33 @@ def _types(df: pd.DataFrame, columns) -> None:
 
 
 def _score_log(log: SessionLog, conv: Conventions, moves: list, trials: list) -> None:
+    """Score one log into ``moves`` and ``trials``.
+
+    A cell that does not hold what its column needs is an EventLogError naming
+    the file, the row, the column, the value and what was expected.
+    """
+    try:
+        _score_rows(log, conv, moves, trials)
+    except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError) as exc:
+        if isinstance(exc, EventLogError):
+            raise
+        raise _unscorable(log, exc) from None
+
+
+def _unscorable(log: SessionLog, exc: Exception) -> EventLogError:
+    """The error for a log whose cells stopped the scoring: the first bad cell, by row."""
+    for n, row in enumerate(log.records, start=2):
+        fault = row_fault(row)
+        if fault is not None:
+            return EventLogError(f"{log.path}: row {n}: {fault}")
+    return EventLogError(
+        f"{log.path}: cannot be scored ({type(exc).__name__}: {exc}), though every cell holds "
+        "its type. Suggested fix: check it with tol-score --verify, restore it from a backup, "
+        "or leave it out with --skip-bad."
+    )
+
+
+def _score_rows(log: SessionLog, conv: Conventions, moves: list, trials: list) -> None:
     t: _Trial | None = None
     participant, session = log.participant, log.session
     path = log.path

@@ -10,7 +10,7 @@ from pathlib import Path
 from analysis.read import find_logs, read_session
 from analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
-from tol_tasks.session_data.eventlog import column_index
+from tol_tasks.session_data.eventlog import check_cells, column_index
 
 _EVENT = column_index()["event"]
 
@@ -63,6 +63,7 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
         hashes[hashlib.sha256(path.read_bytes()).hexdigest()].append(path)
         try:
             log = read_session(path)
+            check_cells(log)  # every cell, not only those the scores use
             score_sessions([log])
         except TolTasksError as exc:
             report.problems.append(str(exc))

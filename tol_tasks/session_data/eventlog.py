@@ -16,6 +16,7 @@ import contextlib
 import csv
 import io
 import json
+import math
 import os
 from dataclasses import dataclass, field
 from functools import cache
@@ -48,6 +49,11 @@ def columns() -> tuple[str, ...]:
 
 
 @cache
+def events() -> frozenset[str]:
+    """The event names of this format (the codebook's ``events``)."""
+    return frozenset(codebook()["events"])
+
+
 def column_index() -> dict[str, int]:
     """Each column's position in a row (for code that reads rows as lists)."""
     return {name: i for i, name in enumerate(columns())}
@@ -148,6 +154,72 @@ class EventLog:
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _typed_columns() -> tuple[tuple[int, str, str], ...]:
+    """(index, name, type) of the columns whose cells must hold numbers."""
+    return tuple(
+        (i, c["name"], c["type"])
+        for i, c in enumerate(codebook()["columns"])
+        if c["type"] in ("integer", "float")
+    )
+
+
+_TYPED = _typed_columns()
+_EVENT_INDEX = column_index()["event"]
+_EVENTS = events()
+
+_EXPECTED = {
+    "integer": "a whole number of 0 or more, or an empty cell",
+    "float": "a number (seconds or pixels, as the codebook says), or an empty cell",
+}
+
+
+def row_fault(row: list[str]) -> str | None:
+    """What is wrong with one row's cells, or None: the first cell that does not hold
+    its codebook type, or an event the codebook does not know.
+
+    The text names the column, the bad value, what was expected and the fix.
+    """
+    for i, name, kind in _TYPED:
+        value = row[i]
+        if value == "":
+            continue
+        if kind == "integer":
+            ok = value.isdigit()
+        else:
+            try:
+                ok = math.isfinite(float(value))
+            except ValueError:
+                ok = False
+        if not ok:
+            return (
+                f"column {name!r} holds {value!r}; expected {_EXPECTED[kind]}. Suggested fix: "
+                "restore the file from a backup (event logs are never edited by hand), or "
+                "leave it out with --skip-bad."
+            )
+    event = row[_EVENT_INDEX]
+    if event not in _EVENTS:
+        return (
+            f"column 'event' holds {event!r}, which is not an event of format "
+            f"{EVENT_LOG_VERSION} ({', '.join(sorted(_EVENTS))}). Suggested fix: restore the "
+            "file from a backup, or leave it out with --skip-bad."
+        )
+    return None
+
+
+def check_cells(data: EventLogData) -> None:
+    """Check every cell of a log against the codebook's types.
+
+    Raises
+    ------
+    EventLogError
+        Naming the file, the row, the column, the bad value and what was expected.
+    """
+    for n, row in enumerate(data.records, start=2):
+        fault = row_fault(row)
+        if fault is not None:
+            raise EventLogError(f"{data.path}: row {n}: {fault}")
 
 
 def _cell(v: Any) -> str:
