@@ -237,3 +237,61 @@ WIDE_MEASURES = (
 )
 
 COLUMNS = {"moves": MOVES_COLUMNS, "trials": TRIALS_COLUMNS, "sessions": SESSIONS_COLUMNS}
+
+
+#: Full references of the sources named in SOURCES.
+REFERENCES = {
+    "Shallice 1982": "Shallice, T. (1982). Specific impairments of planning. Philosophical "
+    "Transactions of the Royal Society of London B, 298, 199-209.",
+    "Owen et al. 1990": "Owen, A. M., Downes, J. J., Sahakian, B. J., Polkey, C. E., & Robbins, "
+    "T. W. (1990). Planning and spatial working memory following frontal lobe lesions in man. "
+    "Neuropsychologia, 28, 1021-1034 (CANTAB Stockings of Cambridge).",
+    "Culbertson & Zillmer 1998": "Culbertson, W. C., & Zillmer, E. A. (1998). The Tower of "
+    "London-DX: A standardized approach to assessing executive functioning in children. "
+    "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
+    "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
+    "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
+    "(the solver's shortest-path distances); no published norm.",
+}
+
+#: Where each measure's definition comes from (a key of REFERENCES, with a note).
+SOURCES = {
+    "min_moves": "tol-tasks: exact shortest path, from the solver (never typed by hand)",
+    "moves": "Shallice 1982 (moves made); Delis et al. 2001 count rule violations too "
+    "(--violations-count)",
+    "excess_moves": "Culbertson & Zillmer 1998 (TOL-DX total move score: moves above the minimum)",
+    "solved": "Shallice 1982 (problem solved)",
+    "solved_in_min": "Shallice 1982; Owen et al. 1990 (problems solved in the minimum moves)",
+    "time_out": "Culbertson & Zillmer 1998 (TOL-DX time violation)",
+    "move_limit_reached": "Shallice 1982 (a problem is failed when its move limit is reached)",
+    "rule_violations": "Culbertson & Zillmer 1998 (TOL-DX rule violations); Delis et al. 2001",
+    "violations_larger_on_smaller": "Delis et al. 2001 (rule violation: a larger disk on a smaller)",
+    "violations_peg_full": "Culbertson & Zillmer 1998 (rule violation: too many balls on a peg)",
+    "planning_time": "Culbertson & Zillmer 1998 (TOL-DX initiation time); Delis et al. 2001 "
+    "(first-move time). Owen et al. 1990's initial thinking time also subtracts a yoked copy's "
+    "latency, which this measure does not",
+    "first_move_time": "Delis et al. 2001 (first-move time, to the first completed move)",
+    "execution_time": "Culbertson & Zillmer 1998 (TOL-DX execution time)",
+    "total_time": "Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
+    "time_per_move": "Delis et al. 2001 (D-KEFS time-per-move ratio)",
+    "move_accuracy_ratio": "Delis et al. 2001 (D-KEFS move accuracy ratio)",
+    "path_efficiency": "tol-tasks: the inverse of Delis et al. 2001's move accuracy ratio",
+    "problems_solved": "Shallice 1982 (problems solved)",
+    "problems_solved_in_min": "Owen et al. 1990 (problems solved in the minimum number of moves)",
+    "total_moves": "Culbertson & Zillmer 1998 (TOL-DX total move score counts moves)",
+    "total_excess_moves": "Culbertson & Zillmer 1998 (TOL-DX total move score)",
+    "total_rule_violations": "Culbertson & Zillmer 1998 (TOL-DX total rule violations)",
+    "total_time_violations": "Culbertson & Zillmer 1998 (TOL-DX total time violations)",
+    "total_planning_time": "Culbertson & Zillmer 1998 (TOL-DX total initiation time)",
+    "total_execution_time": "Culbertson & Zillmer 1998 (TOL-DX total execution time)",
+    "total_solving_time": "Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
+    "mean_planning_time": "Delis et al. 2001 (mean first-move time)",
+}
+for _name in ("optimal_move_proportion", "optimal_moves", "neutral_moves",
+              "counterproductive_moves", "first_move_optimal", "backtracks", "revisits",
+              "same_peg_drops", "mean_inter_move_time", "median_inter_move_time",
+              "violations_forbidden_pair", "distance_before", "distance_after", "optimal",
+              "counterproductive", "backtrack", "revisit"):  # fmt: skip
+    SOURCES.setdefault(_name, "tol-tasks")
+del _name

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.config import COLUMNS, SESSIONS_LEVEL_COLUMNS, WIDE_MEASURES
+from analysis.config import COLUMNS, REFERENCES, SESSIONS_LEVEL_COLUMNS, SOURCES, WIDE_MEASURES
 from analysis.score import Scores
 from tol_tasks import __version__
 
@@ -57,10 +57,17 @@ def codebook(scores: Scores) -> dict:
     tables = {}
     for table, cols in COLUMNS.items():
         tables[f"{table}.csv"] = [
-            {"name": n, "type": t, "unit": u, "description": d} for n, t, u, d in cols
+            {"name": n, "type": t, "unit": u, "description": d, "source": SOURCES.get(n, "")}
+            for n, t, u, d in cols
         ]
     tables["sessions.csv"] += [
-        {"name": f"{lvl}_{n}", "type": t, "unit": u, "description": f"{d} (k = {lvl[3:]})"}
+        {
+            "name": f"{lvl}_{n}",
+            "type": t,
+            "unit": u,
+            "description": f"{d} (k = {lvl[3:]})",
+            "source": SOURCES.get(n, ""),
+        }
         for lvl in levels
         for n, t, u, d in SESSIONS_LEVEL_COLUMNS
     ]
@@ -81,6 +88,7 @@ def codebook(scores: Scores) -> dict:
         },
         "missing_values": "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)",
         "tables": tables,
+        "references": REFERENCES,
     }
 
 
@@ -93,13 +101,18 @@ def codebook_markdown(book: dict) -> str:
         lines += [
             f"## {table}",
             "",
-            "| column | type | unit | definition |",
-            "| --- | --- | --- | --- |",
+            "| column | type | unit | definition | source |",
+            "| --- | --- | --- | --- | --- |",
         ]
         lines += [
-            f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} |" for c in cols
+            f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} "
+            f"| {c.get('source', '')} |"
+            for c in cols
         ]
         lines.append("")
+    lines += ["## References", ""]
+    lines += [f"- **{key}**: {text}" for key, text in book.get("references", {}).items()]
+    lines.append("")
     return "\n".join(lines)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import math
 import shutil
 from pathlib import Path
@@ -11,7 +12,7 @@ import pandas as pd
 import pytest
 
 from analysis.config import COLUMNS, Conventions
-from analysis.export import export, wide_table
+from analysis.export import codebook, codebook_markdown, export, wide_table
 from analysis.read import find_logs, read_session
 from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
@@ -291,3 +292,30 @@ def test_skip_bad_leaves_out_a_log_that_fails_replay_whole(tmp_path):
     assert "1 session(s), 2 trial(s), 6 move(s) scored; 1 file(s) skipped" in done.stdout
     trials = pd.read_csv(out / "trials.csv")
     assert set(trials["participant"]) == {"H01"}
+
+
+def test_every_measure_names_its_source(hand, tmp_path):
+    # Each measure an analyst reports cites the paper or tool whose definition it follows.
+    book = codebook(hand)
+    refs = book["references"]
+    identifiers = {"participant", "session", "block", "practice", "trial", "attempt",
+                   "problem_id", "task", "size", "pegs", "puzzle", "start", "goal", "complete",
+                   "frames", "dropped_frames", "frame_work_median_ms", "frame_work_p99_ms",
+                   "frame_work_max_ms", "protocol", "status", "problems", "attempts",
+                   "placements"}  # fmt: skip
+    for table in ("trials.csv", "sessions.csv"):
+        for col in book["tables"][table]:
+            if re.sub(r"^min\d+_", "", col["name"]) in identifiers:
+                continue
+            source = col["source"]
+            assert source, (table, col["name"])
+            assert any(key in source for key in refs), (table, col["name"], source)
+    cols = {c["name"]: c["source"] for c in book["tables"]["trials.csv"]}
+    assert "D-KEFS time-per-move ratio" in cols["time_per_move"]
+    assert "Shallice 1982" in cols["solved"]
+    sessions = {c["name"]: c["source"] for c in book["tables"]["sessions.csv"]}
+    assert "Owen et al. 1990" in sessions["problems_solved_in_min"]
+    md = codebook_markdown(book)
+    assert "| column | type | unit | definition | source |" in md
+    assert "## References" in md
+    assert "Neuropsychologia, 28, 1021-1034" in md
