@@ -115,12 +115,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         scores = score_sessions(logs(), conv, on_error=skip)
     except TolTasksError as exc:
-        fix = (
-            ""
-            if "Suggested fix" in str(exc)
-            else ("\nSuggested fix: repair or remove the file, or pass --skip-bad.")
-        )
-        print(f"\ntol-score: {exc}{fix}", file=sys.stderr)
+        text = str(exc)
+        if "--skip-bad" in text:
+            fix = ""
+        elif "Suggested fix" in text:
+            fix = "\nOr pass --skip-bad to leave the file out and score the others."
+        else:
+            fix = "\nSuggested fix: repair or remove the file, or pass --skip-bad."
+        print(f"\ntol-score: {text}{fix}", file=sys.stderr)
         return 2
     if show:
         print(file=sys.stderr)
