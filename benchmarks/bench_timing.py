@@ -1,4 +1,4 @@
-"""Input timestamp precision: tol-tasks' on-arrival stamps against PsychoPy's polled mouse.
+"""Input timestamp precision: the X Input 2 listener, PsychoPy's iohub and the polled mouse.
 
 Run with (starts its own Xvfb display)::
 
@@ -7,15 +7,17 @@ Run with (starts its own Xvfb display)::
 A window process shows the real task screen (the demo's first problem) and
 runs a frame loop paced at 60 Hz (Xvfb has no vsync, so the frame rate of a
 real display is simulated by sleeping to the next 1/60 s boundary). In that
-loop it keeps, side by side, tol-tasks' X Input 2 listener (stamps on arrival)
-and PsychoPy's plain ``event.Mouse``, polled once per frame (a press is stamped
-when a poll first sees the button down). A separate injector process sends a
+loop it keeps, side by side, the three ways tol-tasks can stamp a press:
+its X Input 2 listener process (on arrival, Linux/X11), PsychoPy's ioHub
+server process (on arrival, every platform) and PsychoPy's plain
+``event.Mouse``, polled once per frame (a press is stamped when a poll first
+sees the button down), all reading the same clicks. A separate injector process sends a
 few hundred clicks with X test events at random intervals, noting the time
 of each press on the same clock (PsychoPy's ``getTime``, a system-wide clock). For each method the benchmark reports the
 median, 95th and 99th percentiles and maximum of (recorded - injected) and the
 clicks lost. It also reports the time from the ``tol-run`` command to the
-first problem on screen. The machine is shared: compare the two methods of one
-run, not runs.
+first problem on screen. The machine is shared: compare the methods of one run,
+not runs.
 """
 
 from __future__ import annotations
@@ -35,12 +37,12 @@ from pathlib import Path
 FRAME = 1 / 60
 
 
-def window_process(seconds: float, ready_file: str) -> None:
+def window_process(seconds: float, ready_file: str, methods: list[str]) -> None:
     from psychopy import core, event, visual
     from psychopy.clock import getTime
 
     from tol_tasks.protocol_format.load import load_protocol
-    from tol_tasks.runner.arrival import open_arrival_input
+    from tol_tasks.runner.arrival import _start_iohub, _start_xlistener
     from tol_tasks.runner.screen import TaskScreen
 
     lp = load_protocol("demo")
@@ -51,11 +53,17 @@ def window_process(seconds: float, ready_file: str) -> None:
     board = screen.board("board", spec.puzzle, areas)
     board.show(spec.start)
     clock = core.Clock()
-    arrival, reason = open_arrival_input(win, screen, clock, ["escape"])
-    if reason:
-        raise SystemExit(f"no on-arrival input: {reason}")
+    sources = {}
+    for name, start in (("xinput2", _start_xlistener), ("iohub", _start_iohub)):
+        if name not in methods:
+            continue
+        source, reason = start(win, ["escape"])
+        if source is None:
+            raise SystemExit(f"no {name} input: {reason}")
+        sources[name] = source
     mouse = event.Mouse(win=win)
-    polled, arrived, down = [], [], False
+    polled, down = [], False
+    arrived = {name: [] for name in sources}
     pos = win.winHandle.get_location()
     Path(ready_file).write_text(json.dumps({"x": pos[0] + 512, "y": pos[1] + 300}))
     end = time.monotonic() + seconds
@@ -68,12 +76,14 @@ def window_process(seconds: float, ready_file: str) -> None:
         if pressed and not down:
             polled.append(getTime())
         down = bool(pressed)
-        arrived += [e.t + zero for e in arrival.poll() if e.kind == "press"]
+        for name, source in sources.items():
+            arrived[name] += [e.t + zero for e in source.read(clock) if e.kind == "press"]
         next_frame += FRAME
         time.sleep(max(0.0, next_frame - time.monotonic()))
-    arrival.close()
+    for source in sources.values():
+        source.close()
     win.close()
-    print(json.dumps({"polled": polled, "arrival": arrived}))
+    print(json.dumps({"polled": polled, **arrived}))
 
 
 def injector(n: int, x: int, y: int, seed: int) -> None:
@@ -153,11 +163,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clicks", type=int, default=300)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--methods", default="xinput2,iohub",
+                    help="on-arrival sources to run beside the polled mouse (xinput2,iohub); "
+                    "each one more process on the machine's cores")  # fmt: skip
     ap.add_argument("--window", nargs=2, help=argparse.SUPPRESS)
     ap.add_argument("--inject", nargs=3, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.window:
-        window_process(float(args.window[0]), args.window[1])
+        window_process(float(args.window[0]), args.window[1], args.methods.split(","))
         return
     if args.inject:
         injector(*args.inject, seed=args.seed)
@@ -169,7 +182,8 @@ def main() -> None:
         with tempfile.TemporaryDirectory() as tmp:
             ready = Path(tmp) / "ready.json"
             seconds = args.clicks * 0.11 + 8
-            win = subprocess.Popen([sys.executable, __file__, "--window", str(seconds), str(ready)],
+            win = subprocess.Popen([sys.executable, __file__, "--window", str(seconds), str(ready),
+                                    "--methods", args.methods],
                                    env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
             while not ready.exists():
                 time.sleep(0.05)
@@ -185,15 +199,20 @@ def main() -> None:
         xvfb.terminate()
     print(f"{len(injected)} clicks injected at random intervals (30-90 ms apart); lags in ms\n")
     res = {}
-    for name in ("arrival", "polled"):
+    labels = {
+        "xinput2": "X Input 2 listener (on arrival)",
+        "iohub": "PsychoPy ioHub (on arrival)",
+        "polled": "PsychoPy event.Mouse, 60 Hz poll",
+    }
+    for name, label in labels.items():
+        if name not in recorded:
+            continue
         lags, lost = _match(injected, recorded[name])
         res[name] = statistics.median(lags)
-        label = {
-            "arrival": "tol-tasks (X Input 2, on arrival)",
-            "polled": "PsychoPy event.Mouse, 60 Hz poll",
-        }[name]
-        print(f"{label:<36} {_stats(lags)}  lost {lost}")
-    print(f"\nmedian ratio (polled / tol-tasks): {res['polled'] / res['arrival']:.0f}x")
+        print(f"{label:<34} {_stats(lags)}  lost {lost}")
+    for name in ("xinput2", "iohub"):
+        if name in res:
+            print(f"median ratio, polled / {labels[name]}: {res['polled'] / res[name]:.0f}x")
     print(f"time from the tol-run command to the first problem on screen: {startup:.2f} s")
 
 

@@ -172,8 +172,9 @@ def _run_parser() -> argparse.ArgumentParser:
     ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     ap.add_argument("--language", help="instruction language, e.g. fr")
     ap.add_argument("--bids-names", action="store_true", help="BIDS-style file names")
-    ap.add_argument("--input-timing", choices=("auto", "polled"), default="auto",
-                    help="auto: stamp input on arrival where possible (X11); polled: once per frame")  # fmt: skip
+    ap.add_argument("--input-timing", choices=("auto", "xinput2", "iohub", "polled"), default="auto",
+                    help="auto: stamp input on arrival (the X Input 2 listener on Linux/X11, else "
+                    "PsychoPy's iohub); xinput2 or iohub: that source; polled: once per frame")  # fmt: skip
     ap.add_argument("--simulate", action="store_true", help="a simulated participant plays")
     ap.add_argument("--seed", type=int, help="with --simulate: its random seed")
     ap.add_argument("--speed", type=float, default=1.0, help="with --simulate: times faster (1)")

@@ -34,7 +34,8 @@ from psychopy.clock import getTime
 
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
-from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec, parse_state
+from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION, EventLog, EventLogWriteError
 from tol_tasks.session_data.resume import ResumePlan
 from tol_tasks.session_data.sidecar import SIDECAR_VERSION, write_sidecar
@@ -50,6 +51,9 @@ from .screen import UNITS, TaskScreen
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
 GOAL_SCALE = 0.5
+
+#: How presses can be stamped (``input_timing``): see :mod:`tol_tasks.runner.arrival`.
+INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
 
 #: Columns the engine adds to an ExperimentHandler, one row per problem attempt
 #: (each prefixed with the task's ``name`` and a dot, as Builder components do).
@@ -154,6 +158,11 @@ class TowerTask:
                  _prepared: Prepared | None = None):  # fmt: skip
         _check_window(win)
         _check_experiment(experiment)
+        if input_timing not in INPUT_TIMINGS:
+            raise TaskSetupError(
+                f"input_timing={input_timing!r} is not a timing method. Suggested fix: use one "
+                f"of {', '.join(INPUT_TIMINGS)}."
+            )
         if clock is not None and not callable(getattr(clock, "getTime", None)):
             raise TaskSetupError(
                 f"clock={clock!r} has no getTime(). Suggested fix: pass a psychopy.core.Clock "
@@ -260,6 +269,7 @@ class TowerTask:
         self.meta["blocks"][-1]["order"].append(spec.id)
         write_sidecar(self.json_path, self.meta)
         show = self.model.feedback != "none" if feedback is None else feedback
+        self._claim_window()
         try:
             self._trial(spec, block, 1, feedback=show)
         except AbortSession as ab:
@@ -267,6 +277,9 @@ class TowerTask:
             # outcome if the quit key came during its feedback); the session ends.
             self._write("abort", time=ab.t, input="key")
             self._finish("aborted")
+        finally:
+            # Between problems the window is the caller's again (its own background).
+            self._restore_window()
         return self.results[-1]
 
     def problem(self, start, goal, *, problem_id: str | None = None,
@@ -282,42 +295,29 @@ class TowerTask:
         """
         puzzle = self.model.task.puzzle(disks)
         where = f"problem {problem_id!r}" if problem_id else "run_problem"
-        states = []
-        for field, value in (("start", start), ("goal", goal)):
-            try:
-                states.append(parse_state(puzzle, value))
-            except TolTasksError as exc:
-                raise TaskSetupError(f"{where}: {field}={value!r}: {exc}") from None
-        s, g = states
-        if s == g:
-            raise TaskSetupError(
-                f"{where}: goal={goal!r} is the start itself. Suggested fix: give a goal that "
-                "differs from the start."
-            )
         try:
-            min_moves = puzzle.distance(s, g)
-        except TolTasksError as exc:
-            raise TaskSetupError(f"{where}: {exc}") from None
-        for field, value in (("time_limit", time_limit), ("move_limit", move_limit)):
-            if value is not None and (isinstance(value, bool) or not value > 0):
-                raise TaskSetupError(
-                    f"{where}: {field}={value!r} is not a positive number. Suggested fix: give "
-                    "a positive number, or None for no limit."
-                )
-        if move_limit is not None and move_limit < min_moves:
-            raise TaskSetupError(
-                f"{where}: move_limit={move_limit} is below the {min_moves} moves the problem "
-                f"needs. Suggested fix: allow at least {min_moves} moves."
-            )
+            s, g, min_moves = check_problem(puzzle, start, goal, time_limit=time_limit,
+                                            move_limit=move_limit, where=where)  # fmt: skip
+        except ProblemError as exc:
+            raise TaskSetupError(str(exc)) from None
         pid = problem_id or f"p{len(self.results) + 1:02d}"
         return ProblemSpec(id=str(pid), block=block, puzzle=puzzle, start=s, goal=g,
                            min_moves=min_moves, time_limit=time_limit,
                            move_limit=int(move_limit) if move_limit is not None else None)  # fmt: skip
 
-    def close(self) -> None:
-        """End the session (if it has not ended), save the sidecar; the window stays open."""
+    def close(self, status: str = "completed") -> None:
+        """End the session (if it has not ended), save the sidecar; the window stays open.
+
+        ``status``: ``completed``, or ``aborted`` when the caller's experiment
+        was ended early (e.g. Escape in another part of a Builder experiment).
+        """
+        if status not in ("completed", "aborted"):
+            raise TaskSetupError(
+                f"status={status!r} is not how a session can end. Suggested fix: use "
+                "'completed' or 'aborted'."
+            )
         if self._opened and self.status is None:
-            end_error = self._finish("completed")
+            end_error = self._finish(status)
             if end_error is not None:
                 raise end_error
         elif self._opened:
@@ -417,6 +417,7 @@ class TowerTask:
             if hasattr(self.input, "close"):
                 self.input.close()
         self.meta["frames"].update(frame_summary(self.frame_stats, self._work))
+        self.meta["timing"]["unmatched_presses"] = getattr(self.input, "unmatched_presses", 0)
         if status != "crashed":
             try:
                 self._write("session_end", reason=status)
@@ -436,6 +437,11 @@ class TowerTask:
             self._restore_window()
         return error
 
+    def _claim_window(self) -> None:
+        """The protocol's background while the task draws."""
+        self.win.colorSpace = "rgb"
+        self.win.color = self.model.display.background
+
     def _restore_window(self) -> None:
         with contextlib.suppress(Exception):
             if self._old_color is not None and not getattr(self.win, "_closed", False):
@@ -444,18 +450,32 @@ class TowerTask:
 
     def _real_input(self, keys):
         """On-arrival input where possible, else polled input with a warning and a reason."""
-        if self.cfg.input_timing == "polled":
+        method = self.cfg.input_timing
+        if method == "polled":
             reason = "polled timing requested (--input-timing polled)"
             inp = PolledInput(self.win, self.screen, self.clock, keys)
         else:
-            inp, reason = open_arrival_input(self.win, self.screen, self.clock, keys)
+            inp, reason = open_arrival_input(self.win, self.screen, self.clock, keys, method)
         if reason:
             print(
                 f"tol-tasks: warning: input is polled once per frame, so presses are stamped up "
                 f"to a frame late: {reason}.",
                 file=sys.stderr,
             )
+        if hasattr(inp, "on_lost"):
+            inp.on_lost = self._input_lost
         return inp, reason
+
+    def _input_lost(self, t: float, reason: str) -> None:
+        """The on-arrival source died: say so in the log and the sidecar; go on polled."""
+        self._write("input_lost", time=t, stamp="clock",
+                    detail=f"reason={reason};method={self.input.method};now=polled")  # fmt: skip
+        self.meta["timing"]["input_lost"] = {
+            "time": t, "reason": reason, "method_before": self.input.method, "method_after": "polled",
+        }  # fmt: skip
+        write_sidecar(self.json_path, self.meta)
+        print(f"tol-tasks: warning: on-arrival input lost at {t:.3f} s ({reason}); the session "
+              "goes on with the window's own events, stamped polled.", file=sys.stderr)  # fmt: skip
 
     # ------------------------------------------------------------ metadata
     def _measure_refresh(self) -> float | None:
@@ -507,8 +527,14 @@ class TowerTask:
                 "clock_zero_monotonic": self.clock_zero_monotonic,
                 "input_method": self.input.method,
                 "input_fallback_reason": self.fallback_reason,
+                "input_reconciled": "every press the window receives is handled; one that the "
+                                    "on-arrival source also reported keeps its arrival stamp, "
+                                    "one it did not is stamped polled and counted in "
+                                    "unmatched_presses",
+                "unmatched_presses": 0,
+                "input_lost": None,
                 "expected_resolution_s": (
-                    0.001 if self.input.method == "xinput2-raw"
+                    0.001 if self.input.method in ("xinput2-raw", "iohub")
                     else (1 / self.refresh) if self.refresh and self.refresh <= 300 else None
                 ),
                 "trial_onset": "callOnFlip of the first frame showing the problem",

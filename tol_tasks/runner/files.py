@@ -22,7 +22,7 @@ class RunConfig:
     speed: float = 1.0
     bids_names: bool = False
     fsync: bool = True
-    input_timing: str = "auto"  # "auto": on-arrival where possible; "polled"
+    input_timing: str = "auto"  # "auto" (xinput2, else iohub), "xinput2", "iohub", "polled"
     resume: Path | None = None  # the event log of an interrupted session to continue
     force: bool = False  # resume even if the protocol file changed
     extra_fields: dict = field(default_factory=dict)

@@ -9,28 +9,13 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
 
 from psychopy import event
+from psychopy.tools.monitorunittools import convertToPix
 
 from tol_tasks.errors import IllegalMoveError
 
-
-@dataclass
-class InputEvent:
-    """A press, release or key, with its time on the session clock.
-
-    ``x``, ``y`` are window pixels from the top-left; ``source`` is mouse, key
-    or simulated; ``stamp`` says how the time was taken.
-    """
-
-    kind: str  # "press", "release", "key"
-    t: float
-    x: float | None = None
-    y: float | None = None
-    key: str | None = None
-    source: str = "mouse"
-    stamp: str = "polled"
+from .events import InputEvent
 
 
 class PolledInput:
@@ -60,8 +45,7 @@ class PolledInput:
         # getPressed(getTime=True) keeps the dispatch time of a press even when the
         # button is already up again (a click shorter than a frame, a touch tap).
         buttons, times = self.mouse.getPressed(getTime=True)
-        x, y = self.mouse.getPos()
-        px, py = self.screen.to_pixels(float(x), float(y))
+        px, py = self._pointer_pixels()
         if times[0] > 0:
             out.append(InputEvent("press", self._reset_at + times[0], px, py))
             self._down = True
@@ -72,9 +56,19 @@ class PolledInput:
             self._down = False
         return out
 
+    def _pointer_pixels(self) -> tuple[float, float]:
+        """The pointer in window pixels from the top-left, whatever the window's units."""
+        x, y = self.pointer()
+        return self.screen.to_pixels(x, y)
+
     def pointer(self) -> tuple[float, float]:
-        x, y = self.mouse.getPos()
-        return float(x), float(y)
+        """The pointer in height units (the task's), whatever the window's units."""
+        x, y = (float(v) for v in self.mouse.getPos())
+        units = self.mouse.win.units
+        if units == "height":
+            return x, y
+        cx, cy = convertToPix([0.0, 0.0], [x, y], units, self.mouse.win)
+        return float(cx) / self.screen.H, float(cy) / self.screen.H
 
     # The simulated participant reacts to these; a person needs no notice.
     def on_page(self, now: float) -> None:

@@ -7,7 +7,13 @@ writes one line per event to standard output::
 
     P <time> <x> <y>      left button pressed at window pixel x, y
     R <time> <x> <y>      left button released
+    T <time> <x> <y>      a touch began (X Input 2.2 raw touch; the pointer's position)
+    U <time> <x> <y>      a touch ended
     K <time> <key>        a key (X keysym name, lower case)
+
+Raw touch events are selected where the server offers X Input 2.2: a client
+that selects only raw button events never hears of a touch, while the window
+still gets an emulated click.
 
 It runs in its own process so that the drawing loop never delays it (a thread
 would wait for the interpreter lock). X and Y are the window's position on the
@@ -21,6 +27,9 @@ import struct
 import sys
 
 LEFT_BUTTON = 1
+
+#: X Input 2.2 raw touch event types (XI2.h; python-xlib does not name them).
+RAW_TOUCH_BEGIN, RAW_TOUCH_END = 22, 24
 
 
 def _detail(data) -> int:
@@ -41,16 +50,21 @@ def main(argv: list[str]) -> int:
     if not d.has_extension("XInputExtension"):
         print("E the X server has no XInput extension", flush=True)
         return 1
-    v = d.xinput_query_version()
-    if (v.major_version, v.minor_version) < (2, 0):
+    # Announce 2.2, the first version with touch; the server answers with what it has.
+    v = xinput.XIQueryVersion(display=d.display, opcode=d.display.get_extension_major(xinput.extname),
+                              major_version=2, minor_version=2)  # fmt: skip
+    version = (v.major_version, v.minor_version)
+    if version < (2, 0):
         print(f"E XInput {v.major_version}.{v.minor_version} is older than 2.0", flush=True)
         return 1
     root = d.screen().root
     mask = xinput.RawButtonPressMask | xinput.RawButtonReleaseMask | xinput.RawKeyPressMask
+    if version >= (2, 2):
+        mask |= (1 << RAW_TOUCH_BEGIN) | (1 << RAW_TOUCH_END)
     root.xinput_select_events([(xinput.AllMasterDevices, mask)])
     d.sync()
     out = sys.stdout
-    out.write("ready\n")
+    out.write(f"ready {version[0]}.{version[1]}\n")
     out.flush()
     names: dict[int, str] = {}
     # X keysym names, as PsychoPy names keys once lower-cased: escape, space, a, 1, f1.
@@ -70,6 +84,10 @@ def main(argv: list[str]) -> int:
                 continue
             p = root.query_pointer()
             tag = "P" if kind == xinput.RawButtonPress else "R"
+            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
+        elif kind in (RAW_TOUCH_BEGIN, RAW_TOUCH_END):
+            p = root.query_pointer()
+            tag = "T" if kind == RAW_TOUCH_BEGIN else "U"
             out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
         elif kind == xinput.RawKeyPress:
             code = _detail(ev.data)
