@@ -70,6 +70,9 @@ class SessionLog:
 def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:
     """Event log files among ``inputs`` (files, or folders searched recursively).
 
+    In folders, PsychoPy's own data files (a Builder experiment's ``.csv`` beside
+    its ``.psydat``) are left out, so a Builder data folder scores as it is.
+
     Raises
     ------
     FileNotFoundError
@@ -85,6 +88,8 @@ def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Pat
                     continue
                 if skip is not None and skip in f.resolve().parents:
                     continue
+                if _psychopy_data_file(f):
+                    continue
                 found.append(f)
         elif p.is_file():
             found.append(p)
@@ -94,6 +99,21 @@ def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Pat
                 "written by tol-run, or folders holding them."
             )
     return list(dict.fromkeys(found))
+
+
+def _psychopy_data_file(path: Path) -> bool:
+    """PsychoPy's own trial file beside a Builder experiment's event logs (not ours).
+
+    Builder saves ``<name>.csv`` with ``<name>.psydat`` (and ``<name>.log``); an
+    event log never has a ``.psydat`` twin and its header starts with ``row,``.
+    """
+    if not path.with_suffix(".psydat").exists():
+        return False
+    try:
+        with path.open(encoding="utf-8-sig", errors="replace") as f:
+            return not f.readline().startswith("row,")
+    except OSError:
+        return False
 
 
 def read_session(path: str | Path) -> SessionLog:

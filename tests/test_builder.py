@@ -1,0 +1,329 @@
+"""The Tower component in PsychoPy Builder: found as a plugin, compiled by PsychoPy's own
+compiler, run under Xvfb (simulated and with real clicks), bad settings, the online target.
+
+Every experiment here is compiled the way Builder compiles it: PsychoPy activates its
+plugins at start (Builder's app does; so does the script it writes), then
+``psychopy.scripts.psyexpCompile.compileScript`` turns the ``.psyexp`` into a script.
+"""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.reference import bfs, london_graph, optimal_first_moves
+from tests.runner_tools import tol_score, xdotool
+from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.sidecar import read_sidecar
+
+EXAMPLE = Path(__file__).parent.parent / "docs" / "builder"
+PROBLEMS = [("GR|B|", "|RB|G"), ("GR|B|", "G|R|B"), ("GR|B|", "B|GR|")]  # conditions.csv
+
+# Loads an experiment with PsychoPy's API (plugins active, as in Builder), changes some
+# Tower parameters, saves it and compiles it with PsychoPy's compiler.
+_EDIT_AND_COMPILE = """
+import sys
+from psychopy import plugins
+plugins.activatePlugins()
+from psychopy import experiment
+from psychopy.scripts.psyexpCompile import compileScript
+src, dst, out = sys.argv[1:4]
+exp = experiment.Experiment()
+exp.loadFromXML(src)
+for pair in sys.argv[4:]:
+    key, value = pair.split("=", 1)
+    exp.routines["problem"].getComponentFromName("tower").params[key].val = eval(value)
+exp.saveToXML(dst)
+compileScript(dst, None, out)
+"""
+
+
+def _compile(folder: Path, target: str = "py", **params) -> subprocess.CompletedProcess:
+    """Copy the example into ``folder``, set Tower ``params``, compile it to ``target``."""
+    for name in ("tower_example.psyexp", "conditions.csv"):
+        if not (folder / name).exists():
+            shutil.copy(EXAMPLE / name, folder / name)
+    edits = [f"{k}={v!r}" for k, v in params.items()]
+    return subprocess.run(
+        [sys.executable, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
+         str(folder / f"tower_example.{target}"), *edits],
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def _start(folder: Path, env: dict) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "tower_example.py"], cwd=folder, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+
+
+def _press_space_when_shown(folder: Path, proc, env: dict, timeout: float = 150) -> None:
+    """The welcome Routine waits for space: press it (a real X key event) once it is shown.
+
+    Pressed once the experiment's window is mapped, and again every few seconds
+    until the Tower Routine has begun (its event log appears): on a loaded machine
+    the Routine may start a little after the window.
+    """
+
+    def window_shown() -> bool:
+        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "."], env=env,
+                               capture_output=True, text=True, check=False)  # fmt: skip
+        return bool(found.stdout.strip())
+
+    _wait_for(window_shown, proc, "the experiment's window", timeout)
+    end = time.monotonic() + 90
+    while not _tower_logs(folder) and time.monotonic() < end:
+        time.sleep(2)
+        # X sends keys to the window under the pointer (no window manager): the screen's
+        # centre is inside PsychoPy's centred window.
+        xdotool("mousemove", "640", "512", env=env)
+        time.sleep(0.3)
+        xdotool("key", "space", env=env)
+        time.sleep(1)
+
+
+def _wait_for(predicate, proc, what: str, timeout: float = 120) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return
+        if proc.poll() is not None:
+            raise AssertionError(f"the experiment ended before {what}:\n{proc.communicate()}")
+        time.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def _builder_csv(folder: Path) -> pd.DataFrame:
+    (path,) = list((folder / "data").glob("*_tower_example_*.csv"))
+    return pd.read_csv(path)
+
+
+def _tower_logs(folder: Path) -> list[Path]:
+    return sorted((folder / "data").glob("*_tower_example-tower_*.csv"))
+
+
+# ------------------------------------------------------------------ discovery
+_DISCOVER = """
+from psychopy import plugins
+plugins.activatePlugins()
+from psychopy.experiment.components import getAllComponents, getAllCategories
+comps = getAllComponents()
+cls = comps["TowerComponent"]
+from psychopy import experiment
+exp = experiment.Experiment()
+c = cls(exp, "trial")
+print(cls.__module__, sorted(cls.categories), cls.targets)
+print("Responses" in getAllCategories())
+for key in c.order[c.order.index("mode"):]:
+    p = c.params[key]
+    print(key, p.categ, bool(str(p.hint)), bool(str(p.label)))
+print(c.iconFile.exists())
+"""
+
+
+def test_psychopy_finds_the_component_through_its_entry_point():
+    done = subprocess.run([sys.executable, "-c", _DISCOVER], capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == (
+        "tol_tasks.builder.component ['Custom', 'Responses'] ['PsychoPy', 'PsychoJS']"
+    )
+    assert lines[1] == "True"
+    params = [line.split() for line in lines[2:-1]]
+    assert [p[0] for p in params] == [
+        "mode", "protocol", "task", "size", "start", "goal", "timeLimit", "moveLimit",
+        "inputMode", "showGoal", "moveCounter", "feedback", "simulate", "simSpeed",
+        "inputTiming",
+    ]  # fmt: skip
+    assert all(p[2:] == ["True", "True"] for p in params), params  # every one has hint, label
+    assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing"}
+    assert lines[-1] == "True"  # the icon ships with the package
+
+
+# --------------------------------------------------------------- compile & run
+def test_the_example_compiles_to_code_a_person_can_read(tmp_path):
+    done = _compile(tmp_path)
+    assert done.returncode == 0, done.stderr
+    script = (tmp_path / "tower_example.py").read_text(encoding="utf-8-sig")
+    assert "tower = tol_builder.check_or_exit(tol_builder.TowerSettings(" in script
+    assert "    conditions=[('conditions.csv', None)],\n" in script
+    # the problem runs on Builder's window, data handler and clock, then ends the Routine
+    assert "tower.run_problem(\n" in script
+    assert "win, thisExp, expInfo, globalClock,\n" in script
+    assert "start=start, goal=goal, time_limit=time_limit, move_limit=None," in script
+    assert "thisExp.status = FINISHED" in script
+    assert "tower.close()" in script
+    compile(script, "tower_example.py", "exec")  # valid Python
+    # the check comes before the window: it is written before setupWindow is called
+    assert script.index("tol_builder.check_or_exit") < script.index("win = setupWindow(")
+
+
+@pytest.mark.slow
+def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
+    done = _compile(tmp_path, simulate=True, simSpeed=20.0)
+    assert done.returncode == 0, done.stderr
+    proc = _start(tmp_path, xdisplay)
+    try:
+        _press_space_when_shown(tmp_path, proc, xdisplay)
+        _out, err = proc.communicate(timeout=180)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    table = _builder_csv(tmp_path)
+    rows = table[table["tower.problem_id"].notna()]
+    assert len(rows) == 3  # one row per conditions row, written by Builder's loop
+    assert list(zip(rows["start"], rows["goal"], strict=True)) == PROBLEMS
+    assert list(rows["tower.start"]) == [s for s, _ in PROBLEMS]
+    assert rows["tower.solved"].astype(bool).all()
+    graph = london_graph()
+    expected = [bfs(graph, g)[0][s] for s, g in PROBLEMS]  # independent BFS
+    assert list(rows["tower.min_moves"]) == expected
+    assert (rows["tower.moves"] >= rows["tower.min_moves"]).all()
+    # the event log and sidecar sit beside Builder's data file and tol-score reads them
+    (log,) = _tower_logs(tmp_path)
+    meta = read_sidecar(log.with_suffix(".json"))
+    assert meta["window"]["owner"] == "caller"
+    assert meta["status"] == "completed"
+    events = read_event_log(log).rows
+    assert [r["event"] for r in events].count("trial_end") == 3
+    assert events[-1]["event"] == "session_end"
+    scored = tol_score(str(tmp_path / "data"), "--output", str(tmp_path / "scored"))
+    assert scored.returncode == 0, scored.stderr
+    trials = pd.read_csv(tmp_path / "scored" / "trials.csv")
+    assert list(trials["min_moves"]) == expected
+    assert list(trials["moves"]) == list(rows["tower.moves"])
+
+
+@pytest.mark.slow
+def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
+    # One problem; the participant (xdotool) solves it along a shortest path found by BFS.
+    (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,60\n")
+    done = _compile(tmp_path)
+    assert done.returncode == 0, done.stderr
+    proc = _start(tmp_path, xdisplay)
+    try:
+        _press_space_when_shown(tmp_path, proc, xdisplay)
+        _wait_for(lambda: bool(_tower_logs(tmp_path)) and any(
+            r["event"] == "trial_onset" for r in read_event_log(_tower_logs(tmp_path)[0]).rows),
+            proc, "the problem's onset")  # fmt: skip
+        time.sleep(0.5)
+        meta = read_sidecar(_tower_logs(tmp_path)[0].with_suffix(".json"))
+        graph = london_graph()
+        dist, _ = bfs(graph, "|RB|G")
+        state, pegs = "GR|B|", "ABC"
+        while state != "|RB|G":
+            i, j = optimal_first_moves(graph, dist, state)[0]
+            for peg in (pegs[i], pegs[j]):
+                _click(peg, meta, xdisplay)
+            state = next(v for _, a, b, v in graph[state] if (a, b) == (i, j))
+        _out, err = proc.communicate(timeout=90)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    rows = _builder_csv(tmp_path)
+    row = rows[rows["tower.problem_id"].notna()].iloc[0]
+    assert bool(row["tower.solved"])
+    assert row["tower.moves"] == row["tower.min_moves"] == dist["GR|B|"]
+    events = read_event_log(_tower_logs(tmp_path)[0]).rows
+    stamps = {r["stamp"] for r in events if r["event"] in ("pick_up", "place")}
+    assert stamps == {"arrival"}  # real clicks, stamped on arrival
+
+
+def _click(peg: str, meta: dict, env: dict) -> None:
+    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
+    wx, wy = meta["window"]["position"]
+    xdotool("mousemove", str(int(wx + rect["left"] + rect["width"] / 2)),
+            str(int(wy + rect["top"] + rect["height"] * 0.6)), env=env)  # fmt: skip
+    time.sleep(0.15)
+    xdotool("click", "1", env=env)
+    time.sleep(0.25)
+
+
+# ---------------------------------------------------------------- bad settings
+@pytest.mark.parametrize(
+    ("rows", "params", "expected"),
+    [
+        ("GR|B|,|RB|G,60\nGR|B|,|RB|G,60\nGR|X|,|RB|G,60\n", {},
+         ['Tower component "tower", parameter "start" (row 4 of conditions.csv): ',
+          "start='GR|X|'", "ball 'X' on peg B", "write each peg's balls bottom to top"]),
+        ("GR|B|,GR|B|,60\n", {},
+         ['parameter "goal" (row 2 of conditions.csv)', "is the start itself",
+          "Suggested fix: give a goal that differs from the start."]),
+        ("GR|B|,|RB|G,-5\n", {},
+         ['parameter "time limit" (row 2 of conditions.csv): -5', "above 0"]),
+        ("GR|B|,|RB|G,60\n", {"mode": "protocol", "protocol": "no-such-battery"},
+         ['Tower component "tower", parameter "protocol": ',
+          "no-such-battery: no such file, and no bundled protocol has that name",
+          "london-shallice"]),
+        ("GR|B|,|RB|G,60\n", {"goal": "$target"},
+         ['parameter "goal": \'$target\' names a column that no loop around this Routine',
+          "add a column 'target'"]),
+    ],
+)  # fmt: skip
+def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows, params,
+                                                        expected):  # fmt: skip
+    shutil.copy(EXAMPLE / "tower_example.psyexp", tmp_path)
+    (tmp_path / "conditions.csv").write_text("start,goal,time_limit\n" + rows)
+    done = _compile(tmp_path, **params)
+    assert done.returncode == 0, done.stderr
+    run = subprocess.run([sys.executable, "tower_example.py"], cwd=tmp_path, env=xdisplay,
+                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert run.returncode == 2, run.stderr
+    assert run.stderr.startswith("tol-tasks: error: "), run.stderr
+    for text in expected:
+        assert text in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr
+    # Builder's script makes its data folder and log (setupData, setupLogging) before it opens
+    # the window (setupWindow): no data folder means it stopped before any window.
+    assert not (tmp_path / "data").exists()
+
+
+# ------------------------------------------------------------------- online
+def test_compiling_for_psychojs_stops_with_a_message(tmp_path):
+    done = _compile(tmp_path, target="js")
+    assert done.returncode != 0
+    assert 'The Tower component "tower" (tol-tasks) runs only in PsychoPy (Python)' in done.stderr
+    assert "Suggested fix: run the experiment locally" in done.stderr
+    assert not (tmp_path / "tower_example.js").exists()  # no broken script left behind
+
+
+def test_conditions_file_of_the_example_is_valid():
+    with (EXAMPLE / "conditions.csv").open() as f:
+        assert [(r["start"], r["goal"]) for r in csv.DictReader(f)] == PROBLEMS
+
+
+@pytest.mark.slow
+def test_the_quit_key_ends_the_experiment_as_builder_escape_does(xdisplay, tmp_path):
+    done = _compile(tmp_path)
+    assert done.returncode == 0, done.stderr
+    proc = _start(tmp_path, xdisplay)
+    try:
+        _press_space_when_shown(tmp_path, proc, xdisplay)
+        _wait_for(lambda: bool(_tower_logs(tmp_path)) and any(
+            r["event"] == "trial_onset" for r in read_event_log(_tower_logs(tmp_path)[0]).rows),
+            proc, "the problem's onset")  # fmt: skip
+        time.sleep(0.5)
+        xdotool("key", "Escape", env=xdisplay)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    table = _builder_csv(tmp_path)
+    assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
+    assert "goodbye.started" not in table.columns  # the experiment ended there
+    events = read_event_log(_tower_logs(tmp_path)[0]).rows
+    assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
+    assert events[-1]["reason"] == "aborted"
