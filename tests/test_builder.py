@@ -58,8 +58,13 @@ def _compile(folder: Path, target: str = "py", **params) -> subprocess.Completed
     )  # fmt: skip
 
 
+RUN_SCRIPT = Path(__file__).parent / "data" / "experiments" / "run_builder_script.py"
+
+
 def _start(folder: Path, env: dict) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "tower_example.py"], cwd=folder, env=env,
+    """The compiled script, run as PsychoPy's runner runs it (dialog bypassed), as P001."""
+    return subprocess.Popen([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
+                            cwd=folder, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
 
 
@@ -100,12 +105,12 @@ def _wait_for(predicate, proc, what: str, timeout: float = 120) -> None:
 
 
 def _builder_csv(folder: Path) -> pd.DataFrame:
-    (path,) = list((folder / "data").glob("*_tower_example_*.csv"))
+    (path,) = list((folder / "data").glob("P001_tower_example_*.csv"))
     return pd.read_csv(path)
 
 
 def _tower_logs(folder: Path) -> list[Path]:
-    return sorted((folder / "data").glob("*_tower_example-tower_*.csv"))
+    return sorted((folder / "data").glob("P001_tower_example-tower_*.csv"))
 
 
 # ------------------------------------------------------------------ discovery
@@ -277,7 +282,8 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\n" + rows)
     done = _compile(tmp_path, **params)
     assert done.returncode == 0, done.stderr
-    run = subprocess.run([sys.executable, "tower_example.py"], cwd=tmp_path, env=xdisplay,
+    run = subprocess.run([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
+                         cwd=tmp_path, env=xdisplay,
                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith("tol-tasks: error: "), run.stderr

@@ -31,7 +31,6 @@ def main() -> None:
     exp.settings.params["Units"].val = "height"
     exp.settings.params["Full-screen window"].val = False
     exp.settings.params["Window size (pixels)"].val = "[1024, 768]"
-    exp.settings.params["Show info dlg"].val = False
 
     welcome = Routine("welcome", exp)
     exp.addRoutine("welcome", welcome)

@@ -205,7 +205,8 @@ class TowerComponent(BaseComponent):
             "from tol_tasks.builder import runtime as tol_builder\n"
             f"{settings['component']} = tol_builder.check_or_exit(tol_builder.TowerSettings(\n"
             + "".join(lines)
-            + f"    conditions=[{conditions}],\n))\n"
+            + f"    conditions=[{conditions}],\n"
+            + "), folder=os.path.dirname(os.path.abspath(__file__)))\n"
         )
         buff.writeIndentedLines(code)
 

@@ -30,15 +30,17 @@ def read_conditions(filename: str) -> list[dict]:
     return importConditions(filename)
 
 
-def check_or_exit(settings: TowerSettings) -> BuilderTower:
+def check_or_exit(settings: TowerSettings, folder: str | Path | None = None) -> BuilderTower:
     """Check the settings at the script's start; on a fault, say so and end the script.
 
     The message names the component, the parameter, the conditions row, the
     value and the fix, on standard error (Builder's Runner shows it), and the
-    script ends with status 2 before any window opens.
+    script ends with status 2 before any window opens. ``folder``: where
+    relative conditions-file names start (the script's folder, as in Builder).
     """
+    base = Path(folder) if folder is not None else Path.cwd()
     try:
-        files = [(f, read_conditions(f)) for f, _ in settings.conditions]
+        files = [(f, read_conditions(str(base / f))) for f, _ in settings.conditions]
     except Exception as exc:
         print(f'tol-tasks: error: Tower component "{settings.component}": a loop\'s conditions '
               f"file cannot be read ({exc}). Suggested fix: check the loop's conditions file.",
