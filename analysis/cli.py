@@ -49,6 +49,14 @@ def _parser() -> argparse.ArgumentParser:
         help="also write wide.sav and trials.sav with variable and value labels; needs pyreadstat",
     )
     ap.add_argument(
+        "--report",
+        action="store_true",
+        help="also write reports/: one HTML report per session (prints on 1-2 A4 or Letter "
+        "pages) and index.html, a study overview; needs jinja2 and matplotlib",
+    )
+    ap.add_argument("--language", default="en",
+                    help="language of the reports (en, fr); with --report")  # fmt: skip
+    ap.add_argument(
         "--same-peg-counts", action="store_true", help="count a drop back on the same peg as a move"
     )
     ap.add_argument(
@@ -138,6 +146,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tol-score: {exc}", file=sys.stderr)
             return 2
         written += write_plots(scores, args.output / "plots")
+    if args.report:
+        try:
+            from analysis.report import write_reports
+
+            written += write_reports(scores, args.output / "reports", language=args.language)
+        except (ImportError, ValueError) as exc:
+            print(f"tol-score: {exc}", file=sys.stderr)
+            return 2
     for w in scores.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for s in skipped:

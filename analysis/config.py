@@ -209,6 +209,7 @@ SESSIONS_COLUMNS = [
     ("total_execution_time", "float", "s", "Sum of execution times."),
     ("total_solving_time", "float", "s", "Sum of total times."),
     ("mean_planning_time", "float", "s", "Mean planning time per attempt."),
+    ("mean_time_per_move", "float", "s", "Mean of time_per_move over attempts with moves."),
 ]
 
 #: Per minimum-move level k, sessions.csv also has these columns, prefixed ``min{k}_``.
@@ -223,6 +224,7 @@ SESSIONS_LEVEL_COLUMNS = [
         "Excess moves over solved attempts needing k moves.",
     ),
     ("mean_planning_time", "float", "s", "Mean planning time over attempts needing k moves."),
+    ("mean_time_per_move", "float", "s", "Mean time_per_move over attempts needing k moves."),
     ("total_rule_violations", "integer", "", "Rule violations in attempts needing k moves."),
 ]
 
@@ -287,6 +289,7 @@ SOURCES = {
     "total_execution_time": "Culbertson & Zillmer 1998 (TOL-DX total execution time)",
     "total_solving_time": "Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
     "mean_planning_time": "Delis et al. 2001 (mean first-move time)",
+    "mean_time_per_move": "Delis et al. 2001 (D-KEFS time-per-move ratio, averaged over problems)",
 }
 for _name in ("optimal_move_proportion", "optimal_moves", "neutral_moves",
               "counterproductive_moves", "first_move_optimal", "backtracks", "revisits",

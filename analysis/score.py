@@ -576,6 +576,7 @@ def _summaries(g: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         total_execution_time=("execution_time", "sum"),
         total_solving_time=("total_time", "sum"),
         mean_planning_time=("planning_time", "mean"),
+        mean_time_per_move=("time_per_move", "mean"),
     ).reset_index()
     for c in (
         "total_moves",

@@ -12,8 +12,10 @@ cd "$(dirname "$0")/.."
 #   libjack-jackd2-0  lets PsychoPy import psychtoolbox (else it falls back silently)
 #   libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
 #                     what PyQt6's X plugin needs for PsychoPy's participant dialog
+#   chromium, fonts-dejavu-core
+#                     a real headless browser that renders and prints the reports in the tests
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
-              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0)
+              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

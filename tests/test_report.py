@@ -1,0 +1,217 @@
+"""Session reports and the study overview, rendered and printed by a real headless Chromium.
+
+Three simulated sessions of the demo protocol (completed; aborted with a real
+Escape key; killed after its first move and resumed) are scored with
+``--report``. Each page is loaded by Chromium: it must log no console error,
+print on at most two A4 pages and at most two Letter pages, and show the numbers
+of sessions.csv. Screenshots are kept (see SHOTS).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.runner_tools import (
+    exe,
+    key_over_window,
+    running_tol_run,
+    session_files,
+    tol_run,
+    tol_score,
+    wait_for_rows,
+)
+
+pytestmark = pytest.mark.xdist_group("report")
+
+#: Where the screenshots go: $TOL_REPORT_SHOTS, else the test's temporary folder.
+SHOTS_ENV = "TOL_REPORT_SHOTS"
+SIM = ["--simulate", "--seed", "3", "--windowed"]
+
+
+def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+    """Headless Chromium (Debian's package), logging the page's console to stderr."""
+    path = shutil.which("chromium") or shutil.which("chromium-browser")
+    if path is None:
+        pytest.fail("chromium is not installed; run scripts/setup.sh (apt-get install chromium)")
+    return subprocess.run(
+        [path, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+         "--enable-logging=stderr", "--v=0", "--allow-file-access-from-files", *args],
+        capture_output=True, text=True, timeout=timeout, check=False,
+    )  # fmt: skip
+
+
+def console_errors(stderr: str) -> list[str]:
+    """The page's console errors and uncaught exceptions in Chromium's log."""
+    return [line for line in stderr.splitlines() if "CONSOLE" in line and
+            re.search(r"error|uncaught", line, re.IGNORECASE)]  # fmt: skip
+
+
+def pdf_pages(html: Path, paper: str, out: Path) -> int:
+    """Pages of ``html`` printed to PDF on ``paper`` (A4 or letter)."""
+    copy = out / f"{html.stem}-{paper}.html"
+    copy.write_text(html.read_text(encoding="utf-8").replace(
+        "</style>", f"@page {{ size: {paper}; }}\n</style>", 1), encoding="utf-8")  # fmt: skip
+    pdf = out / f"{html.stem}-{paper}.pdf"
+    done = chromium("--no-pdf-header-footer", f"--print-to-pdf={pdf}", copy.as_uri())
+    assert pdf.exists(), done.stderr
+    counts = re.findall(rb"/Type\s*/Pages\b.*?/Count\s+(\d+)", pdf.read_bytes(), re.S)
+    return int(counts[0])
+
+
+def shown(html: Path) -> tuple[str, dict[str, str]]:
+    """The page as Chromium built it (--dump-dom), and its data-measure cells."""
+    done = chromium("--dump-dom", html.as_uri())
+    assert done.returncode == 0, done.stderr
+    cells = dict(re.findall(r'data-measure="([^"]+)">([^<]*)<', done.stdout))
+    return done.stdout, cells
+
+
+def _as_shown(value) -> str:
+    if isinstance(value, float):
+        return "–" if math.isnan(value) else f"{value:.2f}"
+    return str(value)
+
+
+@pytest.fixture(scope="module")
+def study(xdisplay, tmp_path_factory):
+    """A completed, an aborted and a resumed session, scored with --report."""
+    root = tmp_path_factory.mktemp("study")
+    data = root / "data"
+    done = tol_run("demo", "--participant", "C1", *SIM, "--speed", "40", "--output",
+                   str(data / "C1"), env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    with running_tol_run("demo", "--participant", "A1", *SIM, "--speed", "3", "--output",
+                         str(data / "A1"), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(data / "A1", lambda rows: any(r["event"] == "place" and r["block"] != ""
+                                                    and r["trial"] not in ("", "1")
+                                                    for r in rows), timeout=120, proc=proc)  # fmt: skip
+        key_over_window(data / "A1", "Escape", xdisplay)
+        proc.communicate(timeout=60)
+    proc = subprocess.Popen([exe("tol-run"), "demo", "--participant", "R1", *SIM, "--speed", "3",
+                             "--output", str(data / "R1")], env=xdisplay,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        wait_for_rows(data / "R1", lambda rows: sum(r["event"] == "place" for r in rows) >= 3,
+                      timeout=120, proc=proc)  # fmt: skip
+    finally:
+        proc.kill()
+        proc.wait()
+    log, _ = session_files(data / "R1")
+    done = tol_run("--resume", str(log), *SIM, "--speed", "40", env=xdisplay)
+    assert done.returncode == 0, done.stderr
+    scored = root / "scored"
+    done = tol_score(str(data), "--output", str(scored), "--report")
+    assert done.returncode == 0, done.stderr
+    shots = Path(os.environ.get(SHOTS_ENV) or root / "screenshots")
+    shots.mkdir(parents=True, exist_ok=True)
+    return root, scored, shots
+
+
+def test_every_session_report_renders_prints_and_shows_sessions_csv(study):
+    root, scored, shots = study
+    sessions = pd.read_csv(scored / "sessions.csv")
+    assert sorted(sessions["status"]) == ["aborted", "completed", "completed"]
+    assert (scored / "reports" / "index.html").exists()
+    for _, row in sessions.iterrows():
+        html = scored / "reports" / f"{row['participant']}_ses-{row['session']}.html"
+        dom, cells = shown(html)
+        assert 'src="http' not in dom
+        assert 'href="http' not in dom
+        assert "<svg" in dom  # figures inline
+        for measure in ("problems", "problems_solved", "problems_solved_in_min", "total_moves",
+                        "total_excess_moves", "total_rule_violations", "total_time_violations",
+                        "mean_planning_time", "mean_time_per_move"):  # fmt: skip
+            assert cells[measure] == _as_shown(row[measure]), (row["participant"], measure)
+        for column in sessions.columns:
+            if column in cells:  # per level, min{k}_*
+                assert cells[column] == _as_shown(row[column]), (row["participant"], column)
+        for paper in ("A4", "letter"):
+            assert pdf_pages(html, paper, root) <= 2, (html.name, paper)
+        shot = shots / f"{html.stem}.png"
+        done = chromium(f"--screenshot={shot}", "--window-size=900,2400", html.as_uri())
+        assert shot.exists(), done.stderr
+        assert console_errors(done.stderr) == [], done.stderr
+
+
+def test_the_reports_say_what_happened_in_each_session(study):
+    _, scored, _ = study
+    reports = scored / "reports"
+    aborted, _ = shown(reports / "A1_ses-1.html")
+    assert 'data-field="status" class="status-aborted">aborted<' in aborted
+    trials = pd.read_csv(scored / "trials.csv")
+    cut = trials[(trials["participant"] == "A1") & ~trials["complete"].astype(bool)]
+    assert len(cut) == 1  # the attempt the Escape key cut off
+    assert f'data-field="cut-off">{cut["problem_id"].iloc[0]} (1)<' in aborted
+    resumed, _ = shown(reports / "R1_ses-1.html")
+    assert "1 time(s); the attempt cut off each time is marked incomplete" in resumed
+    completed, _ = shown(reports / "C1_ses-1.html")
+    assert "not resumed" in completed
+    assert "Simulated participant" in completed
+    index, _cells = shown(reports / "index.html")
+    assert 'data-status="aborted">1<' in index
+    assert 'data-status="completed">2<' in index
+    assert 'href="A1_ses-1.html"' in index
+    assert "not completed" in index  # A1 is flagged
+    assert len(re.findall(r"<svg", index)) == 2  # the group figures by level
+
+
+def test_the_overview_renders_without_console_errors_and_prints(study):
+    root, scored, shots = study
+    index = scored / "reports" / "index.html"
+    done = chromium(f"--screenshot={shots / 'index.png'}", "--window-size=900,1600",
+                    index.as_uri())  # fmt: skip
+    assert console_errors(done.stderr) == [], done.stderr
+    assert pdf_pages(index, "A4", root) <= 2
+
+
+def test_the_console_check_catches_a_page_error(tmp_path):
+    # The check above must be able to fail: a page with an uncaught error is caught.
+    page = tmp_path / "broken.html"
+    page.write_text("<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>")
+    done = chromium("--dump-dom", page.as_uri())
+    assert console_errors(done.stderr), done.stderr
+
+
+def test_a_report_without_or_with_a_damaged_sidecar_still_renders(study, tmp_path):
+    _, _, _ = study
+    root = study[0]
+    log, sidecar = session_files(root / "data" / "C1")
+    for case in ("missing", "damaged"):
+        data = tmp_path / case
+        data.mkdir()
+        shutil.copy(log, data / log.name)
+        if case == "damaged":
+            (data / sidecar.name).write_text('{"sidecar_version": 1, "protocol": ')
+        out = tmp_path / f"scored-{case}"
+        done = tol_score(str(data), "--output", str(out), "--report")
+        assert done.returncode == 0, done.stderr
+        dom, cells = shown(out / "reports" / "C1_ses-1.html")
+        assert 'data-field="no-sidecar"' in dom
+        assert "sidecar (.json) is missing or unreadable" in dom
+        sessions = pd.read_csv(out / "sessions.csv")
+        assert cells["problems_solved"] == str(sessions["problems_solved"].iloc[0])
+
+
+def test_reports_in_another_language(study, tmp_path):
+    root = study[0]
+    out = tmp_path / "fr"
+    done = tol_score(str(root / "data" / "C1"), "--output", str(out), "--report",
+                     "--language", "fr")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    dom, _ = shown(out / "reports" / "C1_ses-1.html")
+    assert '<html lang="fr">' in dom
+    assert "Rapport de séance" in dom
+    assert "Problèmes résolus" in dom
+    bad = tol_score(str(root / "data" / "C1"), "--output", str(tmp_path / "x"), "--report",
+                    "--language", "xx")  # fmt: skip
+    assert bad.returncode == 2
+    assert "--language 'xx': no report texts in that language" in bad.stderr
+    assert "Traceback" not in bad.stderr
