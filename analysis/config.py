@@ -185,6 +185,93 @@ TRIALS_COLUMNS = [
         "",
         "The attempt ended normally (false: the session was cut off or aborted during it).",
     ),
+    # Yoked copy trials (event log format 2); empty for attempts without a copy.
+    ("copy_trial", "integer", "", "Trial number of the yoked copy trial that copied this attempt."),
+    (
+        "copy_source",
+        "string",
+        "",
+        "What the copy showed: own (this attempt's moves) or optimal (a shortest solution).",
+    ),
+    ("copy_moves_shown", "integer", "moves", "Moves the copy showed."),
+    ("copy_moves", "integer", "moves", "Moves carried out in the copy."),
+    (
+        "copy_refused",
+        "integer",
+        "",
+        "Actions refused in the copy (the wrong piece taken, or put on the wrong peg); they stay in the copy's times.",
+    ),
+    (
+        "copy_complete",
+        "boolean",
+        "",
+        "Every move shown was carried out (false: the session ended during the copy).",
+    ),
+    (
+        "copy_first_move_latency",
+        "float",
+        "s",
+        "The copy's initial movement time: its onset to its first pick-up.",
+    ),
+    (
+        "copy_time_per_move",
+        "float",
+        "s",
+        "The copy's movement time per move: its onset to its last placement, divided by copy_moves.",
+    ),
+    (
+        "copy_median_move_time",
+        "float",
+        "s",
+        "Median time of one copy move: from the previous placement (or the onset) to the placement.",
+    ),
+    (
+        "initial_thinking_time",
+        "float",
+        "s",
+        "Onset to the first pick-up of this attempt minus the same in its copy (copy_first_move_latency). Empty unless the copy is complete and the attempt has a completed move; negative values are kept.",
+    ),
+    (
+        "subsequent_thinking_time",
+        "float",
+        "s",
+        "This attempt's time from its first pick-up to its last placement, minus the copy's movement time for as many moves: placements x copy_time_per_move - copy_first_move_latency (with equal move counts, exactly the copy's time from its first pick-up to its last placement). Negative values are kept.",
+    ),
+    (
+        "subsequent_thinking_time_per_move",
+        "float",
+        "s",
+        "subsequent_thinking_time / (placements - 1): thinking per move after the first (empty for one-move attempts).",
+    ),
+]
+
+#: One row per move carried out in a yoked copy trial (copy_moves.csv).
+COPY_MOVES_COLUMNS = [
+    ("participant", "string", "", "Participant id."),
+    ("session", "integer", "", "Session number."),
+    ("block", "string", "", "Block name."),
+    ("trial", "integer", "", "Trial number of the copy trial."),
+    ("copy_of", "integer", "", "Trial number of the attempt it copies (trials.csv trial)."),
+    ("problem_id", "string", "", "Problem id in the protocol."),
+    ("move_index", "integer", "", "Copy move number, from 1."),
+    ("piece", "string", "", "Disk number (1 = smallest) or ball letter."),
+    ("from_peg", "string", "", "Peg the piece came from."),
+    ("to_peg", "string", "", "Peg the piece went to."),
+    ("cue_time", "float", "s", "When the move was first shown (the flip), since the copy's onset."),
+    (
+        "pick_time",
+        "float",
+        "s",
+        "When the piece was picked up (the pick-up that was carried out), since onset.",
+    ),
+    ("time", "float", "s", "When the piece was placed, since onset."),
+    (
+        "move_time",
+        "float",
+        "s",
+        "time minus the previous placement's time (or minus 0 for the first move).",
+    ),
+    ("refused", "integer", "", "Actions refused while this move was shown."),
 ]
 
 SESSIONS_COLUMNS = [
@@ -210,6 +297,24 @@ SESSIONS_COLUMNS = [
     ("total_solving_time", "float", "s", "Sum of total times."),
     ("mean_planning_time", "float", "s", "Mean planning time per attempt."),
     ("mean_time_per_move", "float", "s", "Mean of time_per_move over attempts with moves."),
+    (
+        "mean_initial_thinking_time",
+        "float",
+        "s",
+        "Mean initial_thinking_time over attempts with a complete copy.",
+    ),
+    (
+        "mean_subsequent_thinking_time",
+        "float",
+        "s",
+        "Mean subsequent_thinking_time over attempts with a complete copy.",
+    ),
+    (
+        "mean_subsequent_thinking_time_per_move",
+        "float",
+        "s",
+        "Mean subsequent_thinking_time_per_move over attempts with a complete copy.",
+    ),
 ]
 
 #: Per minimum-move level k, sessions.csv also has these columns, prefixed ``min{k}_``.
@@ -226,6 +331,24 @@ SESSIONS_LEVEL_COLUMNS = [
     ("mean_planning_time", "float", "s", "Mean planning time over attempts needing k moves."),
     ("mean_time_per_move", "float", "s", "Mean time_per_move over attempts needing k moves."),
     ("total_rule_violations", "integer", "", "Rule violations in attempts needing k moves."),
+    (
+        "mean_initial_thinking_time",
+        "float",
+        "s",
+        "Mean initial thinking time over attempts needing k moves with a complete copy.",
+    ),
+    (
+        "mean_subsequent_thinking_time",
+        "float",
+        "s",
+        "Mean subsequent thinking time over attempts needing k moves.",
+    ),
+    (
+        "mean_subsequent_thinking_time_per_move",
+        "float",
+        "s",
+        "Mean subsequent thinking time per move over attempts needing k moves.",
+    ),
 ]
 
 #: Measures per problem in the wide (SPSS) table.
@@ -238,7 +361,12 @@ WIDE_MEASURES = (
     "rule_violations",
 )
 
-COLUMNS = {"moves": MOVES_COLUMNS, "trials": TRIALS_COLUMNS, "sessions": SESSIONS_COLUMNS}
+COLUMNS = {
+    "moves": MOVES_COLUMNS,
+    "trials": TRIALS_COLUMNS,
+    "sessions": SESSIONS_COLUMNS,
+    "copy_moves": COPY_MOVES_COLUMNS,
+}
 
 
 #: Full references of the sources named in SOURCES.
@@ -272,7 +400,7 @@ SOURCES = {
     "violations_peg_full": "Culbertson & Zillmer 1998 (rule violation: too many balls on a peg)",
     "planning_time": "Culbertson & Zillmer 1998 (TOL-DX initiation time); Delis et al. 2001 "
     "(first-move time). Owen et al. 1990's initial thinking time also subtracts a yoked copy's "
-    "latency, which this measure does not",
+    "latency: initial_thinking_time",
     "first_move_time": "Delis et al. 2001 (first-move time, to the first completed move)",
     "execution_time": "Culbertson & Zillmer 1998 (TOL-DX execution time)",
     "total_time": "Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
@@ -290,6 +418,26 @@ SOURCES = {
     "total_solving_time": "Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
     "mean_planning_time": "Delis et al. 2001 (mean first-move time)",
     "mean_time_per_move": "Delis et al. 2001 (D-KEFS time-per-move ratio, averaged over problems)",
+    "initial_thinking_time": "Owen et al. 1990 (initial thinking time: latency to the first move "
+    "minus the latency in the yoked copy of the same moves)",
+    "subsequent_thinking_time": "Owen et al. 1990 (subsequent thinking time: the rest of the "
+    "solution's time minus the yoked copy's movement time); tol-tasks scales the copy's time "
+    "per move when the copy has another number of moves",
+    "subsequent_thinking_time_per_move": "Owen et al. 1990 (subsequent thinking time per move); "
+    "tol-tasks divides by the moves after the first",
+    "copy_first_move_latency": "Owen et al. 1990 (initial movement time in the yoked copy)",
+    "copy_time_per_move": "Owen et al. 1990 (movement time in the yoked copy, per move)",
+    "copy_trial": "Owen et al. 1990 (the yoked copy trial of this problem)",
+    "copy_source": "Owen et al. 1990 (the yoked copy replays the participant's own moves); "
+    "tol-tasks also offers a shortest solution",
+    "copy_moves_shown": "Owen et al. 1990 (moves in the yoked copy)",
+    "copy_moves": "Owen et al. 1990 (moves in the yoked copy)",
+    "copy_complete": "tol-tasks (whether the yoked copy was finished)",
+    "copy_refused": "tol-tasks (refused actions in the yoked copy)",
+    "copy_median_move_time": "tol-tasks (median of the yoked copy's move times)",
+    "mean_initial_thinking_time": "Owen et al. 1990 (mean initial thinking time)",
+    "mean_subsequent_thinking_time": "Owen et al. 1990 (mean subsequent thinking time)",
+    "mean_subsequent_thinking_time_per_move": "Owen et al. 1990 (mean subsequent thinking time per move)",
 }
 for _name in ("optimal_move_proportion", "optimal_moves", "neutral_moves",
               "counterproductive_moves", "first_move_optimal", "backtracks", "revisits",

@@ -119,7 +119,7 @@ def codebook_markdown(book: dict) -> str:
 def export(
     scores: Scores, output: str | Path, *, bids: bool = False, spss: bool = False
 ) -> list[Path]:
-    """Write moves.csv, trials.csv, sessions.csv, wide.csv, codebook.json and codebook.md.
+    """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
@@ -137,7 +137,7 @@ def export(
     written = []
     wide = wide_table(scores)
     tables = {"moves": scores.moves, "trials": scores.trials, "sessions": scores.sessions,
-              "wide": wide}  # fmt: skip
+              "wide": wide, "copy_moves": scores.copy_moves}  # fmt: skip
     for name, df in tables.items():
         path = out / f"{name}.csv"
         _to_csv(df, path)

@@ -17,7 +17,7 @@ from tol_tasks.session_data.eventlog import (
 _COL = column_index()
 
 #: File names tol-score writes; never read back as session logs.
-OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv"}
+OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv"}
 
 
 @dataclass

@@ -20,6 +20,7 @@ import numpy as np
 import pandas as pd
 
 from analysis.config import (
+    COPY_MOVES_COLUMNS,
     MOVES_COLUMNS,
     SESSIONS_COLUMNS,
     SESSIONS_LEVEL_COLUMNS,
@@ -50,6 +51,9 @@ class Scores:
     sessions : DataFrame
         One row per participant session; ``analysis.config.SESSIONS_COLUMNS``
         followed by per-level columns (``min{k}_*``).
+    copy_moves : DataFrame
+        One row per move carried out in a yoked copy trial;
+        ``analysis.config.COPY_MOVES_COLUMNS`` (empty without copy trials).
     conventions : Conventions
     warnings : list of str
         Recoverable faults found while reading (torn last lines, ...).
@@ -64,6 +68,7 @@ class Scores:
     conventions: Conventions
     warnings: list[str] = field(default_factory=list)
     sidecars: dict = field(default_factory=dict)
+    copy_moves: pd.DataFrame | None = None
 
 
 @lru_cache(maxsize=256)
@@ -142,6 +147,7 @@ _FROM, _TO, _REASON, _DETAIL, _BLOCK = (
     _C["detail"],
     _C["block"],
 )
+_COPY_OF = _C["copy_of"]
 
 
 def _time(v: str) -> float:
@@ -246,6 +252,7 @@ def score_sessions(
     conv = conventions or Conventions()
     moves: list[tuple] = []
     trials: list[dict] = []
+    copy_moves: list[tuple] = []
     warnings: list[str] = []
     infos: list[_SessionInfo] = []
     sidecars: dict = {}
@@ -253,8 +260,9 @@ def score_sessions(
         for log in logs:
             log_moves: list[tuple] = []
             log_trials: list[dict] = []
+            log_copy_moves: list[tuple] = []
             try:
-                _score_log(log, conv, log_moves, log_trials)
+                _score_log(log, conv, log_moves, log_trials, log_copy_moves)
             except EventLogError as exc:
                 if on_error is None:
                     raise
@@ -262,6 +270,7 @@ def score_sessions(
                 continue
             moves.extend(log_moves)
             trials.extend(log_trials)
+            copy_moves.extend(log_copy_moves)
             warnings.extend(log.warnings)
             protocol = (log.sidecar or {}).get("protocol", {}).get("name", "")
             infos.append(_SessionInfo(log.participant, log.session, protocol, log.status))
@@ -271,7 +280,8 @@ def score_sessions(
     trials_df = pd.DataFrame(trials, columns=[c[0] for c in TRIALS_COLUMNS])
     _types(trials_df, TRIALS_COLUMNS)
     sessions_df = summarize_sessions(trials_df, infos, conv)
-    return Scores(moves_df, trials_df, sessions_df, conv, warnings, sidecars)
+    copy_df = _typed_frame(copy_moves, COPY_MOVES_COLUMNS)
+    return Scores(moves_df, trials_df, sessions_df, conv, warnings, sidecars, copy_df)
 
 
 def _typed_frame(rows: list[tuple], columns) -> pd.DataFrame:
@@ -304,14 +314,15 @@ def _types(df: pd.DataFrame, columns) -> None:
             df[name] = df[name].astype("float64")
 
 
-def _score_log(log: SessionLog, conv: Conventions, moves: list, trials: list) -> None:
+def _score_log(log: SessionLog, conv: Conventions, moves: list, trials: list,
+               copy_moves: list) -> None:  # fmt: skip
     """Score one log into ``moves`` and ``trials``.
 
     A cell that does not hold what its column needs is an EventLogError naming
     the file, the row, the column, the value and what was expected.
     """
     try:
-        _score_rows(log, conv, moves, trials)
+        _score_rows(log, conv, moves, trials, copy_moves)
     except (ValueError, IndexError, KeyError, TypeError, ZeroDivisionError) as exc:
         if isinstance(exc, EventLogError):
             raise
@@ -331,14 +342,38 @@ def _unscorable(log: SessionLog, exc: Exception) -> EventLogError:
     )
 
 
-def _score_rows(log: SessionLog, conv: Conventions, moves: list, trials: list) -> None:
+def _score_rows(log: SessionLog, conv: Conventions, moves: list, trials: list,
+                copy_moves: list) -> None:  # fmt: skip
     t: _Trial | None = None
+    c: _Copy | None = None
     participant, session = log.participant, log.session
     path = log.path
     add_move = moves.append
     for n, row in enumerate(log.records, start=2):  # file row 1 is the header
         ev = row[_EVENT]
+        if row[_COPY_OF]:
+            if t is not None:  # an attempt without trial_end before its copy
+                trials.append(_finish(t, conv, participant, session))
+                t = None
+            if ev == "copy_onset":
+                if c is not None:
+                    _attach_copy(c, trials, copy_moves, participant, session)
+                c = _Copy(path, row, n)
+            elif c is None:
+                raise EventLogError(
+                    f"{path}: row {n}: {ev} belongs to a copy trial (copy_of {row[_COPY_OF]}) "
+                    "that has no copy_onset row before it."
+                )
+            else:
+                c.row(row, n)
+                if ev == "copy_end":
+                    _attach_copy(c, trials, copy_moves, participant, session)
+                    c = None
+            continue
         if ev == "trial_onset":
+            if c is not None:
+                _attach_copy(c, trials, copy_moves, participant, session)
+                c = None
             if t is not None:
                 trials.append(_finish(t, conv, participant, session))
             t = _Trial(path, row, n)
@@ -394,6 +429,8 @@ def _score_rows(log: SessionLog, conv: Conventions, moves: list, trials: list) -
         if last[_TT] and math.isnan(t.end_time):
             t.end_time = _time(last[_TT])
         trials.append(_finish(t, conv, participant, session))
+    if c is not None:
+        _attach_copy(c, trials, copy_moves, participant, session)
 
 
 def _move(t: _Trial, row: list[str], n: int, cols, participant, session) -> None:
@@ -443,6 +480,112 @@ def _move(t: _Trial, row: list[str], n: int, cols, participant, session) -> None
          before, after, tt, latency, before_d, after_d, optimal, counter, backtrack, revisit)
     )  # fmt: skip
     t.state, t.d, t.prev_time, t.prev_move = after, after_d, tt, (piece, a, b)
+
+
+#: The copy columns of an attempt without a copy.
+_NO_COPY = {
+    "copy_trial": None, "copy_source": None, "copy_moves_shown": None, "copy_moves": None,
+    "copy_refused": None, "copy_complete": None, "copy_first_move_latency": math.nan,
+    "copy_time_per_move": math.nan, "copy_median_move_time": math.nan,
+    "initial_thinking_time": math.nan, "subsequent_thinking_time": math.nan,
+    "subsequent_thinking_time_per_move": math.nan,
+}  # fmt: skip
+
+
+class _Copy:
+    """A yoked copy trial being read: its moves replayed, its times kept."""
+
+    def __init__(self, path, row: list[str], n: int) -> None:
+        self.path = path
+        self.onset_row = n
+        self.trial = int(row[_TRIAL])
+        self.copy_of = int(row[_COPY_OF])
+        self.key = (row[_TRIAL], row[_ATTEMPT], row[_PID])
+        self.block, self.problem_id = row[_BLOCK], row[_PID]
+        try:
+            self.replay = _replay(row[_PUZZLE])
+            self.replay.state(row[_STATE])
+        except (ValueError, TolTasksError) as exc:
+            raise EventLogError(f"{path}: row {n}: copy_onset: {exc}") from None
+        self.state = row[_STATE]
+        det = _detail(row[_DETAIL])
+        self.source = det.get("source", "")
+        seq = det.get("sequence", "")
+        self.shown = len(seq.split(",")) if seq else 0
+        self.first_pick = math.nan
+        self.cue = math.nan
+        self.pick = math.nan
+        self.refused_now = 0
+        self.refused = 0
+        self.last_place = 0.0
+        self.move_times: list[float] = []
+        self.moves: list[tuple] = []
+        self.complete = False
+
+    def row(self, row: list[str], n: int) -> None:
+        if (row[_TRIAL], row[_ATTEMPT], row[_PID]) != self.key:
+            raise EventLogError(
+                f"{self.path}: row {n}: {row[_EVENT]} belongs to trial {row[_TRIAL]} "
+                f"({row[_PID]}), but copy trial {self.key[0]} began at row {self.onset_row} "
+                "and has not ended."
+            )
+        ev = row[_EVENT]
+        tt = _time(row[_TT])
+        if ev == "copy_cue":
+            self.cue = tt
+        elif ev == "pick_up":
+            self.pick = tt
+            if math.isnan(self.first_pick):
+                self.first_pick = tt
+        elif ev == "copy_refused":
+            self.refused += 1
+            self.refused_now += 1
+        elif ev == "place":
+            a, b = row[_FROM], row[_TO]
+            result = self.replay.move(self.state, a, b)
+            if isinstance(result, str) or row[_STATE] != result[0]:
+                raise EventLogError(
+                    f"{self.path}: row {n}: the copy's placement {a}->{b} from {self.state} "
+                    f"does not give {row[_STATE]!r}. The log is damaged or was not written by tol-run."
+                )
+            self.state, piece = result
+            self.move_times.append(tt - self.last_place)
+            self.moves.append((len(self.moves) + 1, piece, a, b, self.cue, self.pick, tt,
+                               tt - self.last_place, self.refused_now))  # fmt: skip
+            self.last_place = tt
+            self.refused_now = 0
+        elif ev == "copy_end":
+            self.complete = row[_REASON] == "copied"
+
+
+def _attach_copy(c: _Copy, trials: list[dict], copy_moves: list, participant, session) -> None:
+    """Put a copy's measures on the row of the attempt it copies; its moves into copy_moves."""
+    target = next((d for d in reversed(trials) if d["trial"] == c.copy_of), None)
+    if target is None:
+        raise EventLogError(
+            f"{c.path}: row {c.onset_row}: copy trial {c.trial} copies trial {c.copy_of}, "
+            "which is not in the log before it."
+        )
+    for m in c.moves:
+        copy_moves.append((participant, session, c.block, c.trial, c.copy_of, c.problem_id, *m))
+    n_copy = len(c.moves)
+    per_move = c.last_place / n_copy if n_copy else math.nan
+    target.update(
+        copy_trial=c.trial, copy_source=c.source, copy_moves_shown=c.shown, copy_moves=n_copy,
+        copy_refused=c.refused, copy_complete=c.complete, copy_first_move_latency=c.first_pick,
+        copy_time_per_move=per_move,
+        copy_median_move_time=statistics.median(c.move_times) if c.move_times else math.nan,
+    )  # fmt: skip
+    n = target["placements"]
+    first, last = target["_first_pick"], target["_last_place"]
+    if not (c.complete and n and n_copy) or math.isnan(first) or math.isnan(last):
+        return
+    subsequent = (last - first) - (n * per_move - c.first_pick)
+    target.update(
+        initial_thinking_time=first - c.first_pick,
+        subsequent_thinking_time=subsequent,
+        subsequent_thinking_time_per_move=subsequent / (n - 1) if n > 1 else math.nan,
+    )
 
 
 def _nan_if(cond: bool, value: float) -> float:
@@ -508,6 +651,10 @@ def _finish(t: _Trial, conv: Conventions, participant: str, session: int) -> dic
         "dropped_frames": t.dropped,
         **{k: t.frame_work.get(k, math.nan) for k in _FRAME_WORK},
         "complete": t.complete,
+        **_NO_COPY,
+        # For a copy that follows (not columns of the table):
+        "_first_pick": t.first_pick,
+        "_last_place": t.prev_time if t.placements else math.nan,
     }
 
 
@@ -577,6 +724,9 @@ def _summaries(g: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
         total_solving_time=("total_time", "sum"),
         mean_planning_time=("planning_time", "mean"),
         mean_time_per_move=("time_per_move", "mean"),
+        mean_initial_thinking_time=("initial_thinking_time", "mean"),
+        mean_subsequent_thinking_time=("subsequent_thinking_time", "mean"),
+        mean_subsequent_thinking_time_per_move=("subsequent_thinking_time_per_move", "mean"),
     ).reset_index()
     for c in (
         "total_moves",

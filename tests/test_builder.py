@@ -144,8 +144,8 @@ def test_psychopy_finds_the_component_through_its_entry_point():
     params = [line.split() for line in lines[2:-1]]
     assert [p[0] for p in params] == [
         "mode", "protocol", "task", "size", "start", "goal", "timeLimit", "moveLimit",
-        "inputMode", "showGoal", "moveCounter", "feedback", "simulate", "simSpeed",
-        "inputTiming",
+        "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "feedback", "simulate",
+        "simSpeed", "inputTiming",
     ]  # fmt: skip
     assert all(p[2:] == ["True", "True"] for p in params), params  # every one has hint, label
     assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing"}
@@ -172,7 +172,8 @@ def test_the_example_compiles_to_code_a_person_can_read(tmp_path):
 
 @pytest.mark.slow
 def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
-    done = _compile(tmp_path, simulate=True, simSpeed=20.0)
+    # With a yoked copy trial after each problem (the participant's own moves).
+    done = _compile(tmp_path, simulate=True, simSpeed=20.0, copy="own")
     assert done.returncode == 0, done.stderr
     proc = _start(tmp_path, xdisplay)
     try:
@@ -200,12 +201,18 @@ def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     assert meta["status"] == "completed"
     events = read_event_log(log).rows
     assert [r["event"] for r in events].count("trial_end") == 3
+    assert [r["event"] for r in events].count("copy_end") == 3
     assert events[-1]["event"] == "session_end"
     scored = tol_score(str(tmp_path / "data"), "--output", str(tmp_path / "scored"))
     assert scored.returncode == 0, scored.stderr
     trials = pd.read_csv(tmp_path / "scored" / "trials.csv")
     assert list(trials["min_moves"]) == expected
     assert list(trials["moves"]) == list(rows["tower.moves"])
+    # the copies: in Builder's own rows and in the scores
+    assert list(rows["tower.copy_outcome"]) == ["copied"] * 3
+    assert list(rows["tower.copy_moves"]) == list(trials["copy_moves"])
+    assert list(trials["copy_moves"]) == list(trials["placements"])
+    assert trials["initial_thinking_time"].notna().all()
 
 
 @pytest.mark.slow

@@ -75,7 +75,7 @@ def test_foreign_and_damaged_files(tmp_path):
     foreign.write_text("subject,rt\n1,0.5\n")
     with pytest.raises(
         EventLogError,
-        match=r"other.csv: row 1: not a tol-tasks event log version 1: the header lacks row, participant",
+        match=r"other.csv: row 1: not a tol-tasks event log \(format 1 or 2\): the header lacks row, participant",
     ):
         read_event_log(foreign)
     binary = tmp_path / "bin.csv"
@@ -90,7 +90,7 @@ def test_foreign_and_damaged_files(tmp_path):
     lines = damaged.read_text().splitlines(keepends=True)
     damaged.write_text(lines[0] + "1,2,3\n" + "".join(lines[2:]))
     with pytest.raises(
-        EventLogError, match=r"d.csv: row 2: 3 fields, expected 23. The file is damaged"
+        EventLogError, match=r"d.csv: row 2: 3 fields, expected 24. The file is damaged"
     ):
         read_event_log(damaged)
     with pytest.raises(EventLogError, match="cannot be read"):
@@ -99,7 +99,7 @@ def test_foreign_and_damaged_files(tmp_path):
 
 def test_codebook_describes_every_column_and_the_markdown_is_current():
     cb = codebook()
-    assert cb["format_version"] == 1
+    assert cb["format_version"] == 2
     for col in cb["columns"]:
         assert col["description"]
         assert col["type"]

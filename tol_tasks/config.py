@@ -126,6 +126,8 @@ DEFAULT_MESSAGES = {
     "illegal_forbidden_pair": "Move only between neighbouring pegs.",
     "illegal_empty_source": "That peg is empty.",
     "end": "Thank you! The task is finished.",
+    "copy_start": "Now copy the moves shown, one at a time.",
+    "copy_label": "Take the highlighted piece and put it on the marked peg.",
 }
 
 #: Identifiers: problem ids, protocol names, block names.

@@ -28,7 +28,7 @@ from pathlib import Path
 from psychopy.experiment.components import BaseComponent, Param, _translate
 from psychopy.experiment.loops import LoopInitiator, LoopTerminator
 
-from .settings import INPUT_MODES, INPUT_TIMINGS, TASKS
+from .settings import COPIES, INPUT_MODES, INPUT_TIMINGS, TASKS
 
 _HERE = Path(__file__).parent
 
@@ -53,15 +53,15 @@ class TowerComponent(BaseComponent):
                  mode="problem", protocol="london-shallice", task="london", size=3,
                  start="$start", goal="$goal", timeLimit="", moveLimit="", inputMode="click",
                  showGoal=True, moveCounter=True, feedback=True, simulate=False,
-                 simSpeed=1.0, inputTiming="auto"):  # fmt: skip
+                 simSpeed=1.0, inputTiming="auto", copy="none", copyUnsolved=False):  # fmt: skip
         super().__init__(exp, parentName, name=name, startType=startType, startVal=startVal,
                          stopType="duration (s)", stopVal="")  # fmt: skip
         self.type = "Tower"
         self.url = "https://github.com/tol-tasks/tol-tasks#psychopy-builder"
         self.exp.requirePsychopyLibs(["core"])
         self.order += ["mode", "protocol", "task", "size", "start", "goal", "timeLimit",
-                       "moveLimit", "inputMode", "showGoal", "moveCounter", "feedback",
-                       "simulate", "simSpeed", "inputTiming"]  # fmt: skip
+                       "moveLimit", "copy", "copyUnsolved", "inputMode", "showGoal",
+                       "moveCounter", "feedback", "simulate", "simSpeed", "inputTiming"]  # fmt: skip
         self.depends = [
             {"dependsOn": "mode", "condition": "=='protocol'", "param": p,
              "true": "show", "false": "hide"}
@@ -70,7 +70,7 @@ class TowerComponent(BaseComponent):
             {"dependsOn": "mode", "condition": "=='problem'", "param": p,
              "true": "show", "false": "hide"}
             for p in ("task", "size", "start", "goal", "timeLimit", "moveLimit", "inputMode",
-                      "showGoal", "moveCounter", "feedback")
+                      "showGoal", "moveCounter", "feedback", "copy", "copyUnsolved")
         ] + [
             {"dependsOn": "simulate", "condition": "", "param": "simSpeed",
              "true": "enable", "false": "disable"},
@@ -126,6 +126,19 @@ class TowerComponent(BaseComponent):
             updates="set every repeat", allowedUpdates=["constant", "set every repeat"],
             hint=_translate("Moves allowed (blank: no limit); $move_limit for a column"),
             label=_translate("Move limit"))  # fmt: skip
+        p["copy"] = Param(
+            copy, valType="str", inputType="choice", categ="Basic", allowedVals=list(COPIES),
+            allowedLabels=[_translate("None"), _translate("The participant's own moves"),
+                           _translate("A shortest solution")],
+            hint=_translate("Follow the problem with a yoked copy trial: the moves are shown one "
+                            "at a time and the participant copies them, which measures moving "
+                            "time without planning (Owen et al., 1990); tol-score then reports "
+                            "initial and subsequent thinking times"),
+            label=_translate("Copy trial"))  # fmt: skip
+        p["copyUnsolved"] = Param(
+            copyUnsolved, valType="bool", inputType="bool", categ="Basic",
+            hint=_translate("Also copy a problem that was not solved (otherwise it has no copy)"),
+            label=_translate("Copy unsolved problems"))  # fmt: skip
         p["inputMode"] = Param(
             inputMode, valType="str", inputType="choice", categ="Input",
             allowedVals=list(INPUT_MODES),
@@ -195,6 +208,7 @@ class TowerComponent(BaseComponent):
             "move_counter": bool(self._raw("moveCounter")),
             "feedback": bool(self._raw("feedback")), "simulate": bool(self._raw("simulate")),
             "speed": self._raw("simSpeed"), "input_timing": self._raw("inputTiming"),
+            "copy": self._raw("copy"), "copy_unsolved": bool(self._raw("copyUnsolved")),
             "experiment": self.exp.settings.params["expName"].val,
         }  # fmt: skip
         lines = [f"    {k}={v!r},\n" for k, v in settings.items()]

@@ -85,9 +85,12 @@ class BuilderTower:
         if self.settings.mode == "protocol":
             self.result = task.run()
             return self.result
+        copy = self.settings.copy
         self.result = task.run_problem(
             start, goal, time_limit=_blank(time_limit),
             move_limit=_blank(move_limit), block=self.settings.component,
+            copy=None if copy in (None, "", "none") else copy,
+            copy_unsolved=bool(self.settings.copy_unsolved),
         )  # fmt: skip
         return self.result
 

@@ -24,6 +24,8 @@ MODES = ("problem", "protocol")
 TASKS = ("hanoi", "london")
 INPUT_MODES = ("click", "drag", "keys")
 INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
+#: Yoked copy trials after each problem: none, the participant's own moves, a shortest solution.
+COPIES = ("none", "own", "optimal")
 
 #: The Tower of London apparatus of Shallice (1982): three balls on pegs holding 3, 2, 1.
 LONDON_BALLS, LONDON_CAPACITIES = "RGB", (3, 2, 1)
@@ -59,6 +61,8 @@ class TowerSettings:
     simulate: bool = False
     speed: Any = 1.0
     input_timing: str = "auto"
+    copy: str = "none"
+    copy_unsolved: bool = False
     experiment: str = "experiment"
     conditions: list[tuple[str, list[dict]]] = field(default_factory=list)
 
@@ -151,6 +155,7 @@ def check_settings(s: TowerSettings) -> LoadedProtocol:
             ) from None
     _choice(s, "task", s.task, TASKS)
     _choice(s, "input mode", s.input_mode, INPUT_MODES)
+    _choice(s, "copy trial", s.copy, COPIES)
     size = None
     if s.task == "hanoi":
         size = _number(s, "size", s.size, integer=True)

@@ -269,6 +269,24 @@ class Practice(_ProblemDefaults):
     max_attempts: int = Field(3, ge=1, description="attempts per practice problem at most")
 
 
+class Copy(_Model):
+    """Yoked copy trials: after each problem the participant copies moves shown one at a time.
+
+    The copy measures movement time without planning, so that thinking time can
+    be separated from moving time (Owen et al., 1990, Neuropsychologia 28,
+    1021-1034; CANTAB Stockings of Cambridge).
+    """
+
+    moves: Literal["own", "optimal"] = Field(
+        "own",
+        description="'own': the participant's own moves in the problem; 'optimal': a shortest solution",
+    )
+    unsolved: Literal["skip", "copy"] = Field(
+        "skip",
+        description="'skip': no copy after an unsolved problem; 'copy': copy it too",
+    )
+
+
 class Block(_ProblemDefaults):
     """A block of test problems."""
 
@@ -282,6 +300,20 @@ class Block(_ProblemDefaults):
     discontinue_after: int | None = Field(
         None, ge=1, description="end the block after this many consecutive failures"
     )
+    copies: Copy | None = Field(
+        None,
+        description="yoked copy trials after each problem: true, or a mapping with moves "
+        "and unsolved (null or false: none)",
+    )
+
+    @field_validator("copies", mode="before")
+    @classmethod
+    def _copy_switch(cls, v: Any) -> Any:
+        if v is True:
+            return {}
+        if v is False:
+            return None
+        return v
 
 
 class Timing(_Model):

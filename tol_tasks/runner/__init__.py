@@ -11,11 +11,13 @@ from tol_tasks.errors import TolTasksError
 
 from .files import RunConfig, session_paths
 from .prepare import prepare
+from .simulation import SimulatedTimes
 
 __all__ = [
     "DisplayError",
     "ProblemResult",
     "RunConfig",
+    "SimulatedTimes",
     "TaskSetupError",
     "TowerTask",
     "prepare",

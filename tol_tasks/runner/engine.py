@@ -33,13 +33,20 @@ from psychopy import logging as psychopy_logging
 from psychopy.clock import getTime
 
 from tol_tasks import __version__
+from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import TolTasksError
-from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION, EventLog, EventLogWriteError
 from tol_tasks.session_data.resume import ResumePlan
 from tol_tasks.session_data.sidecar import SIDECAR_VERSION, write_sidecar
-from tol_tasks.session_data.trial import TrialState, block_order, puzzle_code
+from tol_tasks.session_data.trial import (
+    CopyState,
+    TrialState,
+    block_order,
+    copy_sequence,
+    puzzle_code,
+)
 
 from .arrival import open_arrival_input
 from .files import RunConfig
@@ -47,6 +54,7 @@ from .frames import frame_stats, frame_summary
 from .inputs import PolledInput, SimulatedParticipant
 from .prepare import Prepared, prepare
 from .screen import UNITS, TaskScreen
+from .simulation import SimulatedTimes
 
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
@@ -59,7 +67,8 @@ INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
 #: (each prefixed with the task's ``name`` and a dot, as Builder components do).
 EXPERIMENT_COLUMNS = (
     "problem_id", "block", "attempt", "start", "goal", "min_moves", "moves", "solved",
-    "outcome", "planning_time", "total_time", "event_log",
+    "outcome", "planning_time", "total_time", "event_log", "copy_trial", "copy_outcome",
+    "copy_moves", "copy_refused", "copy_first_move_latency", "copy_total_time",
 )  # fmt: skip
 
 # PsychoPy prints a warning per slow frame; dropped frames go into the data instead.
@@ -93,6 +102,10 @@ class ProblemResult:
 
     ``outcome`` is solved, time_out, move_limit or aborted (the quit key);
     ``planning_time`` is the time from onset to the first pick-up (None if none).
+    The ``copy_`` fields describe the yoked copy trial that followed it (None
+    without one): its trial number, outcome (copied or aborted), moves made,
+    refused actions, onset to first pick-up and onset to its end, in seconds.
+    Thinking times are derived from the event log by ``tol-score``.
     """
 
     problem_id: str
@@ -107,6 +120,12 @@ class ProblemResult:
     planning_time: float | None
     total_time: float
     event_log: str
+    copy_trial: int | None = None
+    copy_outcome: str | None = None
+    copy_moves: int | None = None
+    copy_refused: int | None = None
+    copy_first_move_latency: float | None = None
+    copy_total_time: float | None = None
 
 
 class TowerTask:
@@ -137,7 +156,9 @@ class TowerTask:
     name : str
         Prefix of the ExperimentHandler columns.
     simulate, seed, speed
-        Let the simulated participant play (for piloting and tests).
+        Let the simulated participant play (for piloting and tests);
+        ``simulate`` may be a :class:`SimulatedTimes` to fix its thinking and
+        movement times.
     language, input_timing, fsync, bids_names, extra_fields
         As for ``tol-run``.
 
@@ -151,7 +172,8 @@ class TowerTask:
 
     def __init__(self, win, protocol, *, participant: str, session: int = 1,
                  output: str | Path = "data", experiment=None, clock=None, name: str = "tower",
-                 language: str | None = None, simulate: bool = False, seed: int | None = None,
+                 language: str | None = None, simulate: bool | SimulatedTimes = False,
+                 seed: int | None = None,
                  speed: float = 1.0, input_timing: str = "auto", fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
                  next_entry: bool = True, _config: RunConfig | None = None,
@@ -247,13 +269,25 @@ class TowerTask:
     def run_problem(self, start, goal, *, problem_id: str | None = None,
                     time_limit: float | None = None, move_limit: int | None = None,
                     block: str = "problems", feedback: bool | None = None,
-                    disks: int | None = None) -> ProblemResult:  # fmt: skip
+                    disks: int | None = None, copy: str | None = None,
+                    copy_unsolved: bool = False) -> ProblemResult:  # fmt: skip
         """Run one problem on the protocol's apparatus; return its result.
 
         ``start`` and ``goal`` are state texts (``"GR|B|"``, ``"AAA"``) or one
         list per peg. The quit key ends the session: the result's outcome is
         ``aborted`` and :attr:`aborted` is True; later calls raise.
+
+        ``copy``: ``"own"`` or ``"optimal"`` to follow the problem with a yoked
+        copy trial (the participant's own moves, or a shortest solution, shown
+        one at a time); ``copy_unsolved``: copy an unsolved problem too. See
+        "Copy trials" in ``docs/protocols.md``.
         """
+        if copy not in (None, "own", "optimal"):
+            raise TaskSetupError(
+                f"copy={copy!r} is not a kind of copy trial. Suggested fix: use 'own' (the "
+                "participant's own moves), 'optimal' (a shortest solution) or None (no copy)."
+            )
+        copies = Copy(moves=copy, unsolved="copy" if copy_unsolved else "skip") if copy else None
         if self.status is not None:
             raise TaskSetupError(
                 f"the session has ended ({self.status}); no more problems can be run. "
@@ -271,7 +305,7 @@ class TowerTask:
         show = self.model.feedback != "none" if feedback is None else feedback
         self._claim_window()
         try:
-            self._trial(spec, block, 1, feedback=show)
+            self._trial(spec, block, 1, feedback=show, copies=copies)
         except AbortSession as ab:
             # The attempt's result is kept (outcome "aborted" if it was cut off, its own
             # outcome if the quit key came during its feedback); the session ends.
@@ -358,9 +392,10 @@ class TowerTask:
             keys += list(self.model.input.keys or [])
         if self.cfg.simulate:
             seed = 0 if self.cfg.seed is None else self.cfg.seed
+            times = self.cfg.simulate if isinstance(self.cfg.simulate, SimulatedTimes) else None
             self.input = SimulatedParticipant(
                 self.win, self.screen, self.clock, keys, seed=seed, speed=self.speed,
-                mode=self.model.input.mode,
+                mode=self.model.input.mode, times=times,
             )  # fmt: skip
             self.input.peg_keys = list(self.model.input.keys or [])
         else:
@@ -544,7 +579,10 @@ class TowerTask:
             "frames": {"trials": self.frame_stats},
             "layout": {"puzzle": puzzle_code(probe), "pegs": self.screen.pixel_rects(areas),
                        "coordinates": "window pixels from the top-left"},
-            "simulate": {"seed": self.cfg.seed, "speed": self.speed} if self.cfg.simulate else None,
+            "simulate": (
+                {"seed": self.cfg.seed, "speed": self.speed, **self.input.times.as_dict()}
+                if self.cfg.simulate else None
+            ),
             "experiment": (
                 {"name": self.name, "data_file": str(getattr(self.experiment, "dataFileName", ""))}
                 if self.experiment is not None else None
@@ -576,6 +614,7 @@ class TowerTask:
 
     _since_flip: float | None = None
     _trial_work: list[float] | None = None
+    _copy_shown = False
 
     def _wait(self, seconds: float, draw) -> None:
         end = self.clock.getTime() + seconds / self.speed
@@ -662,8 +701,9 @@ class TowerTask:
                 continue
             for attempt in range(used + 1, block.attempts + 1):
                 outcome = self._trial(
-                    spec, block.name, attempt, feedback=self.model.feedback != "none"
-                )
+                    spec, block.name, attempt, feedback=self.model.feedback != "none",
+                    copies=block.copies, last_attempt=attempt == block.attempts,
+                )  # fmt: skip
                 if outcome == "solved":
                     break
             failures = 0 if outcome == "solved" else failures + 1
@@ -672,7 +712,8 @@ class TowerTask:
                             detail=f"after={failures} consecutive failures")  # fmt: skip
                 break
 
-    def _trial(self, spec: ProblemSpec, block_name: str, attempt: int, feedback: bool) -> str:
+    def _trial(self, spec: ProblemSpec, block_name: str, attempt: int, feedback: bool,
+               copies: Copy | None = None, last_attempt: bool = True) -> str:  # fmt: skip
         self.trial_no += 1
         trial = TrialState(spec, self.model.rules, attempt=attempt)
         puzzle = spec.puzzle
@@ -686,9 +727,6 @@ class TowerTask:
             goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
         base = {"block": block_name, "trial": self.trial_no, "attempt": attempt,
                 "problem_id": spec.id}  # fmt: skip
-        mode = self.model.input.mode
-        peg_keys = list(self.model.input.keys or [])
-        drag_pos = None
         notice: list = []
         goal_label, moves_label = screen.label("goal_label"), screen.label("moves")
         time_label, notice_label = screen.label("time_left"), screen.label("notice")
@@ -697,12 +735,14 @@ class TowerTask:
         moves_text = self.msg["moves_label"]
         time_text = self.msg["time_label"]
         first_pick: list[float] = []
+        placed: list[tuple[int, int]] = []
+        drag = [None]
 
         def draw():
             if goal is not None:
                 goal_label.draw(self.msg["goal_label"], (0, goal_top))
                 goal.draw()
-            board.show(trial.state, trial.held, drag_pos)
+            board.show(trial.state, trial.held, drag[0])
             board.draw()
             if d.show_move_counter:
                 moves_label.draw(moves_text.format(moves=trial.moves), moves_pos)
@@ -712,91 +752,218 @@ class TowerTask:
             if notice and self.clock.getTime() < notice[1]:
                 notice_label.draw(notice[0], (0, -0.05))
 
+        def on_event(ev, name, r):
+            if name == "pick_up" and not first_pick:
+                first_pick.append(ev.t - t0)
+            if name == "place":
+                placed.append((PEG_LETTERS.index(r["from_peg"]), PEG_LETTERS.index(r["to_peg"])))
+            if r.get("reason") and d.show_illegal_message:
+                text = self.msg.get(f"illegal_{r['reason']}")
+                if text:
+                    notice[:] = [text, self.clock.getTime() + 1.2 / self.speed]
+
         onset = self._flip_time()
         draw()
-        self.win.frameIntervals = []
-        self.win.recordFrameIntervals = True
-        self._trial_work = []
+        self._start_frames()
         self._flip()
         t0 = onset[0]
         self._write("trial_onset", time=t0, trial_time=0.0, state=str(spec.start), goal=str(spec.goal),
                     puzzle=puzzle_code(puzzle), moves=0, stamp="flip", **base)  # fmt: skip
-        self.input.on_trial(trial, areas, self.clock.getTime())
         try:
-            while not trial.done:
-                evs = self.input.poll()
-                self._check_quit(evs)
-                for ev in evs:
-                    results = []
-                    if ev.t < t0 and ev.kind != "key":
-                        continue  # pressed before the problem was on screen: not meant for it
-                    if ev.kind == "key":
-                        if mode == "keys" and ev.key in peg_keys:
-                            peg = peg_keys.index(ev.key)
-                            results = trial.pick(peg) if trial.held is None else trial.drop(peg)
-                    elif mode == "drag":
-                        peg = screen.hit(areas, ev.x, ev.y)
-                        if ev.kind == "press" and peg is not None:
-                            results = trial.pick(peg)
-                        elif ev.kind == "release":
-                            results = trial.drop(peg)
-                            drag_pos = None
-                    elif ev.kind == "press":
-                        peg = screen.hit(areas, ev.x, ev.y)
-                        if peg is not None:
-                            results = trial.pick(peg) if trial.held is None else trial.drop(peg)
-                    for r in results:
-                        name = r.pop("event")
-                        if name == "pick_up" and not first_pick:
-                            first_pick.append(ev.t - t0)
-                        self._write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,
-                                    stamp=ev.stamp, event_name=name, **base, **r)  # fmt: skip
-                        if r.get("reason") and d.show_illegal_message:
-                            text = self.msg.get(f"illegal_{r['reason']}")
-                            if text:
-                                notice[:] = [text, self.clock.getTime() + 1.2 / self.speed]
-                now = self.clock.getTime()
-                self.input.after(trial, now)
-                for r in trial.tick((now - t0) * self.speed if self.cfg.simulate else now - t0):
-                    self._write(time=now, trial_time=now - t0, stamp="clock",
-                                event_name=r.pop("event"), **base, **r)  # fmt: skip
-                if mode == "drag" and trial.held is not None and not self.cfg.simulate:
-                    drag_pos = self.input.pointer()
-                draw()
-                self._flip()
+            self._play(trial, areas, t0, base, draw, drag, on_event)
         except AbortSession:
             self._end_trial(spec, trial, t0, base, first_pick, outcome="aborted")
+            self._add_to_experiment(self._last_result)
             raise
         self._end_trial(spec, trial, t0, base, first_pick, outcome=trial.outcome)
-        if feedback:
-            text = self._feedback_text(trial, spec)
-            self._write("feedback", detail=f"text={text}", **base)
-            fb = screen.label("feedback")
-            self._wait(self.model.timing.feedback_duration,
-                       lambda: (draw(), fb.draw(text, (0, -0.1))))  # fmt: skip
-        self._wait(self.model.timing.inter_trial_interval, lambda: None)
+        result = self._last_result
+        try:
+            if feedback:
+                text = self._feedback_text(trial, spec)
+                self._write("feedback", detail=f"text={text}", **base)
+                fb = screen.label("feedback")
+                self._wait(self.model.timing.feedback_duration,
+                           lambda: (draw(), fb.draw(text, (0, -0.1))))  # fmt: skip
+            self._wait(self.model.timing.inter_trial_interval, lambda: None)
+            wanted = trial.outcome == "solved" or (last_attempt and copies is not None
+                                                    and copies.unsolved == "copy")  # fmt: skip
+            if copies is not None and wanted and self.log.version >= 2:
+                sequence = copy_sequence(puzzle, spec.start, spec.goal, placed, copies.moves)
+                if sequence:
+                    self._copy_trial(spec, block_name, attempt, base["trial"], sequence,
+                                     copies.moves, result)  # fmt: skip
+        finally:
+            self._add_to_experiment(result)
         return trial.outcome
 
-    def _end_trial(self, spec, trial, t0, base, first_pick, outcome) -> None:
-        """Frame statistics, the trial_end row (not for an aborted trial), the experiment row."""
+    def _play(self, trial, areas, t0, base, draw, drag, on_event, after_flip=None) -> None:
+        """The frame loop of one trial (a problem or a copy) until it is done.
+
+        Every press, release and key is turned into the trial's peg actions;
+        each action it returns is logged and passed to ``on_event``.
+        """
+        screen = self.screen
+        mode = self.model.input.mode
+        peg_keys = list(self.model.input.keys or [])
+        self.input.on_trial(trial, areas, self.clock.getTime())
+        while not trial.done:
+            evs = self.input.poll()
+            self._check_quit(evs)
+            for ev in evs:
+                results = []
+                if ev.t < t0 and ev.kind != "key":
+                    continue  # pressed before the problem was on screen: not meant for it
+                if ev.kind == "key":
+                    if mode == "keys" and ev.key in peg_keys:
+                        peg = peg_keys.index(ev.key)
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                elif mode == "drag":
+                    peg = screen.hit(areas, ev.x, ev.y)
+                    if ev.kind == "press" and peg is not None:
+                        results = trial.pick(peg)
+                    elif ev.kind == "release":
+                        results = trial.drop(peg)
+                        drag[0] = None
+                elif ev.kind == "press":
+                    peg = screen.hit(areas, ev.x, ev.y)
+                    if peg is not None:
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                for r in results:
+                    name = r.pop("event")
+                    self._write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,
+                                stamp=ev.stamp, event_name=name, **base, **r)  # fmt: skip
+                    on_event(ev, name, r)
+            now = self.clock.getTime()
+            self.input.after(trial, now)
+            for r in trial.tick((now - t0) * self.speed if self.cfg.simulate else now - t0):
+                self._write(time=now, trial_time=now - t0, stamp="clock",
+                            event_name=r.pop("event"), **base, **r)  # fmt: skip
+            if mode == "drag" and trial.held is not None and not self.cfg.simulate:
+                drag[0] = self.input.pointer()
+            draw()
+            self._flip()
+            if after_flip is not None:
+                after_flip()
+
+    def _copy_trial(self, spec: ProblemSpec, block_name: str, attempt: int, copy_of: int,
+                    sequence: list[tuple[int, int]], source: str, result: ProblemResult) -> None:  # fmt: skip
+        """A yoked copy trial after problem attempt ``copy_of``: the moves shown one at a time.
+
+        The board is the problem's, in the same place and size, at the
+        problem's start and without the goal; the piece to take is outlined and
+        the peg to put it on marked. The outcome goes into ``result``'s
+        ``copy_`` fields.
+        """
+        if not self._copy_shown:
+            self._message(self.msg["copy_start"], 1.5)
+            self._copy_shown = True
+        self.trial_no += 1
+        trial = CopyState(spec, sequence, attempt=attempt)
+        puzzle = spec.puzzle
+        areas = self._boards(puzzle)[0]
+        board = self.screen.board("board", puzzle, areas)
+        label = self.screen.label("copy_label")
+        label_text = self.msg["copy_label"]
+        base = {"block": block_name, "trial": self.trial_no, "attempt": attempt,
+                "problem_id": spec.id, "copy_of": copy_of}  # fmt: skip
+        first_pick: list[float] = []
+        drag = [None]
+        # The cue drawn last: [flip-time box, move index, piece, state]; logged once its flip is known.
+        cue: list = [None, -1, None, ""]
+
+        def draw():
+            shown = trial.cue
+            if shown is not None and cue[1] != trial.moves:
+                cue[:] = [
+                    self._flip_time(),
+                    trial.moves,
+                    trial.top_piece(shown[0]),
+                    str(trial.state),
+                ]
+            label.draw(label_text, (0, 0.42))
+            board.show(trial.state, trial.held, drag[0], cue=shown)
+            board.draw()
+
+        def on_event(ev, name, r):
+            if name == "pick_up" and not first_pick:
+                first_pick.append(ev.t - t0)
+
+        def log_cue():
+            box, k, piece, state = cue
+            if box is not None and len(box) == 1:
+                a, b = sequence[k]
+                self._write("copy_cue", time=box[0], trial_time=box[0] - t0, piece=piece,
+                            from_peg=PEG_LETTERS[a], to_peg=PEG_LETTERS[b], moves=k, state=state,
+                            stamp="flip", **base)  # fmt: skip
+                box.append(None)  # logged
+
+        onset = self._flip_time()
+        draw()
+        self._start_frames()
+        self._flip()
+        t0 = onset[0]
+        moves_text = ",".join(f"{PEG_LETTERS[a]}>{PEG_LETTERS[b]}" for a, b in sequence)
+        self._write("copy_onset", time=t0, trial_time=0.0, state=str(spec.start),
+                    goal=str(trial.end_state()), puzzle=puzzle_code(puzzle), moves=0, stamp="flip",
+                    detail=f"source={source};sequence={moves_text}", **base)  # fmt: skip
+        log_cue()
+
+        outcome = "aborted"
+        try:
+            self._play(trial, areas, t0, base, draw, drag, on_event, after_flip=log_cue)
+            outcome = trial.outcome
+        finally:
+            self._end_copy(trial, t0, base, first_pick, outcome, result)
+        self._wait(self.model.timing.inter_trial_interval, lambda: None)
+
+    def _start_frames(self) -> None:
+        self.win.frameIntervals = []
+        self.win.recordFrameIntervals = True
+        self._trial_work = []
+
+    def _stop_frames(self, problem_id: str, copy_of: int | None = None) -> dict:
         self.win.recordFrameIntervals = False
         intervals = list(self.win.frameIntervals)
         frames = frame_stats(intervals, self.refresh, self._trial_work or [])
         self._trial_work = None
-        self.frame_stats.append({"trial": self.trial_no, "problem_id": spec.id, **frames})
+        entry = {"trial": self.trial_no, "problem_id": problem_id, **frames}
+        if copy_of is not None:
+            entry["copy_of"] = copy_of
+        self.frame_stats.append(entry)
+        return frames
+
+    @staticmethod
+    def _frame_detail(frames: dict) -> str:
+        return ";".join(
+            f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in frames.items()
+        )
+
+    def _end_copy(self, trial, t0, base, first_pick, outcome, result) -> None:
+        frames = self._stop_frames(base["problem_id"], base["copy_of"])
         total = self.clock.getTime() - t0
         if outcome != "aborted":
-            detail = ";".join(
-                f"{k}={v:.3f}" if isinstance(v, float) else f"{k}={v}" for k, v in frames.items()
-            )
+            self._write("copy_end", trial_time=total, reason=outcome, state=str(trial.state),
+                        moves=trial.moves, detail=self._frame_detail(frames), **base)  # fmt: skip
+        result.copy_trial = base["trial"]
+        result.copy_outcome = outcome
+        result.copy_moves = trial.moves
+        result.copy_refused = trial.refused
+        result.copy_first_move_latency = first_pick[0] if first_pick else None
+        result.copy_total_time = total
+
+    def _end_trial(self, spec, trial, t0, base, first_pick, outcome) -> None:
+        """Frame statistics, the trial_end row (not for an aborted trial), the result."""
+        frames = self._stop_frames(spec.id)
+        total = self.clock.getTime() - t0
+        if outcome != "aborted":
             self._write("trial_end", trial_time=total, reason=trial.outcome,
-                        state=str(trial.state), moves=trial.moves, detail=detail, **base)  # fmt: skip
+                        state=str(trial.state), moves=trial.moves,
+                        detail=self._frame_detail(frames), **base)  # fmt: skip
         result = self._result(spec, base["block"], base["attempt"],
                               first_pick[0] if first_pick else None, outcome,
                               moves=trial.moves, total=total)  # fmt: skip
         self.results.append(result)
         self._last_result = result
-        self._add_to_experiment(result)
 
     def _result(self, spec, block, attempt, planning, outcome, moves=0, total=0.0):
         return ProblemResult(

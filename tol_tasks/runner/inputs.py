@@ -16,6 +16,7 @@ from psychopy.tools.monitorunittools import convertToPix
 from tol_tasks.errors import IllegalMoveError
 
 from .events import InputEvent
+from .simulation import SimulatedTimes
 
 
 class PolledInput:
@@ -84,31 +85,34 @@ class PolledInput:
 class SimulatedParticipant(PolledInput):
     """A participant who plans and moves like a person, reproducibly.
 
-    Planning time before the first move, think time between moves and the
-    pick-to-place time are log-normal around human values, divided by
+    Thinking and movement times follow :class:`SimulatedTimes`, divided by
     ``speed``. With probability ``error_rate`` a move is a legal but
     non-optimal one; with probability ``illegal_rate`` an illegal one is tried
-    first. Its presses and releases are :class:`InputEvent` s at the pegs'
-    pixel positions, handled exactly like the mouse's.
+    first. In a copy trial it carries out the move shown, after taking the
+    wrong piece with probability ``copy_error_rate``. Its presses and releases
+    are :class:`InputEvent` s at the pegs' pixel positions, handled exactly
+    like the mouse's.
     """
 
     method = "polled"
 
     def __init__(self, win, screen, clock, keys, *, seed=0, speed=1.0, mode="click",
-                 error_rate=0.15, illegal_rate=0.08):  # fmt: skip
+                 times: SimulatedTimes | None = None):  # fmt: skip
         super().__init__(win, screen, clock, keys)
         self.seed = seed
         self.rng = random.Random(seed)
         self.speed = max(speed, 1e-3)
         self.mode = mode
-        self.error_rate = error_rate
-        self.illegal_rate = illegal_rate
+        self.times = times or SimulatedTimes()
+        self.error_rate = self.times.error_rate
+        self.illegal_rate = self.times.illegal_rate
         self.queue: list[InputEvent] = []
         self.areas = None
         self.peg_keys: list[str] = []
 
-    def _lognormal(self, median: float, sigma: float = 0.4) -> float:
-        return median * math.exp(self.rng.gauss(0, sigma)) / self.speed
+    def _lognormal(self, median: float) -> float:
+        sigma = self.times.spread
+        return median * math.exp(self.rng.gauss(0, sigma) if sigma else 0.0) / self.speed
 
     def poll(self) -> list[InputEvent]:
         out = [e for e in super().poll() if e.kind == "key"]  # Escape still works
@@ -132,7 +136,7 @@ class SimulatedParticipant(PolledInput):
 
     def _click(self, t: float, peg: int | None) -> float:
         self._schedule(t, "press", peg)
-        up = t + 0.06 / self.speed
+        up = t + self.times.click / self.speed
         self._schedule(up, "release", peg)
         return up
 
@@ -145,12 +149,20 @@ class SimulatedParticipant(PolledInput):
         self.areas = areas
         # Each attempt at a problem draws from its own generator, so an attempt replays
         # the same moves whatever came before it (a problem restarted after a crash, too).
-        self.rng = random.Random(f"{self.seed}:{trial.spec.block}:{trial.spec.id}:{trial.attempt}")
-        self._plan(trial, now + self._lognormal(3.0))
+        copy = "copy:" if hasattr(trial, "cue") else ""
+        self.rng = random.Random(
+            f"{copy}{self.seed}:{trial.spec.block}:{trial.spec.id}:{trial.attempt}"
+        )
+        t = self.times
+        self._plan(trial, now + self._lognormal(t.reach if copy else t.plan + t.reach))
 
     def after(self, trial, now: float) -> None:
         if not trial.done and not self.queue and trial.held is None:
-            self._plan(trial, now + self._lognormal(0.9))
+            t = self.times
+            self._plan(
+                trial,
+                now + self._lognormal(t.reach if hasattr(trial, "cue") else t.think + t.reach),
+            )
 
     def _choose(self, trial) -> tuple[int, int]:
         p, s, g = trial.puzzle, trial.state, trial.spec.goal
@@ -173,13 +185,36 @@ class SimulatedParticipant(PolledInput):
         return m.source, m.target
 
     def _plan(self, trial, t: float) -> None:
-        src, dst = self._choose(trial)
+        if hasattr(trial, "cue"):  # a copy trial: the move shown
+            src, dst = trial.cue
+            if self.rng.random() < self.times.copy_error_rate:
+                wrong = [
+                    i
+                    for i in range(trial.puzzle.n_pegs)
+                    if i != src and trial.top_piece(i) is not None
+                ]
+                if wrong:
+                    # Take the wrong piece (refused), then, a reach later, the right one.
+                    self._wrong_then(trial, t, self.rng.choice(wrong))
+                    t += self._lognormal(self.times.reach)
+        else:
+            src, dst = self._choose(trial)
         if self.mode == "keys":
             self._schedule(t, "key", key=self.peg_keys[src])
-            self._schedule(t + self._lognormal(0.4), "key", key=self.peg_keys[dst])
+            self._schedule(t + self._lognormal(self.times.carry), "key", key=self.peg_keys[dst])
         elif self.mode == "drag":
             self._schedule(t, "press", src)
-            self._schedule(t + self._lognormal(0.5), "release", dst)
+            self._schedule(t + self._lognormal(self.times.carry + 0.1), "release", dst)
         else:
             up = self._click(t, src)
-            self._click(up + self._lognormal(0.4), dst)
+            self._click(up + self._lognormal(self.times.carry), dst)
+
+    def _wrong_then(self, trial, t: float, peg: int) -> None:
+        """A refused pick-up of ``peg``'s piece at ``t`` (a copy error)."""
+        if self.mode == "keys":
+            self._schedule(t, "key", key=self.peg_keys[peg])
+        elif self.mode == "drag":
+            self._schedule(t, "press", peg)
+            self._schedule(t + self.times.click / self.speed, "release", peg)
+        else:
+            self._click(t, peg)

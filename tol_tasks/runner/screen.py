@@ -100,9 +100,13 @@ class BoardView:
                                      lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
             self.pieces[piece] = stim
         self._pos: dict = dict.fromkeys(self.pieces)
-        self._lifted = None
+        self._outlined: set = set()
         self._shown = None
         self._order: list = []
+        # Copy trials: a triangle pointing down at the peg to put the piece on.
+        self.marker = visual.Polygon(win, edges=3, radius=unit * 0.32, ori=180,
+                                     fillColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
+        self._marker_peg: int | None = None
 
     @staticmethod
     def _all_pieces(puzzle: Puzzle) -> list:
@@ -110,18 +114,30 @@ class BoardView:
             return list(range(1, puzzle.n_disks + 1))
         return list(puzzle.balls)
 
-    def show(self, state, held: int | None = None, drag=None) -> None:
-        """Place the pieces for ``state`` (``held``: the peg whose top piece is lifted)."""
-        key = (state, held, drag)
+    def marker_pos(self, peg: int) -> tuple[float, float]:
+        """Where the copy trials' marker sits: just above the top of ``peg``."""
+        a = self.areas[peg]
+        return float(a.x), float(a.y + a.h / 2 + self.unit * 0.4)
+
+    def show(self, state, held: int | None = None, drag=None, cue=None) -> None:
+        """Place the pieces for ``state`` (``held``: the peg whose top piece is lifted).
+
+        ``cue`` (copy trials): (from peg, to peg) of the move to make; the top
+        piece of the first is outlined, the second is marked.
+        """
+        key = (state, held, drag, cue)
         if key == self._shown:
             return
         self._shown = key
         lifted = None
+        cued = None
         order = []
         for i, col in enumerate(self.puzzle.pegs_of(state)):
             a = self.areas[i]
             for level, piece in enumerate(col):
                 x, y = a.x, self.base_y + self.unit * (level + 0.5)
+                if cue is not None and cue[0] == i and level == len(col) - 1:
+                    cued = piece
                 if held == i and level == len(col) - 1:
                     lifted = piece
                     x, y = drag if drag is not None else (x, a.y + a.h / 2 + self.unit * 0.8)
@@ -130,12 +146,16 @@ class BoardView:
                     self.pieces[piece].pos = pos
                     self._pos[piece] = pos
                 order.append(piece)
-        if lifted != self._lifted:
-            if self._lifted is not None:
-                self.pieces[self._lifted].lineWidth = 0
-            if lifted is not None:
-                self.pieces[lifted].lineWidth = 4
-            self._lifted = lifted
+        outlined = {p for p in (lifted, cued) if p is not None}
+        for piece in self._outlined - outlined:
+            self.pieces[piece].lineWidth = 0
+        for piece in outlined - self._outlined:
+            self.pieces[piece].lineWidth = 4
+        self._outlined = outlined
+        target = cue[1] if cue is not None else None
+        if target is not None and target != self._marker_peg:
+            self.marker.pos = self.marker_pos(target)
+        self._marker_peg = target
         # The lifted piece is drawn last, above the others.
         if lifted is not None:
             order.remove(lifted)
@@ -147,6 +167,8 @@ class BoardView:
             stim.draw()
         for stim in self._order:
             stim.draw()
+        if self._marker_peg is not None:
+            self.marker.draw()
 
 
 def _piece_color(puzzle: Puzzle, piece, colors: dict) -> str:

@@ -6,8 +6,10 @@ most the event in flight. Reading: :func:`read_event_log` accepts a log cut
 anywhere (a torn last line is reported, not fatal) and refuses foreign files
 with a message naming the file, the row and the fault.
 
-The columns are described by the codebook ``codebook/events-v1.json`` that
-ships with the package (:func:`codebook`).
+The columns are described by the codebook ``codebook/events-v2.json`` that
+ships with the package (:func:`codebook`). Logs of format 1 (before yoked copy
+trials) are still read: their rows come back in format 2's columns, with an
+empty ``copy_of``; a resumed format 1 log is continued in format 1.
 """
 
 from __future__ import annotations
@@ -29,23 +31,35 @@ from tol_tasks.errors import TolTasksError
 from ._gc import gc_paused
 
 #: Version of the event log format written by this release.
-EVENT_LOG_VERSION = 1
+EVENT_LOG_VERSION = 2
+
+#: Every format this release reads (each has its codebook ``events-v<n>.json``).
+READABLE_VERSIONS = (1, 2)
 
 
 @cache
-def codebook() -> dict[str, Any]:
-    """The event log codebook: columns (name, type, unit, description) and event types."""
+def codebook(version: int = EVENT_LOG_VERSION) -> dict[str, Any]:
+    """The event log codebook: columns (name, type, unit, description) and event types.
+
+    Parameters
+    ----------
+    version : int
+        The format (default: the one this release writes).
+    """
+    if version not in READABLE_VERSIONS:
+        raise ValueError(f"event log format {version!r} is not one of {READABLE_VERSIONS}")
     text = (
         resources.files("tol_tasks.session_data.codebook")
-        .joinpath("events-v1.json")
+        .joinpath(f"events-v{version}.json")
         .read_text("utf-8")
     )
     return json.loads(text)
 
 
-def columns() -> tuple[str, ...]:
-    """The event log's columns, in order."""
-    return tuple(c["name"] for c in codebook()["columns"])
+@cache
+def columns(version: int = EVENT_LOG_VERSION) -> tuple[str, ...]:
+    """The event log's columns, in order (of format ``version``)."""
+    return tuple(c["name"] for c in codebook(version)["columns"])
 
 
 @cache
@@ -78,9 +92,11 @@ class EventLog:
         Force every row to the disk, not only to the operating system.
     """
 
-    def __init__(self, path: Path, *, fsync: bool = True, _append_after: int | None = None) -> None:
+    def __init__(self, path: Path, *, fsync: bool = True, _append_after: int | None = None,
+                 _version: int = EVENT_LOG_VERSION) -> None:  # fmt: skip
         self.path = Path(path)
-        self._cols = columns()
+        self.version = _version
+        self._cols = columns(_version)
         self._fsync = fsync
         if _append_after is None:
             self._file = open(self.path, "x", encoding="utf-8", newline="")  # noqa: SIM115
@@ -111,7 +127,7 @@ class EventLog:
                 f.flush()
                 os.fsync(f.fileno())
         last = int(data.records[-1][0]) if data.records else 0
-        return cls(path, fsync=fsync, _append_after=last)
+        return cls(path, fsync=fsync, _append_after=last, _version=data.version)
 
     def _write_line(self, values) -> None:
         buf = io.StringIO()
@@ -122,8 +138,12 @@ class EventLog:
             os.fsync(self._file.fileno())
 
     def write(self, **values: Any) -> int:
-        """Append one event; unknown column names are an error. Returns the row number."""
-        unknown = set(values) - set(self._cols)
+        """Append one event; unknown column names are an error. Returns the row number.
+
+        A format 1 log (a resumed old session) has no ``copy_of`` column; writing
+        a value into it is an error (the runner runs no copies then).
+        """
+        unknown = {k for k, v in values.items() if k not in self._cols and v is not None}
         if unknown:
             raise ValueError(f"not event log columns: {', '.join(sorted(unknown))}")
         values["row"] = self._row + 1
@@ -241,14 +261,18 @@ class EventLogData:
     ----------
     path : Path
     records : list of list of str
-        One list per complete row, in the order of :func:`columns`.
+        One list per complete row, in the order of :func:`columns` (a format 1
+        log's rows are widened to format 2 with empty ``copy_of`` cells).
     warnings : list of str
         Recoverable faults, e.g. a torn last line left by a crash.
+    version : int
+        The format the file was written in (from its header).
     """
 
     path: Path
     records: list[list[str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    version: int = EVENT_LOG_VERSION
     _rows: list[dict[str, str]] | None = field(default=None, repr=False)
 
     @property
@@ -297,18 +321,32 @@ def read_event_log(path: str | Path) -> EventLogData:
     if not lines or not lines[0].strip():
         raise EventLogError(f"{p}: empty file, not a tol-tasks event log (no header row).")
     header = next(csv.reader([lines[0]]))
-    if header != expected:
+    for version in READABLE_VERSIONS:
+        if header == list(columns(version)):
+            out.version = version
+            break
+    else:
         missing = [c for c in expected if c not in header]
         raise EventLogError(
-            f"{p}: row 1: not a tol-tasks event log version {EVENT_LOG_VERSION}: the header "
+            f"{p}: row 1: not a tol-tasks event log (format "
+            f"{' or '.join(map(str, READABLE_VERSIONS))}): the header "
             + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns.")
             + " Suggested fix: give the .csv event log written by tol-run."
         )
-    width = len(expected)
+    width = len(header)
     records = out.records
     with gc_paused():
         _parse_rows(p, lines, width, records, out.warnings)
+        if out.version != EVENT_LOG_VERSION:
+            _widen(records, header, expected)
     return out
+
+
+def _widen(records: list[list[str]], header: list[str], expected: list[str]) -> None:
+    """Rows of an older format, in place, in the current columns (new cells empty)."""
+    where = [header.index(c) if c in header else None for c in expected]
+    for k, row in enumerate(records):
+        records[k] = [row[i] if i is not None else "" for i in where]
 
 
 def _parse_rows(p: Path, lines: list[str], width: int, records: list, warnings: list) -> None:

@@ -148,3 +148,109 @@ class TrialState:
             self.held = None
             return [self._ev("time_out", detail=f"limit={limit:g}")]
         return []
+
+
+def copy_sequence(puzzle: Puzzle, start, goal, moves: list[tuple[int, int]],
+                  source: str) -> list[tuple[int, int]]:  # fmt: skip
+    """The moves a yoked copy trial shows, as (from peg, to peg) indices.
+
+    ``source`` ``own``: ``moves``, the completed moves of the copied attempt, in
+    order; ``optimal``: the first shortest solution from ``start`` to ``goal``
+    (:meth:`Puzzle.solve`).
+    """
+    if source == "own":
+        return list(moves)
+    return [(m.source, m.target) for m in puzzle.solve(start, goal)]
+
+
+@dataclass
+class CopyState:
+    """A yoked copy trial: moves shown one at a time, carried out by the participant.
+
+    Only the move shown can be made: taking another peg's piece, or putting
+    the piece on another peg, is refused (logged as ``copy_refused``) and the
+    same move stays shown. Same interface as :class:`TrialState` (``pick``,
+    ``drop``, ``tick``, ``done``), so the runner and the simulated participant
+    handle both the same way.
+    """
+
+    spec: ProblemSpec
+    sequence: list[tuple[int, int]]
+    attempt: int = 1
+    state: Any = None
+    moves: int = 0
+    held: int | None = None
+    outcome: str | None = None
+    refused: int = 0
+
+    def __post_init__(self) -> None:
+        self.puzzle = self.spec.puzzle
+        self.state = self.spec.start
+        if not self.sequence:
+            raise ValueError("a copy trial needs at least one move to copy")
+
+    @property
+    def done(self) -> bool:
+        return self.outcome is not None
+
+    @property
+    def cue(self) -> tuple[int, int] | None:
+        """(from peg, to peg) of the move shown now, or None when all are made."""
+        return None if self.done else self.sequence[self.moves]
+
+    def end_state(self):
+        """Where the sequence leads."""
+        s = self.spec.start
+        for a, b in self.sequence:
+            s = self.puzzle.move(s, a, b)
+        return s
+
+    def _ev(self, event: str, **kw) -> dict:
+        return {"event": event, "state": str(self.state), "moves": self.moves, **kw}
+
+    def top_piece(self, peg: int):
+        col = self.puzzle.pegs_of(self.state)[peg]
+        return col[-1] if col else None
+
+    def pick(self, peg: int) -> list[dict]:
+        if self.done or self.held is not None:
+            return []
+        piece = self.top_piece(peg)
+        if piece is None:
+            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+        src, dst = self.sequence[self.moves]
+        if peg != src:
+            self.refused += 1
+            return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
+                             reason="wrong_piece", detail=f"shown={PEG_LETTERS[src]}>{PEG_LETTERS[dst]}")]  # fmt: skip
+        self.held = peg
+        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
+
+    def drop(self, peg: int | None) -> list[dict]:
+        if self.done or self.held is None:
+            return []
+        src, self.held = self.held, None
+        piece = self.top_piece(src)
+        a = PEG_LETTERS[src]
+        if peg is None:
+            return [self._ev("cancel", piece=piece, from_peg=a)]
+        b = PEG_LETTERS[peg]
+        if peg == src:
+            return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)]
+        dst = self.sequence[self.moves][1]
+        if peg != dst:
+            self.refused += 1
+            return [self._ev("copy_refused", piece=piece, from_peg=a, to_peg=b,
+                             reason="wrong_peg", detail=f"shown={a}>{PEG_LETTERS[dst]}")]  # fmt: skip
+        move = self.puzzle.check_move(self.state, src, peg)  # legal: it was made before
+        self.state = self.puzzle.apply(self.state, move)
+        self.moves += 1
+        out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
+        if self.moves == len(self.sequence):
+            self.outcome = "copied"
+            out.append(self._ev("copy_done"))
+        return out
+
+    def tick(self, trial_time: float) -> list[dict]:
+        """Copy trials have no time limit."""
+        return []

@@ -12,7 +12,7 @@ def render_markdown() -> str:
     lines = [
         f"# {cb['name']}, format version {cb['format_version']}",
         "",
-        "Generated from `tol_tasks/session_data/codebook/events-v1.json` by "
+        f"Generated from `tol_tasks/session_data/codebook/events-v{cb['format_version']}.json` by "
         "`python -m tol_tasks.session_data.codebook.render`; do not edit by hand.",
         "",
         cb["description"],

@@ -1,0 +1,384 @@
+"""Yoked copy trials (Owen et al., 1990): the protocol option, the runner, the log and the scores.
+
+Expected thinking times come from the simulated participant's own fixed times
+(``SimulatedTimes`` with ``spread=0``): a problem's first pick-up comes
+``plan + reach`` after onset and each later one ``think + reach`` after the
+previous placement; a copy has only ``reach``. So the yoked subtraction must
+give back ``plan`` and ``think``, whatever the scorer computes in between.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from analysis.read import read_session
+from analysis.score import score_sessions
+from tests.reference import bfs, hanoi_graph
+from tests.runner_tools import running_tol_run, session_files, tol_score, wait_for_rows, xdotool
+from tol_tasks import Hanoi
+from tol_tasks.protocol_format.load import load_protocol_text
+from tol_tasks.protocol_format.model import ProblemSpec, ProtocolError
+from tol_tasks.session_data.eventlog import (
+    EventLog,
+    column_index,
+    columns,
+    read_event_log,
+)
+from tol_tasks.session_data.sidecar import read_sidecar
+from tol_tasks.session_data.trial import CopyState, copy_sequence
+
+HERE = Path(__file__).parent
+COPIES = HERE / "data" / "copies"
+V1 = HERE / "data" / "v1"
+SESSION_SCRIPT = HERE / "data" / "experiments" / "copy_session.py"
+
+#: Fixed times of the simulated participant (seconds; spread 0: no randomness in time).
+TIMES = {"plan": 0.8, "think": 0.3, "reach": 0.2, "carry": 0.15, "click": 0.05, "spread": 0,
+         "error_rate": 0.3, "illegal_rate": 0, "copy_error_rate": 0}  # fmt: skip
+
+
+# ----------------------------------------------------------------- pure parts
+def _spec(start="AAA", goal="ACC"):
+    h = Hanoi(3)
+    return ProblemSpec(id="p", block="b", puzzle=h, start=h.parse(start), goal=h.parse(goal),
+                       min_moves=h.distance(start, goal), time_limit=None, move_limit=None)  # fmt: skip
+
+
+def test_a_copy_takes_only_the_move_shown_and_refuses_the_rest():
+    # AAA -> ACC in three moves: 1 A->B, 2 A->C, 1 B->C.
+    c = CopyState(_spec(), [(0, 1), (0, 2), (1, 2)])
+    assert c.cue == (0, 1)
+    assert [e["event"] for e in c.pick(0)] == ["pick_up"]
+    refused = c.drop(2)  # the piece shown, put on another peg
+    assert [(e["event"], e["reason"]) for e in refused] == [("copy_refused", "wrong_peg")]
+    assert c.held is None
+    assert c.moves == 0
+    assert str(c.state) == "AAA"
+    c.pick(0)
+    assert [e["event"] for e in c.drop(1)] == ["place"]
+    assert c.cue == (0, 2)
+    wrong = c.pick(1)  # disk 1 on B is not the piece shown (disk 2 on A)
+    assert [(e["event"], e["reason"]) for e in wrong] == [("copy_refused", "wrong_piece")]
+    assert c.held is None
+    assert [e["event"] for e in c.pick(2)] == ["empty_pick"]  # nothing to take: not refused
+    c.pick(0)
+    c.drop(2)
+    c.pick(1)
+    assert [e["event"] for e in c.drop(2)] == ["place", "copy_done"]
+    assert c.done
+    assert c.outcome == "copied"
+    assert str(c.state) == "ACC"
+    assert c.refused == 2
+    assert c.moves == 3
+    assert c.tick(1e6) == []  # no time limit
+
+
+def test_the_optimal_copy_is_a_shortest_path_by_plain_bfs():
+    h = Hanoi(3)
+    graph = hanoi_graph(3)
+    for start, goal in [("AAA", "CCC"), ("ABC", "CCC"), ("BAC", "ACB")]:
+        seq = copy_sequence(h, h.parse(start), h.parse(goal), [], "optimal")
+        dist, _ = bfs(graph, goal)
+        assert len(seq) == dist[start]
+        state = h.parse(start)
+        for a, b in seq:
+            state = h.move(state, a, b)  # raises if illegal
+        assert str(state) == goal
+    own = [(0, 1), (1, 0)]
+    assert copy_sequence(h, h.parse("AAA"), h.parse("CCC"), own, "own") == own
+
+
+def test_the_copies_field_is_checked_like_every_other():
+    text = (
+        (COPIES / "copies.yaml")
+        .read_text()
+        .replace(
+            "copies: {moves: optimal, unsolved: copy}", "copies: {moves: best, unsolved: copy}"
+        )
+    )
+    with pytest.raises(ProtocolError) as err:
+        load_protocol_text(text, "copies.yaml")
+    msg = str(err.value)
+    assert "copies.yaml:15: blocks[1].copies.moves: 'best' is not allowed" in msg
+    assert "'own' or 'optimal'" in msg
+    assert "Suggested fix" in msg
+    lp = load_protocol_text((COPIES / "copies.yaml").read_text(), "copies.yaml")
+    own, optimal = (b.copies for b in lp.model.blocks)
+    assert (own.moves, own.unsolved) == ("own", "skip")  # `copies: true`
+    assert (optimal.moves, optimal.unsolved) == ("optimal", "copy")
+
+
+# ------------------------------------------------------------- format 1 logs
+def test_version1_logs_score_as_they_did_before_copies(tmp_path):
+    # tests/data/v1/scored was written by tol-score at 7f03174, before format 2.
+    done = tol_score(str(V1), "--output", str(tmp_path))
+    assert done.returncode == 0, done.stderr
+    for name in ("trials", "sessions", "moves", "wide"):
+        old = pd.read_csv(V1 / "scored" / f"{name}.csv", dtype=str, keep_default_na=False)
+        new = pd.read_csv(tmp_path / f"{name}.csv", dtype=str, keep_default_na=False)
+        assert list(new.columns[: len(old.columns)]) == list(old.columns) or set(
+            old.columns
+        ) <= set(new.columns), name
+        pd.testing.assert_frame_equal(new[list(old.columns)], old, obj=name)
+        added = [c for c in new.columns if c not in old.columns]
+        assert all((new[c] == "").all() for c in added), (name, added)
+    assert (tmp_path / "copy_moves.csv").read_text().count("\n") == 1  # the header only
+
+
+def test_a_version1_log_reads_in_format_2_and_resumes_in_format_1(tmp_path):
+    log = tmp_path / "old.csv"
+    log.write_bytes((V1 / "sim-hanoi.csv").read_bytes())
+    data = read_event_log(log)
+    assert data.version == 1
+    assert all(len(r) == len(columns()) for r in data.records)
+    assert {r[column_index()["copy_of"]] for r in data.records} == {""}
+    with EventLog.append(log, fsync=False) as w:
+        w.write(participant="F01", session=1, event="resume", time=99.0)
+        with pytest.raises(ValueError, match="copy_of"):
+            w.write(participant="F01", session=1, event="pick_up", time=99.5, copy_of=3)
+    header = log.read_text().splitlines()[0].split(",")
+    assert header == list(columns(1))
+    assert read_event_log(log).records[-1][column_index()["event"]] == "resume"
+
+
+# ------------------------------------------------------ simulated participant
+def _run_script(out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
+    done = subprocess.run(
+        [sys.executable, str(SESSION_SCRIPT), str(COPIES / "copies.yaml"), str(out),
+         json.dumps(TIMES), *extra],
+        env=env, capture_output=True, text=True, timeout=240, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def _resolution(meta: dict, trials: set[int]) -> float:
+    """Stamping resolution of these trials: each stamp is at most one frame late."""
+    worst = max(
+        f["frame_interval_max_ms"] for f in meta["frames"]["trials"] if f["trial"] in trials
+    )
+    return 3 * worst / 1000 + 0.005
+
+
+def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    _run_script(out, xdisplay)
+    log, side = session_files(out)
+    rows = read_event_log(log).rows
+    meta = read_sidecar(side)
+    onsets = [r for r in rows if r["event"] == "copy_onset"]
+    assert [(r["problem_id"], r["detail"].split(";")[0]) for r in onsets] == [
+        ("o1", "source=own"), ("o2", "source=own"), ("x1", "source=optimal"),
+    ]  # fmt: skip
+    # Every row of a copy trial links to the attempt it copies.
+    for onset in onsets:
+        trial = [r for r in rows if r["trial"] == onset["trial"]]
+        assert {r["copy_of"] for r in trial} == {onset["copy_of"]}
+        copied = next(
+            r for r in rows if r["event"] == "trial_onset" and r["trial"] == onset["copy_of"]
+        )
+        assert copied["problem_id"] == onset["problem_id"]
+    scores = score_sessions([read_session(log)])
+    t = scores.trials.set_index("problem_id")
+    graph = hanoi_graph(3)
+    for pid, start, goal in [("o1", "AAA", "ACC"), ("o2", "ABC", "CCC"), ("x1", "AAA", "CCC")]:
+        row = t.loc[pid]
+        tol = _resolution(meta, {int(row["trial"]), int(row["copy_trial"])})
+        assert row["copy_complete"]
+        assert row["copy_refused"] == 0
+        if pid == "x1":  # a shortest solution, by plain BFS, whatever the participant did
+            assert row["copy_moves"] == bfs(graph, goal)[0][start]
+        else:
+            assert row["copy_moves"] == row["placements"]
+        assert row["copy_first_move_latency"] == pytest.approx(TIMES["reach"], abs=tol)
+        assert row["initial_thinking_time"] == pytest.approx(TIMES["plan"], abs=tol), pid
+        per_move = row["subsequent_thinking_time_per_move"]
+        assert per_move == pytest.approx(TIMES["think"], abs=tol), pid
+        assert row["subsequent_thinking_time"] == pytest.approx(
+            per_move * (row["placements"] - 1), rel=1e-9
+        )
+    # The participant erred in x1 (error_rate 0.3), so its copy is shorter than its solution:
+    # the copy's time per move is scaled to the solution's moves and still recovers `think`.
+    assert t.loc["x1", "placements"] > t.loc["x1", "copy_moves"]
+    s = scores.sessions.iloc[0]
+    assert s["mean_initial_thinking_time"] == pytest.approx(t["initial_thinking_time"].mean())
+    assert s["min3_mean_initial_thinking_time"] == pytest.approx(
+        t.loc["o1", "initial_thinking_time"]
+    )
+    cm = scores.copy_moves
+    assert len(cm) == t["copy_moves"].sum()
+    assert list(cm[cm["copy_of"] == t.loc["o1", "trial"]]["move_index"]) == [1, 2, 3]
+    assert (cm["refused"] == 0).all()
+
+
+def test_a_copy_cut_off_has_no_thinking_times(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    _run_script(out, xdisplay, "--problem", "AAA", "ACC", "own")
+    log, _ = session_files(out)
+    lines = log.read_text().splitlines(keepends=True)
+    # Cut the log just after the copy's first placement (as a crash would).
+    ev, copy_of = column_index()["event"], column_index()["copy_of"]
+    cut = next(i for i, line in enumerate(lines)
+               if line.split(",")[ev] == "place" and line.split(",")[copy_of].strip())  # fmt: skip
+    cut_log = tmp_path / "cut" / log.name
+    cut_log.parent.mkdir()
+    cut_log.write_text("".join(lines[: cut + 1]))
+    row = score_sessions([read_session(cut_log)]).trials.iloc[0]
+    assert row["copy_complete"] == False  # noqa: E712 - a pandas boolean
+    assert row["copy_moves"] == 1
+    assert row["copy_moves_shown"] == 3
+    assert math.isnan(row["initial_thinking_time"])
+    assert math.isnan(row["subsequent_thinking_time"])
+
+
+def test_run_problem_with_a_copy_reports_it(xdisplay, tmp_path):
+    done = _run_script(tmp_path / "data", xdisplay, "--problem", "AAA", "CCC", "optimal")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["solved"] is True
+    assert result["copy_outcome"] == "copied"
+    assert result["copy_moves"] == bfs(hanoi_graph(3), "CCC")[0]["AAA"] == 7
+    assert result["copy_refused"] == 0
+    assert result["copy_trial"] == 2
+    assert result["copy_first_move_latency"] == pytest.approx(TIMES["reach"], abs=0.1)
+
+
+def test_run_problem_refuses_an_unknown_copy(xdisplay, tmp_path):
+    script = (
+        "from psychopy import visual\n"
+        "from tol_tasks.runner import TowerTask, TaskSetupError\n"
+        "win = visual.Window(size=(400, 300), checkTiming=False)\n"
+        f"task = TowerTask(win, 'demo', participant='Q', output={str(tmp_path)!r})\n"
+        "try:\n"
+        "    task.run_problem(start='AAA', goal='CCC', copy='mine')\n"
+        "except TaskSetupError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=xdisplay, capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert "copy='mine' is not a kind of copy trial. Suggested fix: use 'own'" in done.stdout
+    assert not list(tmp_path.glob("*.csv"))  # nothing written
+
+
+# ------------------------------------------------------------ real X clicks
+def _click(peg: str, meta: dict, env: dict) -> None:
+    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
+    wx, wy = meta["window"]["position"]
+    x = int(wx + rect["left"] + rect["width"] / 2)
+    y = int(wy + rect["top"] + rect["height"] * 0.6)
+    xdotool("mousemove", str(x), str(y), env=env)
+    time.sleep(0.1)
+    xdotool("click", "1", env=env)
+
+
+def _white(env: dict, meta: dict) -> dict[str, tuple[int, int]]:
+    """A screenshot of the window: per peg, white pixels inside its rectangle and just above it."""
+    from Xlib import X, display
+
+    d = display.Display(env["DISPLAY"])
+    try:
+        wx, wy = meta["window"]["position"]
+        w, h = meta["window"]["size"]
+        img = d.screen().root.get_image(wx, wy, w, h, X.ZPixmap, 0xFFFFFFFF).data
+    finally:
+        d.close()
+    out = {}
+    for r in meta["layout"]["pegs"]:
+        left, top = int(r["left"]), int(r["top"])
+        width, height = int(r["width"]), int(r["height"])
+
+        def count(y0, y1, left=left, width=width):
+            n = 0
+            for y in range(max(y0, 0), min(y1, h)):
+                row = img[4 * (y * w + left) : 4 * (y * w + left + width)]
+                n += sum(1 for k in range(0, len(row), 4) if row[k : k + 3] == b"\xff\xff\xff")
+            return n
+
+        out[r["peg"]] = (count(top, top + height), count(top - int(0.08 * h), top))
+    return out
+
+
+def _lit(seen: dict) -> tuple[set, set]:
+    """Pegs with a highlighted piece, and pegs marked above."""
+    return {p for p, (inside, _) in seen.items() if inside}, {
+        p for p, (_, above) in seen.items() if above
+    }
+
+
+@pytest.mark.slow
+def test_real_clicks_copy_shows_the_piece_and_the_peg_and_refuses_wrong_moves(xdisplay, tmp_path):
+    out = tmp_path / "data"
+    with running_tol_run(str(COPIES / "click.yaml"), "--participant", "K01", "--windowed",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = read_sidecar(session_files(out)[1])
+        # The problem AAA -> ACC, solved in its 3 moves: 1 A->B, 2 A->C, 1 B->C.
+        for a, b in [("A", "B"), ("A", "C"), ("B", "C")]:
+            n = len(
+                [r for r in read_event_log(session_files(out)[0]).rows if r["event"] == "place"]
+            )
+            _click(a, meta, xdisplay)
+            _click(b, meta, xdisplay)
+            wait_for_rows(
+                out, lambda rows, n=n: sum(r["event"] == "place" for r in rows) > n, proc=proc
+            )
+
+        def cue(k):
+            return lambda rows: any(r["event"] == "copy_cue" and r["moves"] == str(k) for r in rows)
+
+        wait_for_rows(out, cue(0), proc=proc)
+        time.sleep(0.3)
+        seen = _white(xdisplay, meta)  # disk 1 on A outlined, B marked
+        assert _lit(seen) == ({"A"}, {"B"}), seen
+        _click("A", meta, xdisplay)
+        _click("B", meta, xdisplay)
+        wait_for_rows(out, cue(1), proc=proc)
+        time.sleep(0.3)
+        seen = _white(xdisplay, meta)  # disk 2 on A outlined, C marked
+        assert _lit(seen) == ({"A"}, {"C"}), seen
+        _click("B", meta, xdisplay)  # disk 1: the wrong piece
+        wait_for_rows(out, lambda rows: any(r["event"] == "copy_refused" for r in rows), proc=proc)
+        _click("A", meta, xdisplay)
+        _click("B", meta, xdisplay)  # disk 2 onto B: the wrong peg
+        wait_for_rows(
+            out, lambda rows: sum(r["event"] == "copy_refused" for r in rows) == 2, proc=proc
+        )
+        for peg in ("A", "C", "B", "C"):
+            _click(peg, meta, xdisplay)
+            time.sleep(0.15)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    rows = read_event_log(session_files(out)[0]).rows
+    copy = [r for r in rows if r["copy_of"]]
+    assert [(r["piece"], r["from_peg"], r["to_peg"]) for r in copy if r["event"] == "copy_cue"] == [
+        ("1", "A", "B"), ("2", "A", "C"), ("1", "B", "C"),
+    ]  # fmt: skip
+    assert [(r["reason"], r["piece"], r["from_peg"], r["to_peg"]) for r in copy
+            if r["event"] == "copy_refused"] == [("wrong_piece", "1", "B", ""),
+                                                 ("wrong_peg", "2", "A", "B")]  # fmt: skip
+    assert [(r["from_peg"], r["to_peg"]) for r in copy if r["event"] == "place"] == [
+        ("A", "B"), ("A", "C"), ("B", "C"),
+    ]  # fmt: skip
+    assert copy[-1]["event"] == "copy_end"
+    assert copy[-1]["reason"] == "copied"
+    assert {r["stamp"] for r in copy if r["event"] in ("pick_up", "place", "copy_refused")} <= {
+        "arrival", "polled",
+    }  # fmt: skip
+    scored = tmp_path / "scored"
+    done = tol_score(str(out), "--output", str(scored))
+    assert done.returncode == 0, done.stderr
+    t = pd.read_csv(scored / "trials.csv").iloc[0]
+    assert t["copy_refused"] == 2
+    assert t["copy_moves"] == 3
+    assert bool(t["copy_complete"])
+    assert not math.isnan(t["initial_thinking_time"])
+    assert not math.isnan(t["subsequent_thinking_time_per_move"])
+    cm = pd.read_csv(scored / "copy_moves.csv")
+    assert list(cm["refused"]) == [0, 2, 0]
