@@ -43,6 +43,15 @@ MEASURES = (
     "mean_planning_time", "mean_time_per_move",
 )  # fmt: skip
 
+#: Shown too when the session had yoked copy trials (Owen et al., 1990).
+COPY_MEASURES = ("mean_initial_thinking_time", "mean_subsequent_thinking_time_per_move")
+
+
+def _has(row, column: str) -> bool:
+    """The session has a value in ``column`` (e.g. it had copy trials)."""
+    value = row.get(column)
+    return value is not None and not pd.isna(value)
+
 
 def _jinja():
     try:
@@ -270,7 +279,7 @@ def write_reports(
             {"key": m, "overall": _show(row.get(m)),
              "levels": [_show(row[f"min{k}_{m}"]) if f"min{k}_{m}" in row else "–"
                         for k in levels]}
-            for m in MEASURES
+            for m in MEASURES + (COPY_MEASURES if _has(row, COPY_MEASURES[0]) else ())
         ]  # fmt: skip
         problems = [
             {"problem_id": r.problem_id, "attempt": int(r.attempt), "start": r.start,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import subprocess
 import sys
 import time
@@ -213,18 +214,34 @@ def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, t
     assert s["min3_mean_initial_thinking_time"] == pytest.approx(
         t.loc["o1", "initial_thinking_time"]
     )
+    # The session report shows the same means (read from sessions.csv, not computed again).
+    from analysis.report import write_reports
+
+    write_reports(scores, tmp_path / "reports")
+    html = (tmp_path / "reports" / "Y01_ses-1.html").read_text()
+    for col in ("mean_initial_thinking_time", "min5_mean_subsequent_thinking_time_per_move"):
+        shown = re.search(rf'data-measure="{col}">([^<]+)<', html).group(1)
+        assert float(shown) == pytest.approx(s[col], abs=0.005), col
     cm = scores.copy_moves
     assert len(cm) == t["copy_moves"].sum()
     assert list(cm[cm["copy_of"] == t.loc["o1", "trial"]]["move_index"]) == [1, 2, 3]
     assert (cm["refused"] == 0).all()
 
 
-def test_a_copy_cut_off_has_no_thinking_times(xdisplay, tmp_path):
+def test_run_problem_with_a_copy_and_a_copy_cut_off(xdisplay, tmp_path):
     out = tmp_path / "data"
-    _run_script(out, xdisplay, "--problem", "AAA", "ACC", "own")
+    done = _run_script(out, xdisplay, "--problem", "AAA", "CCC", "optimal")
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["solved"] is True
+    assert result["copy_outcome"] == "copied"
+    assert result["copy_moves"] == bfs(hanoi_graph(3), "CCC")[0]["AAA"] == 7
+    assert result["copy_refused"] == 0
+    assert result["copy_trial"] == 2
+    assert result["copy_first_move_latency"] == pytest.approx(TIMES["reach"], abs=0.1)
+    # The same log cut just after the copy's first placement (as a crash would leave it):
+    # the copy is incomplete and gives no thinking times.
     log, _ = session_files(out)
     lines = log.read_text().splitlines(keepends=True)
-    # Cut the log just after the copy's first placement (as a crash would).
     ev, copy_of = column_index()["event"], column_index()["copy_of"]
     cut = next(i for i, line in enumerate(lines)
                if line.split(",")[ev] == "place" and line.split(",")[copy_of].strip())  # fmt: skip
@@ -234,20 +251,9 @@ def test_a_copy_cut_off_has_no_thinking_times(xdisplay, tmp_path):
     row = score_sessions([read_session(cut_log)]).trials.iloc[0]
     assert row["copy_complete"] == False  # noqa: E712 - a pandas boolean
     assert row["copy_moves"] == 1
-    assert row["copy_moves_shown"] == 3
+    assert row["copy_moves_shown"] == 7
     assert math.isnan(row["initial_thinking_time"])
     assert math.isnan(row["subsequent_thinking_time"])
-
-
-def test_run_problem_with_a_copy_reports_it(xdisplay, tmp_path):
-    done = _run_script(tmp_path / "data", xdisplay, "--problem", "AAA", "CCC", "optimal")
-    result = json.loads(done.stdout.strip().splitlines()[-1])
-    assert result["solved"] is True
-    assert result["copy_outcome"] == "copied"
-    assert result["copy_moves"] == bfs(hanoi_graph(3), "CCC")[0]["AAA"] == 7
-    assert result["copy_refused"] == 0
-    assert result["copy_trial"] == 2
-    assert result["copy_first_move_latency"] == pytest.approx(TIMES["reach"], abs=0.1)
 
 
 def test_run_problem_refuses_an_unknown_copy(xdisplay, tmp_path):
@@ -382,3 +388,35 @@ def test_real_clicks_copy_shows_the_piece_and_the_peg_and_refuses_wrong_moves(xd
     assert not math.isnan(t["subsequent_thinking_time_per_move"])
     cm = pd.read_csv(scored / "copy_moves.csv")
     assert list(cm["refused"]) == [0, 2, 0]
+
+
+@pytest.mark.slow
+def test_a_session_cut_off_in_a_copy_resumes_with_the_next_problem(xdisplay, tmp_path):
+    from tests.runner_tools import tol_run
+    from tol_tasks.session_data.sidecar import write_sidecar
+
+    out = tmp_path / "data"
+    _run_script(out, xdisplay)
+    log, side = session_files(out)
+    lines = log.read_text().splitlines(keepends=True)
+    ev, copy_of = column_index()["event"], column_index()["copy_of"]
+    # A crash just after the first copy's first placement (row and sidecar as left by kill -9).
+    cut = next(i for i, line in enumerate(lines)
+               if line.split(",")[ev] == "place" and line.split(",")[copy_of].strip())  # fmt: skip
+    log.write_text("".join(lines[: cut + 1]))
+    meta = read_sidecar(side)
+    meta.update(status="incomplete", rows_written=cut)
+    write_sidecar(side, meta)
+    done = tol_run("--resume", str(log), "--simulate", "--speed", "10", "--windowed", env=xdisplay)
+    assert done.returncode == 0, done.stderr
+    rows = read_event_log(log).rows
+    assert [r["problem_id"] for r in rows if r["event"] == "trial_onset"] == ["o1", "o2", "x1"]
+    assert [r["problem_id"] for r in rows if r["event"] == "copy_onset"] == ["o1", "o2", "x1"]
+    resumed = next(r for r in rows if r["event"] == "resume")
+    assert "interrupted=/" in resumed["detail"]  # the problem had ended; only its copy was cut
+    t = score_sessions([read_session(log)]).trials.set_index("problem_id")
+    assert list(t["copy_complete"]) == [False, True, True]
+    assert math.isnan(t.loc["o1", "initial_thinking_time"])
+    assert t.loc[["o2", "x1"], "initial_thinking_time"].notna().all()
+    trials = [int(r["trial"]) for r in rows if r["trial"]]
+    assert len(set(trials)) == 6  # no trial number used twice across the resume

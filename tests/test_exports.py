@@ -40,7 +40,7 @@ blocks:
 """
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def sessions(xdisplay, tmp_path_factory) -> Path:
     """Two participants with two sessions each (practice included), and one aborted session."""
     root = tmp_path_factory.mktemp("exports")

@@ -139,6 +139,7 @@ def test_resume_refuses_a_changed_protocol_unless_forced(xdisplay, tmp_path):
     assert rows[-1]["reason"] == "completed"
 
 
+@pytest.mark.slow
 def test_resume_without_the_protocol_file_uses_the_sidecar_copy(xdisplay, tmp_path):
     proto, log = _short_session(tmp_path, xdisplay)
     proto.unlink()
@@ -279,6 +280,7 @@ def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
     assert _check_log(log)[-1]["reason"] == "completed"
 
 
+@pytest.mark.slow
 def test_resume_by_participant_and_session(xdisplay, tmp_path):
     _, log = _short_session(tmp_path, xdisplay)
     participant = read_event_log(log).rows[0]["participant"]

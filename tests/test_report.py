@@ -80,7 +80,7 @@ def _as_shown(value) -> str:
     return str(value)
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def study(xdisplay, tmp_path_factory):
     """A completed, an aborted and a resumed session, scored with --report."""
     root = tmp_path_factory.mktemp("study")
@@ -115,6 +115,7 @@ def study(xdisplay, tmp_path_factory):
     return root, scored, shots
 
 
+@pytest.mark.slow  # three sessions and headless Chromium
 def test_every_session_report_renders_prints_and_shows_sessions_csv(study):
     root, scored, shots = study
     sessions = pd.read_csv(scored / "sessions.csv")
@@ -141,6 +142,7 @@ def test_every_session_report_renders_prints_and_shows_sessions_csv(study):
         assert console_errors(done.stderr) == [], done.stderr
 
 
+@pytest.mark.slow  # three sessions and headless Chromium
 def test_the_reports_say_what_happened_in_each_session(study):
     _, scored, _ = study
     reports = scored / "reports"
@@ -163,6 +165,7 @@ def test_the_reports_say_what_happened_in_each_session(study):
     assert len(re.findall(r"<svg", index)) == 2  # the group figures by level
 
 
+@pytest.mark.slow  # three sessions and headless Chromium
 def test_the_overview_renders_without_console_errors_and_prints(study):
     root, scored, shots = study
     index = scored / "reports" / "index.html"
@@ -180,6 +183,7 @@ def test_the_console_check_catches_a_page_error(tmp_path):
     assert console_errors(done.stderr), done.stderr
 
 
+@pytest.mark.slow  # three sessions and headless Chromium
 def test_a_report_without_or_with_a_damaged_sidecar_still_renders(study, tmp_path):
     _, _, _ = study
     root = study[0]
@@ -200,6 +204,7 @@ def test_a_report_without_or_with_a_damaged_sidecar_still_renders(study, tmp_pat
         assert cells["problems_solved"] == str(sessions["problems_solved"].iloc[0])
 
 
+@pytest.mark.slow  # three sessions and headless Chromium
 def test_reports_in_another_language(study, tmp_path):
     root = study[0]
     out = tmp_path / "fr"

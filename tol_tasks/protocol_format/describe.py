@@ -24,6 +24,7 @@ DESCRIBE_COLUMNS = (
     "largest_moves_twice",
     "time_limit",
     "move_limit",
+    "copy",
 )
 
 
@@ -76,15 +77,22 @@ def describe_problem(puzzle: Puzzle, start: Any, goal: Any) -> dict[str, Any]:
 def describe_protocol(protocol: LoadedProtocol) -> list[dict[str, Any]]:
     """One row per problem (practice first), with the columns of :data:`DESCRIBE_COLUMNS`.
 
-    ``largest_moves_twice`` is None where it is not defined (puzzles other than
+    ``copy`` says what a yoked copy trial after the problem shows (own or
+    optimal moves), or None without one. ``largest_moves_twice`` is None where it is not defined (puzzles other than
     the classic 3-peg Tower of Hanoi).
     """
     rows = []
+    copies = {b.name: b.copies for b in protocol.model.blocks}
     for spec in protocol.all_problems():
         row = {"block": spec.block, "id": spec.id}
         row.update(describe_problem(spec.puzzle, spec.start, spec.goal))
         row["time_limit"] = spec.time_limit
         row["move_limit"] = spec.move_limit
+        c = None if spec.practice else copies.get(spec.block)
+        # The yoked copy trial that follows the problem, if any (see docs/protocols.md).
+        row["copy"] = (
+            None if c is None else c.moves + (" (unsolved too)" if c.unsolved == "copy" else "")
+        )
         rows.append({k: row[k] for k in DESCRIBE_COLUMNS})
     return rows
 
