@@ -615,6 +615,7 @@ class TowerTask:
     _since_flip: float | None = None
     _trial_work: list[float] | None = None
     _copy_shown = False
+    _copies_refused = False
 
     def _wait(self, seconds: float, draw) -> None:
         end = self.clock.getTime() + seconds / self.speed
@@ -787,7 +788,9 @@ class TowerTask:
             self._wait(self.model.timing.inter_trial_interval, lambda: None)
             wanted = trial.outcome == "solved" or (last_attempt and copies is not None
                                                     and copies.unsolved == "copy")  # fmt: skip
-            if copies is not None and wanted and self.log.version >= 2:
+            if copies is not None and wanted and self.log.version < 2:
+                self._warn_no_copies()
+            elif copies is not None and wanted:
                 sequence = copy_sequence(puzzle, spec.start, spec.goal, placed, copies.moves)
                 if sequence:
                     self._copy_trial(spec, block_name, attempt, base["trial"], sequence,
@@ -795,6 +798,14 @@ class TowerTask:
         finally:
             self._add_to_experiment(result)
         return trial.outcome
+
+    def _warn_no_copies(self) -> None:
+        """A resumed format 1 log has no copy_of column: its session runs no copies."""
+        if not self._copies_refused:
+            self._copies_refused = True
+            print(f"tol-tasks: warning: {self.csv_path} is a format 1 event log (written before "
+                  "copy trials); the resumed session runs no copy trials. Start a new session "
+                  "to have them.", file=sys.stderr)  # fmt: skip
 
     def _play(self, trial, areas, t0, base, draw, drag, on_event, after_flip=None) -> None:
         """The frame loop of one trial (a problem or a copy) until it is done.
