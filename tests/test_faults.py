@@ -209,6 +209,25 @@ def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
     assert "Traceback" not in done.stderr
 
 
+def _check_many(folder: str) -> int:
+    from tol_tasks.runner.prepare import check_writable
+
+    for _ in range(300):
+        check_writable(Path(folder))
+    return 0
+
+
+def test_stations_starting_together_into_one_folder_are_not_refused(tmp_path):
+    # Two lab stations (or four sessions started by a script) writing into one new shared
+    # folder check it at the same moment: none may be told the folder cannot be written.
+    from concurrent.futures import ProcessPoolExecutor
+
+    folder = tmp_path / "shared" / "data"
+    with ProcessPoolExecutor(4) as pool:
+        assert list(pool.map(_check_many, [str(folder)] * 4)) == [0] * 4
+    assert list(folder.iterdir()) == []  # no probe left behind
+
+
 def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     data = tmp_path / "data"
     assert (

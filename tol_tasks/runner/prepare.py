@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,12 +55,15 @@ def prepare(config: RunConfig, protocol: LoadedProtocol | None = None) -> Prepar
 
 
 def check_writable(out: Path) -> None:
-    """Create the data folder and make sure files can be written there."""
+    """Create the data folder and make sure files can be written there.
+
+    The probe file has a name of its own, so that sessions started at the same
+    moment into one shared folder do not remove each other's probe.
+    """
     try:
         out.mkdir(parents=True, exist_ok=True)
-        probe = out / ".tol-tasks-write-test"
-        probe.write_bytes(b"")
-        probe.unlink()
+        with tempfile.NamedTemporaryFile(dir=out, prefix=".tol-tasks-write-test-"):
+            pass
     except OSError as exc:
         raise OutputError(
             f"{out}: data cannot be written there ({exc.strerror}). Suggested fix: choose "
