@@ -433,21 +433,33 @@ def _score_rows(log: SessionLog, conv: Conventions, moves: list, trials: list,
         _attach_copy(c, trials, copy_moves, participant, session)
 
 
+def _replay_place(replay: _Replay, before: str, row: list[str], path, n: int) -> tuple[str, str]:
+    """(state after, piece) of a logged placement, checked against the replay.
+
+    Raises
+    ------
+    EventLogError
+        When the move is illegal from ``before`` or the logged state disagrees.
+    """
+    a, b = row[_FROM], row[_TO]
+    result = replay.move(before, a, b)
+    if isinstance(result, str):
+        raise EventLogError(
+            f"{path}: row {n}: the placement {a}->{b} is not a legal move from {before}: "
+            f"{result} The log is damaged or was not written by tol-run."
+        )
+    if row[_STATE] != result[0]:
+        raise EventLogError(
+            f"{path}: row {n}: the log says moving {a}->{b} from {before} gives "
+            f"{row[_STATE]!r}, but replaying the move gives {result[0]!r}."
+        )
+    return result
+
+
 def _move(t: _Trial, row: list[str], n: int, cols, participant, session) -> None:
     a, b = row[_FROM], row[_TO]
     before = t.state
-    result = t.replay.move(before, a, b)
-    if isinstance(result, str):
-        raise EventLogError(
-            f"{t.path}: row {n}: the placement {a}->{b} is not a legal move from {before}: "
-            f"{result} The log is damaged or was not written by tol-run."
-        )
-    after, piece = result
-    if row[_STATE] != after:
-        raise EventLogError(
-            f"{t.path}: row {n}: the log says moving {a}->{b} from {before} gives "
-            f"{row[_STATE]!r}, but replaying the move gives {after!r}."
-        )
+    after, piece = _replay_place(t.replay, before, row, t.path, n)
     tt = _time(row[_TT])
     before_d = t.d
     after_d = t.replay.distance(after, t.goal)
@@ -518,7 +530,6 @@ class _Copy:
         self.refused_now = 0
         self.refused = 0
         self.last_place = 0.0
-        self.move_times: list[float] = []
         self.moves: list[tuple] = []
         self.complete = False
 
@@ -541,17 +552,10 @@ class _Copy:
             self.refused += 1
             self.refused_now += 1
         elif ev == "place":
-            a, b = row[_FROM], row[_TO]
-            result = self.replay.move(self.state, a, b)
-            if isinstance(result, str) or row[_STATE] != result[0]:
-                raise EventLogError(
-                    f"{self.path}: row {n}: the copy's placement {a}->{b} from {self.state} "
-                    f"does not give {row[_STATE]!r}. The log is damaged or was not written by tol-run."
-                )
-            self.state, piece = result
-            self.move_times.append(tt - self.last_place)
-            self.moves.append((len(self.moves) + 1, piece, a, b, self.cue, self.pick, tt,
-                               tt - self.last_place, self.refused_now))  # fmt: skip
+            self.state, piece = _replay_place(self.replay, self.state, row, self.path, n)
+            # One copy_moves.csv row, in the order of COPY_MOVES_COLUMNS after the ids.
+            self.moves.append((len(self.moves) + 1, piece, row[_FROM], row[_TO], self.cue,
+                               self.pick, tt, tt - self.last_place, self.refused_now))  # fmt: skip
             self.last_place = tt
             self.refused_now = 0
         elif ev == "copy_end":
@@ -574,7 +578,7 @@ def _attach_copy(c: _Copy, trials: list[dict], copy_moves: list, participant, se
         copy_trial=c.trial, copy_source=c.source, copy_moves_shown=c.shown, copy_moves=n_copy,
         copy_refused=c.refused, copy_complete=c.complete, copy_first_move_latency=c.first_pick,
         copy_time_per_move=per_move,
-        copy_median_move_time=statistics.median(c.move_times) if c.move_times else math.nan,
+        copy_median_move_time=statistics.median(m[7] for m in c.moves) if c.moves else math.nan,
     )  # fmt: skip
     n = target["placements"]
     first, last = target["_first_pick"], target["_last_place"]

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .config import INPUT_TIMINGS
 from .errors import TolTasksError
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
@@ -172,7 +173,7 @@ def _run_parser() -> argparse.ArgumentParser:
     ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
     ap.add_argument("--language", help="instruction language, e.g. fr")
     ap.add_argument("--bids-names", action="store_true", help="BIDS-style file names")
-    ap.add_argument("--input-timing", choices=("auto", "xinput2", "iohub", "polled"), default="auto",
+    ap.add_argument("--input-timing", choices=INPUT_TIMINGS, default="auto",
                     help="auto: stamp input on arrival (the X Input 2 listener on Linux/X11, else "
                     "PsychoPy's iohub); xinput2 or iohub: that source; polled: once per frame")  # fmt: skip
     ap.add_argument("--simulate", action="store_true", help="a simulated participant plays")

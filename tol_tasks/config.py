@@ -130,5 +130,12 @@ DEFAULT_MESSAGES = {
     "copy_label": "Take the highlighted piece and put it on the marked peg.",
 }
 
+#: How presses can be stamped: on arrival (X Input 2 listener, else ioHub), one of
+#: them, or polled once per frame (``tol-run --input-timing``, ``TowerTask(input_timing=)``).
+INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
+
+#: What a yoked copy trial shows: the participant's own moves, or a shortest solution.
+COPY_SOURCES = ("own", "optimal")
+
 #: Identifiers: problem ids, protocol names, block names.
 ID_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"

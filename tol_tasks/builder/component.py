@@ -28,7 +28,9 @@ from pathlib import Path
 from psychopy.experiment.components import BaseComponent, Param, _translate
 from psychopy.experiment.loops import LoopInitiator, LoopTerminator
 
-from .settings import COPIES, INPUT_MODES, INPUT_TIMINGS, TASKS
+from tol_tasks.config import INPUT_TIMINGS
+
+from .settings import COPIES, INPUT_MODES, TASKS
 
 _HERE = Path(__file__).parent
 

@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from tol_tasks.config import COPY_SOURCES, INPUT_TIMINGS
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
 from tol_tasks.protocol_format.model import LoadedProtocol
@@ -23,9 +24,8 @@ from tol_tasks.protocol_format.problem import ProblemError, check_problem
 MODES = ("problem", "protocol")
 TASKS = ("hanoi", "london")
 INPUT_MODES = ("click", "drag", "keys")
-INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
 #: Yoked copy trials after each problem: none, the participant's own moves, a shortest solution.
-COPIES = ("none", "own", "optimal")
+COPIES = ("none", *COPY_SOURCES)
 
 #: The Tower of London apparatus of Shallice (1982): three balls on pegs holding 3, 2, 1.
 LONDON_BALLS, LONDON_CAPACITIES = "RGB", (3, 2, 1)

@@ -33,7 +33,7 @@ from psychopy import logging as psychopy_logging
 from psychopy.clock import getTime
 
 from tol_tasks import __version__
-from tol_tasks.config import PEG_LETTERS
+from tol_tasks.config import COPY_SOURCES, INPUT_TIMINGS, PEG_LETTERS
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
@@ -59,9 +59,6 @@ from .simulation import SimulatedTimes
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
 GOAL_SCALE = 0.5
-
-#: How presses can be stamped (``input_timing``): see :mod:`tol_tasks.runner.arrival`.
-INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")
 
 #: Columns the engine adds to an ExperimentHandler, one row per problem attempt
 #: (each prefixed with the task's ``name`` and a dot, as Builder components do).
@@ -282,7 +279,7 @@ class TowerTask:
         one at a time); ``copy_unsolved``: copy an unsolved problem too. See
         "Copy trials" in ``docs/protocols.md``.
         """
-        if copy not in (None, "own", "optimal"):
+        if copy is not None and copy not in COPY_SOURCES:
             raise TaskSetupError(
                 f"copy={copy!r} is not a kind of copy trial. Suggested fix: use 'own' (the "
                 "participant's own moves), 'optimal' (a shortest solution) or None (no copy)."
@@ -736,7 +733,6 @@ class TowerTask:
         moves_text = self.msg["moves_label"]
         time_text = self.msg["time_label"]
         first_pick: list[float] = []
-        placed: list[tuple[int, int]] = []
         drag = [None]
 
         def draw():
@@ -756,8 +752,6 @@ class TowerTask:
         def on_event(ev, name, r):
             if name == "pick_up" and not first_pick:
                 first_pick.append(ev.t - t0)
-            if name == "place":
-                placed.append((PEG_LETTERS.index(r["from_peg"]), PEG_LETTERS.index(r["to_peg"])))
             if r.get("reason") and d.show_illegal_message:
                 text = self.msg.get(f"illegal_{r['reason']}")
                 if text:
@@ -791,7 +785,7 @@ class TowerTask:
             if copies is not None and wanted and self.log.version < 2:
                 self._warn_no_copies()
             elif copies is not None and wanted:
-                sequence = copy_sequence(puzzle, spec.start, spec.goal, placed, copies.moves)
+                sequence = copy_sequence(puzzle, spec.start, spec.goal, trial.placed, copies.moves)
                 if sequence:
                     self._copy_trial(spec, block_name, attempt, base["trial"], sequence,
                                      copies.moves, result)  # fmt: skip

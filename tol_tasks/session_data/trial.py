@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tol_tasks.config import PEG_LETTERS
@@ -62,23 +62,15 @@ def block_order(n: int, order: str, seed: int | None) -> tuple[list[int], int | 
     return idx, seed
 
 
-@dataclass
-class TrialState:
-    """One attempt at one problem.
-
-    Methods return lists of events (dicts of event-log fields) to be logged.
-    """
+class _OnBoard:
+    """What a problem attempt and a copy trial share: the board from the start, the events."""
 
     spec: ProblemSpec
-    rules: Rules
-    attempt: int = 1
-    state: Any = None
-    moves: int = 0
-    held: int | None = None
-    outcome: str | None = None
-    violations: int = 0
+    state: Any
+    moves: int
+    outcome: str | None
 
-    def __post_init__(self) -> None:
+    def _set_up(self) -> None:
         self.puzzle = self.spec.puzzle
         self.state = self.spec.start
 
@@ -92,6 +84,28 @@ class TrialState:
     def top_piece(self, peg: int):
         col = self.puzzle.pegs_of(self.state)[peg]
         return col[-1] if col else None
+
+
+@dataclass
+class TrialState(_OnBoard):
+    """One attempt at one problem.
+
+    Methods return lists of events (dicts of event-log fields) to be logged.
+    ``placed`` keeps the completed moves, (from peg, to peg), in order.
+    """
+
+    spec: ProblemSpec
+    rules: Rules
+    attempt: int = 1
+    state: Any = None
+    moves: int = 0
+    held: int | None = None
+    outcome: str | None = None
+    violations: int = 0
+    placed: list[tuple[int, int]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._set_up()
 
     def pick(self, peg: int) -> list[dict]:
         """The participant takes the top piece of ``peg``."""
@@ -127,6 +141,7 @@ class TrialState:
             return [ev] + self._limits()
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1
+        self.placed.append((src, peg))
         out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
         if self.state == self.spec.goal:
             self.outcome = "solved"
@@ -164,7 +179,7 @@ def copy_sequence(puzzle: Puzzle, start, goal, moves: list[tuple[int, int]],
 
 
 @dataclass
-class CopyState:
+class CopyState(_OnBoard):
     """A yoked copy trial: moves shown one at a time, carried out by the participant.
 
     Only the move shown can be made: taking another peg's piece, or putting
@@ -184,14 +199,9 @@ class CopyState:
     refused: int = 0
 
     def __post_init__(self) -> None:
-        self.puzzle = self.spec.puzzle
-        self.state = self.spec.start
+        self._set_up()
         if not self.sequence:
             raise ValueError("a copy trial needs at least one move to copy")
-
-    @property
-    def done(self) -> bool:
-        return self.outcome is not None
 
     @property
     def cue(self) -> tuple[int, int] | None:
@@ -204,13 +214,6 @@ class CopyState:
         for a, b in self.sequence:
             s = self.puzzle.move(s, a, b)
         return s
-
-    def _ev(self, event: str, **kw) -> dict:
-        return {"event": event, "state": str(self.state), "moves": self.moves, **kw}
-
-    def top_piece(self, peg: int):
-        col = self.puzzle.pegs_of(self.state)[peg]
-        return col[-1] if col else None
 
     def pick(self, peg: int) -> list[dict]:
         if self.done or self.held is not None:
