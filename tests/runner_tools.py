@@ -72,22 +72,36 @@ def tol_run(
     )
 
 
-def start_tol_run(*args: str, env: dict) -> subprocess.Popen:
-    return subprocess.Popen(
-        [exe("tol-run"), *args], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
-    )
-
-
 @contextmanager
-def running_tol_run(*args: str, env: dict) -> Iterator[subprocess.Popen]:
-    """tol-run in the background; killed (and its pipes closed) if still running after."""
-    proc = start_tol_run(*args, env=env)
+def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[subprocess.Popen]:
+    """A program in the background (text pipes); killed (and its pipes closed) if still
+    running after."""
+    proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)  # fmt: skip
     try:
         yield proc
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+def running_tol_run(*args: str, env: dict):
+    """tol-run in the background (see :func:`running`)."""
+    return running([exe("tol-run"), *args], env=env)
+
+
+def click_peg(peg: str, meta: dict, env: dict) -> None:
+    """A real click (xdotool) on ``peg`` of the session whose sidecar is ``meta``."""
+    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
+    wx, wy = meta["window"]["position"]
+    x = int(wx + rect["left"] + rect["width"] / 2)
+    y = int(wy + rect["top"] + rect["height"] * 0.6)
+    # No --sync: it waits for a motion that never comes when the pointer is already there.
+    xdotool("mousemove", str(x), str(y), env=env)
+    time.sleep(0.15)
+    xdotool("click", "1", env=env)
+    time.sleep(0.25)
 
 
 def session_files(folder: Path) -> tuple[Path, Path]:

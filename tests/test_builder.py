@@ -13,13 +13,15 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
 from tests.reference import bfs, london_graph, optimal_first_moves
-from tests.runner_tools import tol_score, xdotool
+from tests.runner_tools import click_peg, running, tol_score, xdotool
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -61,11 +63,23 @@ def _compile(folder: Path, target: str = "py", **params) -> subprocess.Completed
 RUN_SCRIPT = Path(__file__).parent / "data" / "experiments" / "run_builder_script.py"
 
 
-def _start(folder: Path, env: dict) -> subprocess.Popen:
-    """The compiled script, run as PsychoPy's runner runs it (dialog bypassed), as P001."""
-    return subprocess.Popen([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
-                            cwd=folder, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+@contextmanager
+def _running_example(folder: Path, env: dict) -> Iterator[subprocess.Popen]:
+    """The compiled script, run as PsychoPy's runner runs it (dialog bypassed), as P001,
+    with its welcome screen passed (space); killed if still running after."""
+    with running([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"], env=env,
+                 cwd=folder) as proc:  # fmt: skip
+        _press_space_when_shown(folder, proc, env)
+        yield proc
+
+
+def _wait_for_onset(folder: Path, proc) -> dict:
+    """Wait until the Tower's first problem is on screen; return its sidecar."""
+    _wait_for(lambda: bool(_tower_logs(folder)) and any(
+        r["event"] == "trial_onset" for r in read_event_log(_tower_logs(folder)[0]).rows),
+        proc, "the problem's onset")  # fmt: skip
+    time.sleep(0.5)
+    return read_sidecar(_tower_logs(folder)[0].with_suffix(".json"))
 
 
 def _press_space_when_shown(folder: Path, proc, env: dict, timeout: float = 150) -> None:
@@ -175,14 +189,8 @@ def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     # With a yoked copy trial after each problem (the participant's own moves).
     done = _compile(tmp_path, simulate=True, simSpeed=20.0, copy="own")
     assert done.returncode == 0, done.stderr
-    proc = _start(tmp_path, xdisplay)
-    try:
-        _press_space_when_shown(tmp_path, proc, xdisplay)
+    with _running_example(tmp_path, xdisplay) as proc:
         _out, err = proc.communicate(timeout=180)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     table = _builder_csv(tmp_path)
     rows = table[table["tower.problem_id"].notna()]
@@ -221,27 +229,17 @@ def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,60\n")
     done = _compile(tmp_path)
     assert done.returncode == 0, done.stderr
-    proc = _start(tmp_path, xdisplay)
-    try:
-        _press_space_when_shown(tmp_path, proc, xdisplay)
-        _wait_for(lambda: bool(_tower_logs(tmp_path)) and any(
-            r["event"] == "trial_onset" for r in read_event_log(_tower_logs(tmp_path)[0]).rows),
-            proc, "the problem's onset")  # fmt: skip
-        time.sleep(0.5)
-        meta = read_sidecar(_tower_logs(tmp_path)[0].with_suffix(".json"))
+    with _running_example(tmp_path, xdisplay) as proc:
+        meta = _wait_for_onset(tmp_path, proc)
         graph = london_graph()
         dist, _ = bfs(graph, "|RB|G")
         state, pegs = "GR|B|", "ABC"
         while state != "|RB|G":
             i, j = optimal_first_moves(graph, dist, state)[0]
             for peg in (pegs[i], pegs[j]):
-                _click(peg, meta, xdisplay)
+                click_peg(peg, meta, xdisplay)
             state = next(v for _, a, b, v in graph[state] if (a, b) == (i, j))
         _out, err = proc.communicate(timeout=90)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     rows = _builder_csv(tmp_path)
     row = rows[rows["tower.problem_id"].notna()].iloc[0]
@@ -250,16 +248,6 @@ def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
     events = read_event_log(_tower_logs(tmp_path)[0]).rows
     stamps = {r["stamp"] for r in events if r["event"] in ("pick_up", "place")}
     assert stamps == {"arrival"}  # real clicks, stamped on arrival
-
-
-def _click(peg: str, meta: dict, env: dict) -> None:
-    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
-    wx, wy = meta["window"]["position"]
-    xdotool("mousemove", str(int(wx + rect["left"] + rect["width"] / 2)),
-            str(int(wy + rect["top"] + rect["height"] * 0.6)), env=env)  # fmt: skip
-    time.sleep(0.15)
-    xdotool("click", "1", env=env)
-    time.sleep(0.25)
 
 
 # ---------------------------------------------------------------- bad settings
@@ -320,19 +308,10 @@ def test_conditions_file_of_the_example_is_valid():
 def test_the_quit_key_ends_the_experiment_as_builder_escape_does(xdisplay, tmp_path):
     done = _compile(tmp_path)
     assert done.returncode == 0, done.stderr
-    proc = _start(tmp_path, xdisplay)
-    try:
-        _press_space_when_shown(tmp_path, proc, xdisplay)
-        _wait_for(lambda: bool(_tower_logs(tmp_path)) and any(
-            r["event"] == "trial_onset" for r in read_event_log(_tower_logs(tmp_path)[0]).rows),
-            proc, "the problem's onset")  # fmt: skip
-        time.sleep(0.5)
+    with _running_example(tmp_path, xdisplay) as proc:
+        _wait_for_onset(tmp_path, proc)
         xdotool("key", "Escape", env=xdisplay)
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     table = _builder_csv(tmp_path)
     assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only

@@ -23,7 +23,13 @@ import pytest
 from analysis.read import read_session
 from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph
-from tests.runner_tools import running_tol_run, session_files, tol_score, wait_for_rows, xdotool
+from tests.runner_tools import (
+    click_peg,
+    running_tol_run,
+    session_files,
+    tol_score,
+    wait_for_rows,
+)
 from tol_tasks import Hanoi
 from tol_tasks.protocol_format.load import load_protocol_text
 from tol_tasks.protocol_format.model import ProblemSpec, ProtocolError
@@ -274,16 +280,6 @@ def test_run_problem_refuses_an_unknown_copy(xdisplay, tmp_path):
 
 
 # ------------------------------------------------------------ real X clicks
-def _click(peg: str, meta: dict, env: dict) -> None:
-    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
-    wx, wy = meta["window"]["position"]
-    x = int(wx + rect["left"] + rect["width"] / 2)
-    y = int(wy + rect["top"] + rect["height"] * 0.6)
-    xdotool("mousemove", str(x), str(y), env=env)
-    time.sleep(0.1)
-    xdotool("click", "1", env=env)
-
-
 def _white(env: dict, meta: dict) -> dict[str, tuple[int, int]]:
     """A screenshot of the window: per peg, white pixels inside its rectangle and just above it."""
     from Xlib import X, display
@@ -330,8 +326,8 @@ def test_real_clicks_copy_shows_the_piece_and_the_peg_and_refuses_wrong_moves(xd
             n = len(
                 [r for r in read_event_log(session_files(out)[0]).rows if r["event"] == "place"]
             )
-            _click(a, meta, xdisplay)
-            _click(b, meta, xdisplay)
+            click_peg(a, meta, xdisplay)
+            click_peg(b, meta, xdisplay)
             wait_for_rows(
                 out, lambda rows, n=n: sum(r["event"] == "place" for r in rows) > n, proc=proc
             )
@@ -343,21 +339,21 @@ def test_real_clicks_copy_shows_the_piece_and_the_peg_and_refuses_wrong_moves(xd
         time.sleep(0.3)
         seen = _white(xdisplay, meta)  # disk 1 on A outlined, B marked
         assert _lit(seen) == ({"A"}, {"B"}), seen
-        _click("A", meta, xdisplay)
-        _click("B", meta, xdisplay)
+        click_peg("A", meta, xdisplay)
+        click_peg("B", meta, xdisplay)
         wait_for_rows(out, cue(1), proc=proc)
         time.sleep(0.3)
         seen = _white(xdisplay, meta)  # disk 2 on A outlined, C marked
         assert _lit(seen) == ({"A"}, {"C"}), seen
-        _click("B", meta, xdisplay)  # disk 1: the wrong piece
+        click_peg("B", meta, xdisplay)  # disk 1: the wrong piece
         wait_for_rows(out, lambda rows: any(r["event"] == "copy_refused" for r in rows), proc=proc)
-        _click("A", meta, xdisplay)
-        _click("B", meta, xdisplay)  # disk 2 onto B: the wrong peg
+        click_peg("A", meta, xdisplay)
+        click_peg("B", meta, xdisplay)  # disk 2 onto B: the wrong peg
         wait_for_rows(
             out, lambda rows: sum(r["event"] == "copy_refused" for r in rows) == 2, proc=proc
         )
         for peg in ("A", "C", "B", "C"):
-            _click(peg, meta, xdisplay)
+            click_peg(peg, meta, xdisplay)
             time.sleep(0.15)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

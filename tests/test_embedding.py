@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner_tools import xdotool
+from tests.runner_tools import click_peg, running
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -37,41 +37,21 @@ def _wait_for_onset(out: Path, problem_id: str, proc, timeout: float = 90) -> li
     raise AssertionError(f"no onset of {problem_id} in {out}")
 
 
-def _click(peg: str, meta: dict, env: dict) -> None:
-    rect = next(r for r in meta["layout"]["pegs"] if r["peg"] == peg)
-    wx, wy = meta["window"]["position"]
-    x = int(wx + rect["left"] + rect["width"] / 2)
-    y = int(wy + rect["top"] + rect["height"] * 0.6)
-    # No --sync: it waits for a motion that never comes when the pointer is already there.
-    xdotool("mousemove", str(x), str(y), env=env)
-    time.sleep(0.15)
-    xdotool("click", "1", env=env)
-    time.sleep(0.25)
-
-
 def test_a_coder_experiment_runs_two_problems_with_real_clicks(xdisplay, tmp_path):
     out = tmp_path / "data"
-    proc = subprocess.Popen(
-        [sys.executable, str(CODER_BATTERY), str(out)],
-        env=xdisplay, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )  # fmt: skip
-    try:
+    with running([sys.executable, str(CODER_BATTERY), str(out)], env=xdisplay) as proc:
         _wait_for_onset(out, "easy", proc)
         assert (out / "welcome-shown").exists()  # the experiment's own screen came first
         time.sleep(0.3)
         meta = read_sidecar(_event_log(out).with_suffix(".json"))
         assert meta["window"]["owner"] == "caller"
         for peg in "AB":  # R: A -> B
-            _click(peg, meta, xdisplay)
+            click_peg(peg, meta, xdisplay)
         _wait_for_onset(out, "harder", proc)
         time.sleep(0.3)
         for peg in "BCBACB":  # R: B -> C, B: B -> A, R: C -> B
-            _click(peg, meta, xdisplay)
+            click_peg(peg, meta, xdisplay)
         _, err = proc.communicate(timeout=60)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode == 0, err
     # The engine never closed the window: the experiment drew its goodbye screen on it.
     assert (out / "goodbye-shown").read_text() == "window still open: True"
