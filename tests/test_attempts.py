@@ -1,0 +1,92 @@
+"""The attempt walker and the detail codec: the event log's shared readers."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import pytest
+
+from tol_tasks.session_data.attempts import COPY, PROBLEM, log_attempts, walk_attempts
+from tol_tasks.session_data.detail import format_detail, parse_detail
+from tol_tasks.session_data.eventlog import EventLogError, read_event_log
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+
+
+def _walk(rows: list[dict]):
+    cols = {k: [r.get(k, "") for r in rows] for k in
+            ("event", "trial", "attempt", "problem_id", "block", "copy_of", "reason")}  # fmt: skip
+    return walk_attempts(**cols, path="x.csv")
+
+
+def _row(event, trial="", pid="", attempt="1", copy_of="", reason="", block="b"):
+    return {"event": event, "trial": trial, "problem_id": pid, "attempt": attempt if trial else "",
+            "copy_of": copy_of, "reason": reason, "block": block if trial else ""}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in (GOLDEN / "sessions").glob("*.csv")))
+def test_attempts_of_reference_logs_match_the_scored_trials(name):
+    """Every problem attempt is a row of trials.csv (scored before the walker existed), with
+    its trial number, problem and completeness; every copy is that row's copy_trial."""
+    data = read_event_log(GOLDEN / "sessions" / f"{name}.csv")
+    attempts = log_attempts(data)
+    participant = data.records[0][1]
+    with open(GOLDEN / "scored" / "default" / "trials.csv", encoding="utf-8") as f:
+        scored = [r for r in csv.DictReader(f) if r["participant"] == participant]
+    problems = [a for a in attempts if a.kind == PROBLEM]
+    assert [(str(a.trial), a.problem_id, a.block, str(a.complete).lower()) for a in problems] == [
+        (r["trial"], r["problem_id"], r["block"], r["complete"]) for r in scored
+    ]
+    copies = [a for a in attempts if a.kind == COPY]
+    assert [(a.trial, a.copy_of) for a in copies] == [
+        (int(r["copy_trial"]), int(r["trial"])) for r in scored if r["copy_trial"]
+    ]
+    for a in attempts:
+        rows = data.records[a.onset : a.stop]
+        assert rows[0][7] == ("trial_onset" if a.kind == PROBLEM else "copy_onset")
+        if a.complete:
+            assert rows[-1][7] == ("trial_end" if a.kind == PROBLEM else "copy_end")
+
+
+def test_a_cut_off_attempt_ends_where_the_next_begins():
+    rows = [_row("session_start"), _row("trial_onset", "1", "p1"), _row("pick_up", "1", "p1"),
+            _row("resume"), _row("trial_onset", "2", "p1"), _row("trial_end", "2", "p1",
+            reason="solved"), _row("feedback", "2", "p1")]  # fmt: skip
+    first, second = _walk(rows)
+    assert (first.onset, first.stop, first.end, first.outcome) == (1, 4, None, None)
+    assert (second.onset, second.stop, second.end, second.outcome) == (4, 6, 5, "solved")
+    assert not first.complete
+    assert second.complete
+
+
+def test_a_copy_row_closes_an_open_problem_attempt():
+    rows = [_row("trial_onset", "1", "p1"), _row("copy_onset", "2", "p1", copy_of="1"),
+            _row("copy_end", "2", "p1", copy_of="1", reason="copied")]  # fmt: skip
+    problem, copy = _walk(rows)
+    assert (problem.kind, problem.stop, problem.end) == (PROBLEM, 1, None)
+    assert (copy.kind, copy.copy_of, copy.outcome) == (COPY, 1, "copied")
+
+
+def test_interleaved_attempts_are_an_error_naming_the_rows():
+    rows = [_row("trial_onset", "1", "p1"), _row("place", "2", "p2")]
+    with pytest.raises(EventLogError, match=r"x.csv: row 3: place belongs to trial 2 \(p2\), "
+                       r"but trial 1 \(p1\) began at row 2 and has not ended"):  # fmt: skip
+        _walk(rows)
+
+
+def test_a_copy_row_without_its_onset_is_an_error():
+    with pytest.raises(EventLogError, match=r"row 2: place belongs to a copy trial \(copy_of 1\) "
+                       r"that has no copy_onset row before it"):  # fmt: skip
+        _walk([_row("place", "2", "p1", copy_of="1")])
+
+
+def test_detail_round_trip_keeps_semicolons_inside_a_text():
+    text = "Solved in 5 moves; the fewest possible is 3."
+    cell = format_detail(text=text)
+    assert cell == f"text={text}"
+    assert parse_detail(cell) == {"text": text}
+    assert parse_detail("frames=12;dropped_frames=0;frame_period_ms=16.667") == {
+        "frames": "12", "dropped_frames": "0", "frame_period_ms": "16.667"}  # fmt: skip
+    assert parse_detail("") == {}
+    assert format_detail({"a": 1.0, "b": None}) == "a=1.000;b=None"
