@@ -90,3 +90,22 @@ def test_detail_round_trip_keeps_semicolons_inside_a_text():
         "frames": "12", "dropped_frames": "0", "frame_period_ms": "16.667"}  # fmt: skip
     assert parse_detail("") == {}
     assert format_detail({"a": 1.0, "b": None}) == "a=1.000;b=None"
+
+
+def test_puzzle_codes_round_trip_and_the_interface_answers_without_isinstance():
+    from tol_tasks import Hanoi, London
+    from tol_tasks.puzzles import from_code
+
+    for p in (Hanoi(3), Hanoi(4, 4), Hanoi(4, 3, adjacent_only=True), London(),
+              London("RGBY", (4, 3, 2, 1))):  # fmt: skip
+        assert from_code(p.code) == p
+    h, lo = Hanoi(5), London("RGBY", (2, 2, 2))
+    assert (h.kind, h.size, h.pieces, h.capacities, h.is_classic, h.code) == (
+        "hanoi", 5, (1, 2, 3, 4, 5), (5, 5, 5), True, "hanoi:5:3:0")  # fmt: skip
+    assert (lo.kind, lo.size, lo.pieces, lo.capacities, lo.is_classic, lo.code) == (
+        "london", 4, ("R", "G", "B", "Y"), (2, 2, 2), False, "london:RGBY:2-2-2")  # fmt: skip
+    assert not Hanoi(3, 4).is_classic
+    assert not Hanoi(3, adjacent_only=True).is_classic
+    for bad in ("hanoi:3:3", "hanoi:x:3:0", "hanoi:3:3:2", "london:rgb:3-2-1", "chess"):
+        with pytest.raises(ValueError, match=f"puzzle '{bad}' is not a puzzle code"):
+            from_code(bad)

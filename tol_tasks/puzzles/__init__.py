@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from .base import Move, Puzzle
+from .code import from_code
 from .hanoi import Hanoi, HanoiState
 from .london import London, LondonState
 
-__all__ = ["Hanoi", "HanoiState", "London", "LondonState", "Move", "Puzzle"]
+__all__ = ["Hanoi", "HanoiState", "London", "LondonState", "Move", "Puzzle", "from_code"]

@@ -53,10 +53,51 @@ PegRef = int | str
 
 
 class Puzzle(ABC, Generic[S]):
-    """Base class of the tower puzzles. Subclasses define states and rules."""
+    """Base class of the tower puzzles. Subclasses define states and rules.
+
+    Besides states, moves and the solver, a puzzle answers what the other
+    layers need to know about the apparatus (:attr:`kind`, :attr:`size`,
+    :attr:`pieces`, :attr:`capacities`, :attr:`is_classic`, :attr:`code`), so
+    that no code outside :mod:`tol_tasks.puzzles` asks which class it is.
+    """
 
     #: Number of pegs.
     n_pegs: int
+
+    #: The task's name in data and files: ``"hanoi"`` or ``"london"``.
+    kind: str
+
+    # -------------------------------------------------------------- identity
+    @property
+    @abstractmethod
+    def size(self) -> int:
+        """Number of pieces: disks (Hanoi) or balls (London)."""
+
+    @property
+    @abstractmethod
+    def pieces(self) -> tuple:
+        """Every piece, as states and moves name it: disks 1 (smallest) to n, or ball letters."""
+
+    @property
+    @abstractmethod
+    def capacities(self) -> tuple[int, ...]:
+        """How many pieces each peg can hold, left to right."""
+
+    @property
+    def is_classic(self) -> bool:
+        """The classic 3-peg Tower of Hanoi without a rule on which pegs a move joins.
+
+        Its state graph is the Sierpinski graph and its queries need no search.
+        """
+        return False
+
+    @property
+    @abstractmethod
+    def code(self) -> str:
+        """The apparatus as one token, as the event log's ``puzzle`` column holds it:
+        ``hanoi:<disks>:<pegs>:<adjacent only 0/1>`` or ``london:<balls>:<capacities>``,
+        e.g. ``hanoi:3:3:0``, ``london:RGB:3-2-1`` (read back by :func:`~tol_tasks.puzzles.from_code`).
+        """
 
     # ----------------------------------------------------------------- states
     @abstractmethod

@@ -129,7 +129,29 @@ class Hanoi(Puzzle[HanoiState]):
         self._pow = [pegs**i for i in range(disks + 1)]
         self._letter_index = {c: i for i, c in enumerate(PEG_LETTERS[:pegs])}
 
+    kind = "hanoi"
+
     # -------------------------------------------------------------- identity
+    @property
+    def size(self) -> int:
+        return self.n_disks
+
+    @property
+    def pieces(self) -> tuple[int, ...]:
+        return tuple(range(1, self.n_disks + 1))
+
+    @property
+    def capacities(self) -> tuple[int, ...]:
+        return (self.n_disks,) * self.n_pegs
+
+    @property
+    def is_classic(self) -> bool:
+        return self._exact3
+
+    @property
+    def code(self) -> str:
+        return f"hanoi:{self.n_disks}:{self.n_pegs}:{int(self.adjacent_only)}"
+
     def _params(self) -> tuple:
         return (self.n_disks, self.n_pegs, self.adjacent_only)
 

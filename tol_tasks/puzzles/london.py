@@ -90,7 +90,7 @@ class London(Puzzle[LondonState]):
                 f"{len(balls)} balls {balls!r}. Suggested fix: raise a capacity or use fewer balls."
             )
         self.balls = balls
-        self.capacities = caps
+        self._capacities = caps
         self.n_pegs = len(caps)
         self._max_states = max_states
         self._sorted_balls = sorted(balls)
@@ -99,7 +99,25 @@ class London(Puzzle[LondonState]):
         self._adjacency: list[list[int]] = []
         self._tables: DistanceTables | None = None
 
+    kind = "london"
+
     # -------------------------------------------------------------- identity
+    @property
+    def size(self) -> int:
+        return len(self.balls)
+
+    @property
+    def pieces(self) -> tuple[str, ...]:
+        return tuple(self.balls)
+
+    @property
+    def capacities(self) -> tuple[int, ...]:
+        return self._capacities
+
+    @property
+    def code(self) -> str:
+        return f"london:{self.balls}:{'-'.join(map(str, self.capacities))}"
+
     def _params(self) -> tuple:
         return (self.balls, self.capacities)
 

@@ -14,7 +14,6 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError, TolTasksError
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
 from tol_tasks.puzzles.base import Puzzle
-from tol_tasks.puzzles.hanoi import Hanoi
 
 #: Participant ids: what a file name can safely hold.
 _PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -45,10 +44,8 @@ def check_participant_id(pid: str) -> str:
 
 
 def puzzle_code(puzzle: Puzzle) -> str:
-    """The apparatus as one token: ``hanoi:3:3:0`` or ``london:RGB:3-2-1``."""
-    if isinstance(puzzle, Hanoi):
-        return f"hanoi:{puzzle.n_disks}:{puzzle.n_pegs}:{int(puzzle.adjacent_only)}"
-    return f"london:{puzzle.balls}:{'-'.join(map(str, puzzle.capacities))}"
+    """The apparatus as one token (:attr:`Puzzle.code <tol_tasks.puzzles.base.Puzzle.code>`)."""
+    return puzzle.code
 
 
 def block_order(n: int, order: str, seed: int | None) -> tuple[list[int], int | None]:
