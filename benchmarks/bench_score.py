@@ -92,8 +92,8 @@ def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int
 
 def score_child() -> None:
     """Runs in a fresh process: read and score everything, print JSON figures."""
-    from analysis.read import find_logs, read_session
-    from analysis.score import score_sessions
+    from tol_analysis.read import find_logs, read_session
+    from tol_analysis.score import score_sessions
 
     t0 = time.perf_counter()
     paths = find_logs([DATA])

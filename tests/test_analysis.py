@@ -11,10 +11,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.config import COLUMNS, Conventions
-from analysis.export import codebook, codebook_markdown, export, wide_table
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
+from tol_analysis.config import COLUMNS, Conventions
+from tol_analysis.export import codebook, codebook_markdown, export, wide_table
+from tol_analysis.read import find_logs, read_session
+from tol_analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import tol_score
 from tol_tasks.session_data.eventlog import EventLogError
@@ -247,7 +247,7 @@ def test_tol_score_command(tmp_path):
 def test_plots_take_and_return_axes(hand):
     from matplotlib.figure import Figure
 
-    from analysis.plots import plot_by_level, plot_distance, plot_state_graph, state_layout
+    from tol_analysis.plots import plot_by_level, plot_distance, plot_state_graph, state_layout
 
     ax = Figure().add_subplot()
     assert plot_distance(hand.moves[hand.moves["problem_id"] == "h1"], ax=ax) is ax

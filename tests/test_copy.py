@@ -20,8 +20,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.read import read_session
-from analysis.score import score_sessions
+from tol_analysis.read import read_session
+from tol_analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph
 from tests.runner_tools import (
     click_peg,
@@ -221,7 +221,7 @@ def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, t
         t.loc["o1", "initial_thinking_time"]
     )
     # The session report shows the same means (read from sessions.csv, not computed again).
-    from analysis.report import write_reports
+    from tol_analysis.report import write_reports
 
     write_reports(scores, tmp_path / "reports")
     html = (tmp_path / "reports" / "Y01_ses-1.html").read_text()

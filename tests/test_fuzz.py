@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main as tol_score_main
+from tol_analysis.cli import main as tol_score_main
 from tol_tasks.cli import protocol_main
 from tol_tasks.protocol_format import bundled_protocols
 

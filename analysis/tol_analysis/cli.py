@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from analysis.config import Conventions
-from analysis.export import export
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
+from tol_analysis.config import Conventions
+from tol_analysis.export import export
+from tol_analysis.read import find_logs, read_session
+from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
 
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.verify:
-        from analysis.verify import verify
+        from tol_analysis.verify import verify
 
         try:
             report = verify(args.inputs)
@@ -141,14 +141,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.plots:
         try:
-            from analysis.plots import write_plots
+            from tol_analysis.plots import write_plots
         except ImportError as exc:
             print(f"tol-score: {exc}", file=sys.stderr)
             return 2
         written += write_plots(scores, args.output / "plots")
     if args.report:
         try:
-            from analysis.report import write_reports
+            from tol_analysis.report import write_reports
 
             written += write_reports(scores, args.output / "reports", language=args.language)
         except (ImportError, ValueError) as exc:

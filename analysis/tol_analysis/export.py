@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.config import COLUMNS, REFERENCES, SESSIONS_LEVEL_COLUMNS, SOURCES, WIDE_MEASURES
-from analysis.score import Scores
+from tol_analysis.config import COLUMNS, REFERENCES, SESSIONS_LEVEL_COLUMNS, SOURCES, WIDE_MEASURES
+from tol_analysis.score import Scores
 from tol_tasks import __version__
 
 
@@ -123,8 +123,8 @@ def export(
 
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
-    dataset in ``bids/`` (:mod:`analysis.bids`); with ``spss``, ``wide.sav`` and
-    ``trials.sav`` (:mod:`analysis.spss`, needs pyreadstat). Returns the files written.
+    dataset in ``bids/`` (:mod:`tol_analysis.bids`); with ``spss``, ``wide.sav`` and
+    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat). Returns the files written.
 
     Raises
     ------
@@ -147,11 +147,11 @@ def export(
     (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
     written += [out / "codebook.json", out / "codebook.md"]
     if bids:
-        from analysis.bids import write_bids
+        from tol_analysis.bids import write_bids
 
         written += write_bids(scores, out / "bids", book)
     if spss:
-        from analysis.spss import write_spss
+        from tol_analysis.spss import write_spss
 
         written += write_spss(scores, wide, out)
     return written

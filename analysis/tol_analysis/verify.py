@@ -7,8 +7,8 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
+from tol_analysis.read import find_logs, read_session
+from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.eventlog import check_cells, column_index
 

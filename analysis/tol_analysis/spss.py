@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.config import TRIALS_COLUMNS, WIDE_MEASURES
-from analysis.score import Scores
+from tol_analysis.config import TRIALS_COLUMNS, WIDE_MEASURES
+from tol_analysis.score import Scores
 
 #: SPSS variable labels may hold at most 256 bytes.
 _LABEL_MAX = 256

@@ -4,7 +4,7 @@
 every logged configuration follows from a legal move (a log that disagrees is
 an error naming the file and the row, never a silently wrong score), and
 returns three tidy tables. Their columns are listed, with units and
-definitions, in :mod:`analysis.config` and in the codebook written beside the
+definitions, in :mod:`tol_analysis.config` and in the codebook written beside the
 exported tables.
 """
 
@@ -19,7 +19,7 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from analysis.config import (
+from tol_analysis.config import (
     COPY_MOVES_COLUMNS,
     MOVES_COLUMNS,
     SESSIONS_COLUMNS,
@@ -28,7 +28,7 @@ from analysis.config import (
     VIOLATION_KINDS,
     Conventions,
 )
-from analysis.read import SessionLog
+from tol_analysis.read import SessionLog
 from tol_tasks import Hanoi, London
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
@@ -45,15 +45,15 @@ class Scores:
     Attributes
     ----------
     moves : DataFrame
-        One row per completed move; columns in ``analysis.config.MOVES_COLUMNS``.
+        One row per completed move; columns in ``tol_analysis.config.MOVES_COLUMNS``.
     trials : DataFrame
-        One row per problem attempt; ``analysis.config.TRIALS_COLUMNS``.
+        One row per problem attempt; ``tol_analysis.config.TRIALS_COLUMNS``.
     sessions : DataFrame
-        One row per participant session; ``analysis.config.SESSIONS_COLUMNS``
+        One row per participant session; ``tol_analysis.config.SESSIONS_COLUMNS``
         followed by per-level columns (``min{k}_*``).
     copy_moves : DataFrame
         One row per move carried out in a yoked copy trial;
-        ``analysis.config.COPY_MOVES_COLUMNS`` (empty without copy trials).
+        ``tol_analysis.config.COPY_MOVES_COLUMNS`` (empty without copy trials).
     conventions : Conventions
     warnings : list of str
         Recoverable faults found while reading (torn last lines, ...).
@@ -233,10 +233,10 @@ def score_sessions(
     Parameters
     ----------
     logs : iterable of SessionLog
-        From :func:`analysis.read.read_session`. A generator is consumed one log
+        From :func:`tol_analysis.read.read_session`. A generator is consumed one log
         at a time, so memory holds the output tables, not every log.
     conventions : Conventions, optional
-        Defaults documented in :class:`analysis.config.Conventions`.
+        Defaults documented in :class:`tol_analysis.config.Conventions`.
     on_error : callable, optional
         Called with a log and its error when the log contradicts itself; the
         log is then left out whole (none of its rows enter the tables). Without

@@ -1,8 +1,8 @@
 """Session reports for clinicians and a study overview for researchers (HTML, print to A4/Letter).
 
-Built only from the scored tables and the sidecars (:class:`analysis.score.Scores`):
+Built only from the scored tables and the sidecars (:class:`tol_analysis.score.Scores`):
 every number shown is read from ``sessions.csv`` and ``trials.csv`` as
-:func:`analysis.score.score_sessions` computed them, never computed again.
+:func:`tol_analysis.score.score_sessions` computed them, never computed again.
 Each file is self-contained (styles inline, figures inline as SVG, no
 network). The template is ``analysis/templates/session.html.j2`` (and
 ``index.html.j2``); the texts, per language, ``report-messages.yaml``.
@@ -22,7 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.score import Scores
+from tol_analysis.score import Scores
 from tol_tasks import __version__
 
 TEMPLATES = Path(__file__).parent / "templates"
@@ -183,7 +183,7 @@ def _figures(scores: Scores, trials: pd.DataFrame, moves: pd.DataFrame):
     try:
         from matplotlib.figure import Figure
 
-        from analysis.plots import plot_distance, plot_state_graph
+        from tol_analysis.plots import plot_distance, plot_state_graph
     except ImportError:
         return None, [], 0
     shown = trials.head(MAX_DISTANCE_PANELS)
@@ -325,7 +325,7 @@ def _group_figures(trials: pd.DataFrame, t: dict) -> list[dict]:
     try:
         from matplotlib.figure import Figure
 
-        from analysis.plots import plot_by_level
+        from tol_analysis.plots import plot_by_level
     except ImportError:
         return []
     out = []

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.score import Scores
+from tol_analysis.score import Scores
 from tol_tasks import __version__
 
 #: The BIDS version the dataset follows.
@@ -48,7 +48,7 @@ def bids_label(text: str, fallback: str) -> str:
 def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
     """Write (or add to) the BIDS dataset at ``root``; return the files written.
 
-    ``book`` is the codebook of :func:`analysis.export.codebook`, whose
+    ``book`` is the codebook of :func:`tol_analysis.export.codebook`, whose
     trials.csv entries describe the ``_beh.tsv`` columns.
     """
     root = Path(root)

@@ -21,7 +21,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import pandas as pd
 
-from analysis.score import Scores, puzzle_from_code
+from tol_analysis.score import Scores, puzzle_from_code
 from tol_tasks import Hanoi
 from tol_tasks.puzzles.base import Puzzle
 
