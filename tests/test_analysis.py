@@ -11,12 +11,12 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+from tests.reference import bfs, hanoi_graph, london_graph
+from tests.runner_tools import tol_score
 from tol_analysis.config import COLUMNS, Conventions
 from tol_analysis.export import codebook, codebook_markdown, export, wide_table
 from tol_analysis.read import find_logs, read_session
 from tol_analysis.score import score_sessions
-from tests.reference import bfs, hanoi_graph, london_graph
-from tests.runner_tools import tol_score
 from tol_tasks.session_data.eventlog import EventLogError
 
 DATA = Path(__file__).parent / "data" / "logs"

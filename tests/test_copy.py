@@ -20,8 +20,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph
 from tests.runner_tools import (
     click_peg,
@@ -30,6 +28,8 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
+from tol_analysis.read import read_session
+from tol_analysis.score import score_sessions
 from tol_tasks import Hanoi
 from tol_tasks.protocol_format.load import load_protocol_text
 from tol_tasks.protocol_format.model import ProblemSpec, ProtocolError
