@@ -13,7 +13,8 @@ import pytest
 
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import tol_score
-from tol_analysis.config import COLUMNS, Conventions
+from tol_analysis.columns import TABLES
+from tol_analysis.conventions import Conventions
 from tol_analysis.export import codebook, codebook_markdown, export, wide_table
 from tol_analysis.read import find_logs, read_session
 from tol_analysis.score import score_sessions
@@ -123,9 +124,9 @@ def test_conventions_change_the_scores():
 
 
 def test_columns_match_the_codebook(hand):
-    for table, cols in COLUMNS.items():
+    for table, cols in TABLES.items():
         df = getattr(hand, table)
-        expected = [c[0] for c in cols]
+        expected = cols.names
         assert list(df.columns[: len(expected)]) == expected
 
 

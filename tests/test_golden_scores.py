@@ -36,8 +36,9 @@ TABLES = ("moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv
 ADDED_COLUMNS: dict[str, tuple[str, ...]] = dict.fromkeys(TABLES, ())
 
 #: Keys added on purpose to each column's codebook entry since ab09369: the SPSS
-#: measurement level and value labels, and the conventions the values depend on.
-ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions"}
+#: measurement level and value labels, and the conventions the values depend on (all
+#: from the column registry); wide.csv's entries also gain a source, like every other.
+ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions", "source"}
 
 
 @pytest.fixture(scope="module", params=list(RUNS))

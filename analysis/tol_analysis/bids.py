@@ -26,6 +26,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tol_analysis.columns import TRIALS
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 
@@ -48,8 +49,9 @@ def bids_label(text: str, fallback: str) -> str:
 def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
     """Write (or add to) the BIDS dataset at ``root``; return the files written.
 
-    ``book`` is the codebook of :func:`tol_analysis.export.codebook`, whose
-    trials.csv entries describe the ``_beh.tsv`` columns.
+    ``book`` is the codebook of :func:`tol_analysis.export.codebook` (kept for the
+    callers; the ``_beh.tsv`` columns are described from the column registry,
+    as the codebook's trials.csv entries are).
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
@@ -76,7 +78,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
         session_json = _session_sidecar(meta, s.status)
         (folder / f"{stem}.json").write_text(json.dumps(session_json, indent=2) + "\n", "utf-8")
         written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
-    columns = _column_descriptions(book, scores)
+    columns = column_descriptions(scores.trials.columns)
     for task, meta in tasks.items():
         path = root / f"task-{task}_beh.json"
         path.write_text(
@@ -170,16 +172,16 @@ def _task_description(meta: dict) -> dict:
     return out
 
 
-def _column_descriptions(book: dict, scores: Scores) -> dict:
-    cols = {c["name"]: c for c in book["tables"]["trials.csv"]}
+def column_descriptions(names) -> dict:
+    """BIDS descriptions of the ``_beh.tsv`` columns (trials.csv's), from the column registry."""
     out = {}
-    for name in scores.trials.columns:
-        c = cols.get(name, {"description": name, "unit": ""})
-        entry = {"LongName": name.replace("_", " "), "Description": c["description"]}
-        if c["unit"]:
-            entry["Units"] = c["unit"]
-        if c.get("type") == "boolean":
-            entry["Levels"] = {"true": "yes", "false": "no"}
+    for name in names:
+        c = TRIALS[name]
+        entry = {"LongName": name.replace("_", " "), "Description": c.definition}
+        if c.unit:
+            entry["Units"] = c.unit
+        if c.value_labels:
+            entry["Levels"] = {"true": c.value_labels[1], "false": c.value_labels[0]}
         out[name] = entry
     return out
 

@@ -7,7 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tol_analysis.config import Conventions
+from tol_analysis.conventions import Conventions
 from tol_analysis.export import export
 from tol_analysis.read import find_logs, read_session
 from tol_analysis.score import score_sessions

@@ -8,7 +8,20 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.config import COLUMNS, REFERENCES, SESSIONS_LEVEL_COLUMNS, SOURCES, WIDE_MEASURES
+from tol_analysis.columns import (
+    MISSING_VALUES,
+    PARTICIPANT,
+    PRACTICE,
+    REFERENCES,
+    SESSION_LEVELS,
+    TABLES,
+    WIDE_MEASURES,
+    WIDE_NAME,
+    level_definition,
+    level_name,
+    wide_definition,
+)
+from tol_analysis.conventions import EXPLAINED
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 
@@ -37,8 +50,8 @@ def wide_table(scores: Scores) -> pd.DataFrame:
             stem = f"s{r['session']}_{stem}"
         row = rows.setdefault(r["participant"], {"participant": r["participant"]})
         for m in WIDE_MEASURES:
-            v = r[m]
-            row[_spss_name(f"{stem}_{m}")] = int(v) if isinstance(v, bool) else v
+            v = r[m.name]
+            row[_spss_name(f"{stem}_{m.name}")] = int(v) if isinstance(v, bool) else v
     return pd.DataFrame(list(rows.values()))
 
 
@@ -49,44 +62,38 @@ def _spss_name(name: str) -> str:
     return out[:64]
 
 
+def session_levels(sessions: pd.DataFrame) -> list[int]:
+    """The minimum-move levels k that have ``min{k}_`` columns in a sessions table, in order."""
+    return [int(m.group(1)) for c in sessions.columns if (m := _LEVEL.match(c))]
+
+
+_LEVEL = re.compile(r"^min(\d+)_problems$")
+
+
 def codebook(scores: Scores) -> dict:
-    """Every output column with its type, unit and definition, and the conventions."""
-    levels = sorted(
-        {c.split("_", 1)[0] for c in scores.sessions.columns if re.match(r"min\d+_", c)}
-    )
-    tables = {}
-    for table, cols in COLUMNS.items():
-        tables[f"{table}.csv"] = [
-            {"name": n, "type": t, "unit": u, "description": d, "source": SOURCES.get(n, "")}
-            for n, t, u, d in cols
-        ]
+    """Every output column (from :mod:`tol_analysis.columns`) and the conventions used.
+
+    Each column lists its type, unit, definition (``description``), source, SPSS
+    measurement level (``level``), value labels where SPSS has them, and the
+    conventions its values depend on.
+    """
+    tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
     tables["sessions.csv"] += [
-        {
-            "name": f"{lvl}_{n}",
-            "type": t,
-            "unit": u,
-            "description": f"{d} (k = {lvl[3:]})",
-            "source": SOURCES.get(n, ""),
-        }
-        for lvl in levels
-        for n, t, u, d in SESSIONS_LEVEL_COLUMNS
+        c.entry(level_name(k, c.name), level_definition(c, k))
+        for k in session_levels(scores.sessions)
+        for c in SESSION_LEVELS
     ]
     tables["wide.csv"] = [
-        {"name": "participant", "type": "string", "unit": "", "description": "Participant id."},
-        {"name": "<problem>_<measure>", "type": "", "unit": "",
-         "description": "The trials.csv measure for that problem: " + ", ".join(WIDE_MEASURES)
-         + " (solved as 0/1); s<session>_ and _a<attempt> are added when needed."},
+        PARTICIPANT.entry(),
+        {"name": WIDE_NAME, "type": "", "unit": "", "description": wide_definition(),
+         "source": "", "conventions": sorted({v for m in WIDE_MEASURES for v in m.conventions}
+                                             | {PRACTICE})},
     ]  # fmt: skip
     return {
         "software": f"tol-tasks {__version__}",
         "conventions": scores.conventions.as_dict(),
-        "conventions_explained": {
-            "same_peg_drop_counts": "whether putting a piece back on its own peg counts as a move",
-            "violations_count": "whether each rule violation also counts as a move",
-            "planning_ends": "planning time ends at the first pick-up ('pick_up') or first completed move ('move')",
-            "include_practice": "whether practice problems enter sessions.csv and wide.csv",
-        },
-        "missing_values": "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)",
+        "conventions_explained": dict(EXPLAINED),
+        "missing_values": MISSING_VALUES,
         "tables": tables,
         "references": REFERENCES,
     }
@@ -101,12 +108,12 @@ def codebook_markdown(book: dict) -> str:
         lines += [
             f"## {table}",
             "",
-            "| column | type | unit | definition | source |",
-            "| --- | --- | --- | --- | --- |",
+            "| column | type | unit | definition | source | depends on |",
+            "| --- | --- | --- | --- | --- | --- |",
         ]
         lines += [
             f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} "
-            f"| {c.get('source', '')} |"
+            f"| {c.get('source', '')} | {', '.join(c.get('conventions', ()))} |"
             for c in cols
         ]
         lines.append("")

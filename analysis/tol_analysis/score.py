@@ -19,15 +19,15 @@ from functools import lru_cache
 import numpy as np
 import pandas as pd
 
-from tol_analysis.config import (
-    COPY_MOVES_COLUMNS,
-    MOVES_COLUMNS,
-    SESSIONS_COLUMNS,
-    SESSIONS_LEVEL_COLUMNS,
-    TRIALS_COLUMNS,
+from tol_analysis.columns import (
+    COPY_MOVES,
+    MOVES,
+    SESSION_LEVELS,
+    SESSIONS,
+    TRIALS,
     VIOLATION_KINDS,
-    Conventions,
 )
+from tol_analysis.conventions import Conventions
 from tol_analysis.read import SessionLog
 from tol_tasks import Hanoi, London
 from tol_tasks.errors import TolTasksError
@@ -36,6 +36,12 @@ from tol_tasks.session_data import gc_paused
 from tol_tasks.session_data.eventlog import EventLogError, column_index, row_fault
 
 PEGS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+MOVES_COLUMNS = [(c.name, c.type) for c in MOVES]
+TRIALS_COLUMNS = [(c.name, c.type) for c in TRIALS]
+SESSIONS_COLUMNS = [(c.name, c.type) for c in SESSIONS]
+SESSIONS_LEVEL_COLUMNS = [(c.name, c.type) for c in SESSION_LEVELS]
+COPY_MOVES_COLUMNS = [(c.name, c.type) for c in COPY_MOVES]
 
 
 @dataclass

@@ -1,10 +1,12 @@
 """SPSS files (``.sav``) of the wide and trials tables, labelled from the codebook.
 
-Each variable gets its codebook definition as its label (with the unit), the
-boolean columns become 0/1 with value labels ``0 = no``, ``1 = yes``, the
-categorical text columns keep their text with a nominal level, counts and
-times are ``scale``, and the session's start is an SPSS date-time. Needs
-pyreadstat: ``pip install "tol-tasks[spss]"``.
+Each variable gets its definition from the column registry
+(:mod:`tol_analysis.columns`) as its label (with the unit), and the registry's
+measurement level and value labels: the boolean columns become 0/1 with value
+labels ``0 = no``, ``1 = yes``, text columns keep their text with a nominal
+level, trial, attempt and session numbers are ordinal, counts and times are
+``scale``, and the session's start is an SPSS date-time. Needs pyreadstat:
+``pip install "tol-tasks[spss]"``.
 """
 
 from __future__ import annotations
@@ -13,16 +15,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.config import TRIALS_COLUMNS, WIDE_MEASURES
+from tol_analysis.columns import PARTICIPANT, SESSION_START, TRIALS, WIDE_MEASURES, Column
 from tol_analysis.score import Scores
 
 #: SPSS variable labels may hold at most 256 bytes.
 _LABEL_MAX = 256
-
-#: Text columns of trials.csv that name categories (nominal); other text is left as text.
-_CATEGORICAL = ("block", "task", "puzzle", "problem_id", "participant")
-
-_YES_NO = {0: "no", 1: "yes"}
 
 _INSTALL_HINT = (
     'writing SPSS files needs pyreadstat. Suggested fix: pip install "tol-tasks[spss]" '
@@ -38,10 +35,12 @@ def _pyreadstat():
     return pyreadstat
 
 
-def _label(description: str, unit: str) -> str:
-    text = f"{description} [{unit}]" if unit else description
-    encoded = text.encode("utf-8")[:_LABEL_MAX]
-    return encoded.decode("utf-8", errors="ignore")
+def _label(column: Column, definition: str | None = None) -> str:
+    """A variable label: the definition with the unit, cut to the 256 bytes SPSS allows."""
+    text = definition or column.definition
+    if column.unit:
+        text = f"{text} [{column.unit}]"
+    return text.encode("utf-8")[:_LABEL_MAX].decode("utf-8", errors="ignore")
 
 
 def session_starts(scores: Scores) -> dict[tuple[str, int], pd.Timestamp]:
@@ -56,25 +55,23 @@ def session_starts(scores: Scores) -> dict[tuple[str, int], pd.Timestamp]:
     return out
 
 
-def _sav_frame(df: pd.DataFrame, types: dict[str, str]) -> tuple[pd.DataFrame, dict, dict]:
-    """Booleans as 0/1 with labels; measurement levels by type."""
+def _sav_frame(df: pd.DataFrame, columns: dict[str, Column]) -> tuple[pd.DataFrame, dict, dict]:
+    """The values SPSS stores (booleans as 0/1, numbers as doubles, text as text), the value
+    labels and the measurement levels, from each column's registry entry."""
     frame = df.copy()
     value_labels, levels = {}, {}
-    for col in frame.columns:
-        kind = types.get(col, "")
-        if kind == "boolean" or str(frame[col].dtype) == "boolean":
-            frame[col] = frame[col].astype("Float64").astype("float64")
-            value_labels[col] = dict(_YES_NO)
-            levels[col] = "nominal"
-        elif kind == "datetime":
-            levels[col] = "scale"
-        elif kind in ("integer", "float") or pd.api.types.is_numeric_dtype(frame[col]):
-            frame[col] = pd.to_numeric(frame[col], errors="coerce").astype("float64")
-            levels[col] = "scale"
-        else:
-            frame[col] = frame[col].astype("object").where(frame[col].notna(), "")
-            frame[col] = frame[col].map(str)
-            levels[col] = "nominal" if col in _CATEGORICAL or kind == "string" else "unknown"
+    for name in frame.columns:
+        col = columns[name]
+        if col.type == "boolean":
+            frame[name] = frame[name].astype("Float64").astype("float64")
+        elif col.type in ("integer", "float"):
+            frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
+        elif col.type == "string":
+            frame[name] = frame[name].astype("object").where(frame[name].notna(), "")
+            frame[name] = frame[name].map(str)
+        if col.value_labels:
+            value_labels[name] = col.value_labels
+        levels[name] = col.spss_level
     return frame, value_labels, levels
 
 
@@ -82,33 +79,25 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
     """trials.csv with the session's start, its labels, value labels and levels."""
     t = scores.trials.copy()
     starts = session_starts(scores)
-    t.insert(2, "session_start", [starts.get((p, int(s))) for p, s in
-                                  zip(t["participant"], t["session"], strict=True)])  # fmt: skip
-    t["session_start"] = pd.to_datetime(t["session_start"])
-    types = {n: ty for n, ty, _, _ in TRIALS_COLUMNS}
-    types["session_start"] = "datetime"
-    labels = {n: _label(d, u) for n, _, u, d in TRIALS_COLUMNS}
-    labels["session_start"] = "Date and time the session started (local time)"
-    frame, value_labels, levels = _sav_frame(t, types)
-    levels["session"] = "ordinal"
-    levels["attempt"] = "ordinal"
-    levels["trial"] = "ordinal"
+    t.insert(2, SESSION_START.name, [starts.get((p, int(s))) for p, s in
+                                     zip(t["participant"], t["session"], strict=True)])  # fmt: skip
+    t[SESSION_START.name] = pd.to_datetime(t[SESSION_START.name])
+    columns = {c.name: c for c in (*TRIALS, SESSION_START)}
+    labels = {name: _label(columns[name]) for name in t.columns}
+    frame, value_labels, levels = _sav_frame(t, columns)
     return frame, labels, value_labels, levels
 
 
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
     """wide.csv with labels naming the problem and the measure."""
-    measures = {n: (ty, u, d) for n, ty, u, d in TRIALS_COLUMNS if n in WIDE_MEASURES}
-    types, labels = {"participant": "string"}, {"participant": "Participant id"}
-    for col in wide.columns:
-        for m in sorted(WIDE_MEASURES, key=len, reverse=True):
-            if col.endswith("_" + m):
-                ty, unit, desc = measures[m]
-                stem = col[: -len(m) - 1]
-                types[col] = ty
-                labels[col] = _label(f"{stem}: {desc}", unit)
+    columns, labels = {PARTICIPANT.name: PARTICIPANT}, {PARTICIPANT.name: _label(PARTICIPANT)}
+    for name in wide.columns:
+        for m in sorted(WIDE_MEASURES, key=lambda m: len(m.name), reverse=True):
+            if name.endswith("_" + m.name):
+                columns[name] = m
+                labels[name] = _label(m, f"{name[: -len(m.name) - 1]}: {m.definition}")
                 break
-    frame, value_labels, levels = _sav_frame(wide, types)
+    frame, value_labels, levels = _sav_frame(wide, columns)
     return frame, labels, value_labels, levels
 
 
