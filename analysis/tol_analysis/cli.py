@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tol_analysis.conventions import Conventions
 from tol_analysis.export import export
-from tol_analysis.read import find_logs, read_session
+from tol_analysis.read import read_session, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
@@ -94,10 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         planning_ends=args.planning_ends, include_practice=args.include_practice,
     )  # fmt: skip
     try:
-        paths = find_logs(args.inputs, exclude=args.output)
+        found = scan(args.inputs, exclude=args.output)
     except FileNotFoundError as exc:
         print(f"tol-score: {exc}", file=sys.stderr)
         return 2
+    for other in found.left_out:
+        print(f"left out: {other}: not an event log (another CSV file in the folder)",
+              file=sys.stderr)  # fmt: skip
+    paths = found.logs
     if not paths:
         print("tol-score: no event logs (.csv) found in the inputs.", file=sys.stderr)
         return 2
@@ -161,5 +165,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(
         f"tol-score: {len(scores.sessions)} session(s), {len(scores.trials)} trial(s), {len(scores.moves)} "
         f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
+        + (f"; {len(found.left_out)} other CSV file(s) left out" if found.left_out else "")
     )
     return 0

@@ -7,12 +7,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_analysis.read import find_logs, read_session
+from tol_analysis.read import read_session, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
-from tol_tasks.session_data.eventlog import check_cells, column_index
-
-_EVENT = column_index()["event"]
 
 
 @dataclass
@@ -59,11 +56,13 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
     report = VerifyReport()
     seen: dict[tuple, list[Path]] = defaultdict(list)
     hashes: dict[str, list[Path]] = defaultdict(list)
-    for path in find_logs(inputs):
+    found = scan(inputs)
+    report.notes.extend(f"{f}: not an event log (another CSV file in the folder), left out"
+                        for f in found.left_out)  # fmt: skip
+    for path in found.logs:
         hashes[hashlib.sha256(path.read_bytes()).hexdigest()].append(path)
         try:
-            log = read_session(path)
-            check_cells(log)  # every cell, not only those the scores use
+            log = read_session(path)  # every cell checked against the codebook
             score_sessions([log])
         except TolTasksError as exc:
             report.problems.append(str(exc))
@@ -75,9 +74,9 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
             report.problems.extend(f"{path}: {f}" for f in faults)
             continue
         if log.status != "completed":
-            trials = sum(1 for r in log.records if r[_EVENT] == "trial_end")
             report.incomplete.append(
-                f"{path}: {log.status} after {len(log.records)} events, {trials} trial(s) ended"
+                f"{path}: {log.status} after {log.n_events} events, "
+                f"{log.count('trial_end')} trial(s) ended"
             )
         report.ok.append(path)
     for (participant, session), paths in seen.items():
@@ -110,7 +109,7 @@ def _sidecar_faults(log) -> list[str]:
         )
     if meta.get("event_log") not in (None, log.path.name):
         out.append(f"the sidecar names the log {meta.get('event_log')!r}, not {log.path.name!r}")
-    rows = len(log.records)
+    rows = log.n_events
     written = meta.get("rows_written")
     status = meta.get("status")
     if status in ("completed", "aborted") and written != rows:

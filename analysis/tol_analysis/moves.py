@@ -1,0 +1,150 @@
+"""Per-move measures: every logged placement replayed, checked and measured against the goal.
+
+:func:`replay_placements` replays the placements of many attempts at once
+from their starts (each move from where the previous one left the pieces),
+checks each against the puzzle's rules and the configuration the log
+recorded, and names the first row where the log contradicts itself.
+:func:`move_measures` gives the moves.csv columns of problem attempts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tol_analysis.logview import LogView, position_in_group
+from tol_analysis.replay import ILLEGAL, PuzzleSpace
+from tol_tasks.errors import TolTasksError
+
+
+class StateKeys:
+    """State texts of one log and puzzle as keys that compare as the texts do.
+
+    A text written as the puzzle writes it (canonical) gets its state id; any
+    other text (``"aab"`` for ``"AAB"``) a negative key of its own, so that it
+    equals only itself, as the texts compared in the log would.
+    """
+
+    def __init__(self, space: PuzzleSpace) -> None:
+        self.space = space
+        self._other: dict[str, int] = {}
+
+    def keys(self, texts: list[str]) -> np.ndarray:
+        out = np.empty(len(texts), np.int64)
+        for k, text in enumerate(texts):
+            try:
+                i = self.space.state_id(text)
+            except TolTasksError:
+                i = -1
+            if i < 0 or self.space.texts[i] != text:
+                i = -2 - self._other.setdefault(text, len(self._other))
+            out[k] = i
+        return out
+
+
+@dataclass
+class Replayed:
+    """Placements replayed (one entry per placement, in row order)."""
+
+    rows: np.ndarray
+    group: np.ndarray  # the attempt of each placement
+    first: np.ndarray  # the first placement of its attempt
+    before: np.ndarray  # state ids
+    after: np.ndarray
+    piece: np.ndarray  # piece ids (PuzzleSpace.piece_texts)
+    from_text: list[str]
+    to_text: list[str]
+
+
+def replay_placements(view: LogView, space: PuzzleSpace, rows: np.ndarray, group: np.ndarray,
+                      start_text: dict[int, str]) -> Replayed:  # fmt: skip
+    """Replay placements ``rows`` (in order) of the attempts ``group``, each attempt from the
+    state ``start_text[attempt]``.
+
+    Raises
+    ------
+    EventLogError
+        At the first placement that is not a legal move from where the pieces
+        were, or whose logged configuration is not where the move leads.
+    """
+    first = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
+    from_text, to_text = view.texts("from_peg", rows), view.texts("to_peg", rows)
+    logged_text = view.texts("state", rows)
+    keys = StateKeys(space)
+    logged = keys.keys(logged_text)
+    starts = np.array([space.state_id(start_text[a]) for a in group.tolist()], np.int64)
+    before = np.where(first, starts, np.r_[-1, logged[:-1]]) if len(rows) else starts
+    after, piece = space.step(before, space.peg_ids(from_text), space.peg_ids(to_text))
+    bad = np.flatnonzero((after == ILLEGAL) | (after != logged))
+    if len(bad):
+        k = int(bad[0])
+        was = start_text[int(group[k])] if first[k] else logged_text[k - 1]
+        a, b = from_text[k], to_text[k]
+        if after[k] == ILLEGAL:
+            try:
+                space.puzzle.check_move(space.puzzle.parse(was), a, b)
+                why = "the move is not possible there."
+            except TolTasksError as exc:
+                why = str(exc)
+            raise view.error(int(rows[k]), f"the placement {a}->{b} is not a legal move from "
+                             f"{was}: {why} The log is damaged or was not written by tol-run.")  # fmt: skip
+        raise view.error(int(rows[k]), f"the log says moving {a}->{b} from {was} gives "
+                         f"{logged_text[k]!r}, but replaying the move gives "
+                         f"{space.texts[after[k]]!r}.")  # fmt: skip
+    return Replayed(rows, group, first, before, after, piece, from_text, to_text)
+
+
+@dataclass
+class MoveMeasures:
+    """The measured moves of a log's problem attempts (one entry per completed move)."""
+
+    replayed: Replayed
+    move_index: np.ndarray
+    time: np.ndarray
+    latency: np.ndarray
+    distance_before: np.ndarray
+    distance_after: np.ndarray
+    optimal: np.ndarray
+    counterproductive: np.ndarray
+    backtrack: np.ndarray
+    revisit: np.ndarray
+
+
+def move_measures(view: LogView, r: Replayed, goal: np.ndarray, min_moves: np.ndarray,
+                  start_key: np.ndarray, space: PuzzleSpace) -> MoveMeasures:  # fmt: skip
+    """moves.csv's measures of replayed placements.
+
+    ``goal`` (state ids), ``min_moves`` and ``start_key`` (:class:`StateKeys` of
+    the start texts) are per attempt.
+    """
+    g, first = r.group, r.first
+    time = view.time[r.rows]
+    prev_time = np.where(first, 0.0, np.r_[0.0, time[:-1]])
+    after_d = space.distances(goal[g], r.after)
+    before_d = np.where(first, min_moves[g], np.r_[0, after_d[:-1]])
+    not_first = ~first
+    backtrack = np.zeros(len(g), bool)
+    if len(g) > 1:
+        frm, to = np.array(r.from_text, object), np.array(r.to_text, object)
+        backtrack[1:] = (not_first[1:] & (r.piece[1:] == r.piece[:-1])
+                         & (frm[:-1] == to[1:]) & (to[:-1] == frm[1:]))  # fmt: skip
+    # A revisit: the state after the move was seen before in the attempt, the start included.
+    seen = np.r_[start_key, r.after]
+    owner = np.r_[np.arange(len(start_key)), g]
+    order = np.lexsort((np.arange(len(seen)), seen, owner))
+    repeat = np.zeros(len(seen), bool)
+    s, o = seen[order], owner[order]
+    repeat[order[1:]] = (s[1:] == s[:-1]) & (o[1:] == o[:-1])
+    return MoveMeasures(
+        replayed=r,
+        move_index=position_in_group(g) + 1,
+        time=time,
+        latency=time - prev_time,
+        distance_before=before_d,
+        distance_after=after_d,
+        optimal=after_d == before_d - 1,
+        counterproductive=after_d > before_d,
+        backtrack=backtrack,
+        revisit=repeat[len(start_key) :],
+    )
