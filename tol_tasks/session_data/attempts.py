@@ -124,7 +124,7 @@ def walk_attempts(
     """
     cols = [_coded(c) for c in (event, trial, attempt, problem_id, block, copy_of, reason)]
     spans = attempt_spans(*cols[:4], cols[5], path=path)
-    (ev, tr, at, pid, bl, cp, rs) = cols
+    (_, tr, at, pid, bl, cp, rs) = cols
     out = []
     for k in range(len(spans.onset)):
         i, end = int(spans.onset[k]), int(spans.end[k])
