@@ -68,7 +68,8 @@ def copy_trials(view: LogView, replays: Replays, problems: ProblemAttempts) -> C
     local = np.full(view.n_attempts, -1)
     local[idx] = np.arange(n)
     member = np.where(view.in_copy, local[np.maximum(view.member, 0)], -1)
-    codes, starts = view.texts("puzzle", onset), view.texts("state", onset)
+    codes, st = view.texts("puzzle", onset), view.coded("state", onset)
+    start = np.full(n, -1, np.int64)
     place = view.event("place") & (member >= 0)
     rows = np.flatnonzero(place)
     group = member[rows]
@@ -78,13 +79,11 @@ def copy_trials(view: LogView, replays: Replays, problems: ProblemAttempts) -> C
         for a in np.flatnonzero(of).tolist():
             try:
                 space = replays.space(code)
-                space.state_id(starts[a])
+                start[a] = space.state_id(st.values[st.codes[a]])
             except TolTasksError as exc:
                 raise view.error(int(onset[a]), f"copy_onset: {exc}") from None
         mine = of[group] if len(group) else np.zeros(0, bool)
-        replayed.append((replay_placements(view, space, rows[mine], group[mine],
-                                           {a: starts[a] for a in np.flatnonzero(of).tolist()}),
-                         space))  # fmt: skip
+        replayed.append((replay_placements(view, space, rows[mine], group[mine], start, st), space))
     time = view.time[rows]
     first = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
     prev_place = np.where(first, onset[group], np.r_[0, rows[:-1]])

@@ -16,6 +16,7 @@ import numpy as np
 from tol_analysis.logview import LogView, position_in_group
 from tol_analysis.replay import ILLEGAL, PuzzleSpace
 from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.attempts import Coded
 
 
 class StateKeys:
@@ -53,14 +54,14 @@ class Replayed:
     before: np.ndarray  # state ids
     after: np.ndarray
     piece: np.ndarray  # piece ids (PuzzleSpace.piece_texts)
-    from_text: list[str]
-    to_text: list[str]
+    from_peg: Coded
+    to_peg: Coded
 
 
 def replay_placements(view: LogView, space: PuzzleSpace, rows: np.ndarray, group: np.ndarray,
-                      start_text: dict[int, str]) -> Replayed:  # fmt: skip
+                      start: np.ndarray, start_text: Coded) -> Replayed:  # fmt: skip
     """Replay placements ``rows`` (in order) of the attempts ``group``, each attempt from the
-    state ``start_text[attempt]``.
+    state id ``start[attempt]`` (written ``start_text`` in the log).
 
     Raises
     ------
@@ -69,18 +70,21 @@ def replay_placements(view: LogView, space: PuzzleSpace, rows: np.ndarray, group
         were, or whose logged configuration is not where the move leads.
     """
     first = np.r_[True, group[1:] != group[:-1]] if len(group) else np.zeros(0, bool)
-    from_text, to_text = view.texts("from_peg", rows), view.texts("to_peg", rows)
-    logged_text = view.texts("state", rows)
-    keys = StateKeys(space)
-    logged = keys.keys(logged_text)
-    starts = np.array([space.state_id(start_text[a]) for a in group.tolist()], np.int64)
-    before = np.where(first, starts, np.r_[-1, logged[:-1]]) if len(rows) else starts
-    after, piece = space.step(before, space.peg_ids(from_text), space.peg_ids(to_text))
+    frm, to, state = (view.coded(c, rows) for c in ("from_peg", "to_peg", "state"))
+    logged = StateKeys(space).keys(list(state.values))[state.codes]
+    before = np.where(first, start[group], np.r_[-1, logged[:-1]]) if len(rows) else start[group]
+    src = space.peg_ids(list(frm.values))[frm.codes]
+    dst = space.peg_ids(list(to.values))[to.codes]
+    after, piece = space.step(before, src, dst)
     bad = np.flatnonzero((after == ILLEGAL) | (after != logged))
     if len(bad):
         k = int(bad[0])
-        was = start_text[int(group[k])] if first[k] else logged_text[k - 1]
-        a, b = from_text[k], to_text[k]
+        text = state.values[state.codes[k]]
+        g = int(group[k])
+        was = (
+            start_text.values[start_text.codes[g]] if first[k] else state.values[state.codes[k - 1]]
+        )
+        a, b = frm.values[frm.codes[k]], to.values[to.codes[k]]
         if after[k] == ILLEGAL:
             try:
                 space.puzzle.check_move(space.puzzle.parse(was), a, b)
@@ -90,9 +94,16 @@ def replay_placements(view: LogView, space: PuzzleSpace, rows: np.ndarray, group
             raise view.error(int(rows[k]), f"the placement {a}->{b} is not a legal move from "
                              f"{was}: {why} The log is damaged or was not written by tol-run.")  # fmt: skip
         raise view.error(int(rows[k]), f"the log says moving {a}->{b} from {was} gives "
-                         f"{logged_text[k]!r}, but replaying the move gives "
-                         f"{space.texts[after[k]]!r}.")  # fmt: skip
-    return Replayed(rows, group, first, before, after, piece, from_text, to_text)
+                         f"{text!r}, but replaying the move gives {space.texts[after[k]]!r}.")  # fmt: skip
+    return Replayed(rows, group, first, before, after, piece, frm, to)
+
+
+def _same_text(a: Coded, b: Coded) -> tuple[np.ndarray, np.ndarray]:
+    """Codes of two coded columns in one numbering, so that equal texts get equal codes."""
+    joint: dict[str, int] = {}
+    ca = np.array([joint.setdefault(v, len(joint)) for v in a.values] + [-1])[a.codes]
+    cb = np.array([joint.setdefault(v, len(joint)) for v in b.values] + [-1])[b.codes]
+    return ca, cb
 
 
 @dataclass
@@ -126,7 +137,7 @@ def move_measures(view: LogView, r: Replayed, goal: np.ndarray, min_moves: np.nd
     not_first = ~first
     backtrack = np.zeros(len(g), bool)
     if len(g) > 1:
-        frm, to = np.array(r.from_text, object), np.array(r.to_text, object)
+        frm, to = _same_text(r.from_peg, r.to_peg)
         backtrack[1:] = (not_first[1:] & (r.piece[1:] == r.piece[:-1])
                          & (frm[:-1] == to[1:]) & (to[:-1] == frm[1:]))  # fmt: skip
     # A revisit: the state after the move was seen before in the attempt, the start included.

@@ -97,8 +97,7 @@ class PuzzleSpace:
     def peg_ids(self, texts: list[str]) -> np.ndarray:
         """Peg indices of peg texts (as the puzzle reads them); -1 for a peg it lacks."""
         pegs = {c: i for i, c in enumerate(PEG_LETTERS[: self.n_pegs])}
-        return np.array([pegs.get(t.upper(), -1) if len(t) == 1 else -1 for t in texts] + [-1],
-                        np.int64)[:-1] if texts else np.empty(0, np.int64)  # fmt: skip
+        return np.array([pegs.get(t.upper(), -1) if len(t) == 1 else -1 for t in texts], np.int64)
 
     def piece_texts(self) -> list[str]:
         """Piece names by piece id (``str`` of the puzzle's piece: ``"1"``, ``"R"``)."""

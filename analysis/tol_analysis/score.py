@@ -152,13 +152,14 @@ def _moves_table(problems, ids: dict) -> tuple[int, dict]:
         r = m.replayed
         g = r.group
         # The first move of an attempt starts from its start as the log wrote it.
-        states = [*space.texts, *cols["start"]]
+        start = cols["start"]
+        states = [*space.texts, *(start.values[k] for k in start.codes.tolist())]
         before = np.where(r.first, len(space.texts) + g, r.before)
         parts.append((r.rows, {
-            "block": Coded(g, cols["block"]), "trial": cols["trial"][g],
-            "attempt": cols["attempt"][g], "problem_id": Coded(g, cols["problem_id"]),
+            "block": _per_move(cols["block"], g), "trial": cols["trial"][g],
+            "attempt": cols["attempt"][g], "problem_id": _per_move(cols["problem_id"], g),
             "move_index": m.move_index, "piece": Coded(r.piece, list(space.piece_texts())),
-            "from_peg": r.from_text, "to_peg": r.to_text,
+            "from_peg": r.from_peg, "to_peg": r.to_peg,
             "state_before": Coded(before, states), "state_after": Coded(r.after, list(space.texts)),
             "time": m.time, "latency": m.latency, "distance_before": m.distance_before,
             "distance_after": m.distance_after, "optimal": m.optimal,
@@ -168,6 +169,11 @@ def _moves_table(problems, ids: dict) -> tuple[int, dict]:
     return _in_row_order(parts, ids)
 
 
+def _per_move(per_attempt: Coded, group: np.ndarray) -> Coded:
+    """A per-attempt text column, repeated for each move of the attempt."""
+    return Coded(np.asarray(per_attempt.codes)[group], per_attempt.values)
+
+
 def _copy_moves_table(c, ids: dict) -> tuple[int, dict]:
     parts = []
     for r, space in c.replayed:
@@ -175,7 +181,7 @@ def _copy_moves_table(c, ids: dict) -> tuple[int, dict]:
         parts.append((r.rows, {
             "block": Coded(g, c.block), "trial": c.trial[g], "copy_of": c.copy_of[g],
             "problem_id": Coded(g, c.problem_id), "piece": Coded(r.piece, list(space.piece_texts())),
-            "from_peg": r.from_text, "to_peg": r.to_text,
+            "from_peg": r.from_peg, "to_peg": r.to_peg,
         }))  # fmt: skip
     _, columns = _in_row_order(parts, ids)
     columns.update(move_index=c.move_index, cue_time=c.cue_time, pick_time=c.pick_time,

@@ -26,6 +26,7 @@ from tol_analysis.logview import (
 from tol_analysis.moves import MoveMeasures, StateKeys, move_measures, replay_placements
 from tol_analysis.replay import Replays
 from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
 
 #: Events that end a problem attempt's solving time (the first one with a time).
@@ -61,53 +62,56 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
     local = np.full(view.n_attempts, -1)
     local[idx] = np.arange(n)
     member = np.where(view.in_problem, local[np.maximum(view.member, 0)], -1)
-    codes = view.texts("puzzle", onset)
-    starts, goals = view.texts("state", onset), view.texts("goal", onset)
+    puz, st, gl = (view.coded(c, onset) for c in ("puzzle", "state", "goal"))
     min_moves = np.zeros(n, np.int64)
     goal_id = np.zeros(n, np.int64)
+    start_id = np.zeros(n, np.int64)
     start_key = np.zeros(n, np.int64)
     goal_key = np.zeros(n, np.int64)
-    size, pegs, task = np.zeros(n, np.int64), np.zeros(n, np.int64), [""] * n
+    size, pegs = np.zeros(n, np.int64), np.zeros(n, np.int64)
+    task = [""] * len(puz.values)
     placements = np.zeros(n, np.int64)
     counts = {k: np.zeros(n, np.int64) for k in ("optimal", "counter", "backtracks", "revisits")}
     first_optimal = np.zeros(n, np.int8)  # -1 none, 0 no, 1 yes
     first_move, last_place = np.full(n, np.nan), np.full(n, np.nan)
     mean_latency, median_latency = np.full(n, np.nan), np.full(n, np.nan)
-    solved = np.zeros(n, bool)
     all_moves = []
     place = view.event("place")
-    for code in dict.fromkeys(codes):
-        of = np.array([c == code for c in codes])
+    for code in np.unique(puz.codes).tolist():
+        of = puz.codes == code
         mine = np.flatnonzero(of)
         try:
-            space = replays.space(code)
+            space = replays.space(puz.values[code])
         except TolTasksError as exc:
             raise view.error(int(onset[mine[0]]), f"trial_onset: {exc}") from None
         p = space.puzzle
-        size[of], pegs[of] = p.size, p.n_pegs
-        for a in mine.tolist():
-            task[a] = p.kind
+        size[of], pegs[of], task[code] = p.size, p.n_pegs, p.kind
+        sid = space.ids(list(st.values))[st.codes[of]]
+        gid = space.ids(list(gl.values))[gl.codes[of]]
+        unread = np.flatnonzero((sid < 0) | (gid < 0))
+        if len(unread):
+            a = int(mine[unread[0]])
             try:
-                goal_id[a] = space.state_id(goals[a])
-                space.state_id(starts[a])
+                space.state_id(st.values[st.codes[a]])
+                space.state_id(gl.values[gl.codes[a]])
             except TolTasksError as exc:
                 raise view.error(int(onset[a]), f"trial_onset: {exc}") from None
+        start_id[of], goal_id[of] = sid, gid
         keys = StateKeys(space)
-        start_key[of] = keys.keys([starts[a] for a in mine.tolist()])
-        goal_key[of] = keys.keys([goals[a] for a in mine.tolist()])
-        start_id = np.array([space.state_id(starts[a]) for a in mine.tolist()], np.int64)
+        start_key[of] = keys.keys(list(st.values))[st.codes[of]]
+        goal_key[of] = keys.keys(list(gl.values))[gl.codes[of]]
         try:
-            d = space.distances(goal_id[of], start_id)
+            d = space.distances(gid, sid)
         except TolTasksError as exc:
             raise view.error(int(onset[mine[0]]), f"trial_onset: {exc}") from None
         if (d < 0).any():
             a = int(mine[np.flatnonzero(d < 0)[0]])
-            raise view.error(int(onset[a]), f"trial_onset: the goal {goals[a]} cannot be reached "
-                             f"from {starts[a]}.")  # fmt: skip
+            raise view.error(int(onset[a]), f"trial_onset: the goal {gl.values[gl.codes[a]]} "
+                             f"cannot be reached from {st.values[st.codes[a]]}.")  # fmt: skip
         min_moves[of] = d
         rows = np.flatnonzero(place & (member >= 0) & of[np.maximum(member, 0)])
         group = member[rows]
-        r = replay_placements(view, space, rows, group, {a: starts[a] for a in mine.tolist()})
+        r = replay_placements(view, space, rows, group, start_id, st)
         m = move_measures(view, r, goal_id, min_moves, start_key, space)
         all_moves.append((m, space))
         placements += count_in_group(group, n)
@@ -133,9 +137,10 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         wrong = np.flatnonzero(here != goal_key[a])
         if len(wrong):
             w = int(wrong[0])
-            shown = space.texts[int(here[w])] if moved[w] else starts[int(a[w])]
+            t = int(a[w])
+            shown = space.texts[int(here[w])] if moved[w] else st.values[st.codes[t]]
             raise view.error(int(said[w]), f"solved, but the replayed configuration {shown} is "
-                             f"not the goal {goals[int(a[w])]}.")  # fmt: skip
+                             f"not the goal {gl.values[gl.codes[t]]}.")  # fmt: skip
     first_optimal[placements == 0] = -1
     solved = _any(view, "solved", member, n)
     time_out = _any(view, "time_out", member, n)
@@ -171,19 +176,19 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         optimal_share = np.where(placements > 0, counts["optimal"] / np.maximum(placements, 1),
                                  np.nan)  # fmt: skip
     frames = _frames(view, end_row)
-    blocks = view.texts("block", onset)
+    block = view.coded("block", onset)
     columns = {
-        "block": blocks,
-        "practice": np.array([b == "practice" for b in blocks], bool),
+        "block": block,
+        "practice": np.array([b == "practice" for b in block.values] + [False])[block.codes],
         "trial": np.array([int(t) for t in view.texts("trial", onset)], np.int64),
         "attempt": np.array([int(t) if t else 1 for t in view.texts("attempt", onset)], np.int64),
-        "problem_id": view.texts("problem_id", onset),
-        "task": task,
+        "problem_id": view.coded("problem_id", onset),
+        "task": Coded(puz.codes, task),
         "size": size,
         "pegs": pegs,
-        "puzzle": codes,
-        "start": starts,
-        "goal": goals,
+        "puzzle": puz,
+        "start": st,
+        "goal": gl,
         "min_moves": min_moves,
         "moves": moves,
         "placements": placements,
@@ -224,22 +229,24 @@ def _any(view: LogView, event: str, member: np.ndarray, n: int) -> np.ndarray:
 def _frames(view: LogView, end_row: np.ndarray) -> dict:
     """Frame statistics from each trial_end row's detail (missing for a cut-off attempt)."""
     n = len(end_row)
-    frames, dropped = np.zeros(n, np.int64), np.zeros(n, np.int64)
-    no_frames, no_dropped = np.ones(n, bool), np.ones(n, bool)
-    work = {k: np.full(n, np.nan) for k in FRAME_WORK}
     ended = np.flatnonzero(end_row >= 0)
-    parsed: dict[str, dict[str, str]] = {}
-    for a, text in zip(ended.tolist(), view.texts("detail", end_row[ended]), strict=True):
-        det = parsed.get(text)
-        if det is None:
-            det = parsed[text] = parse_detail(text)
-        if det.get("frames", "").isdigit():
-            frames[a], no_frames[a] = int(det["frames"]), False
-        if det.get("dropped_frames", "").isdigit():
-            dropped[a], no_dropped[a] = int(det["dropped_frames"]), False
-        for k in FRAME_WORK:
-            work[k][a] = _number(det.get(k, ""))
-    return {"frames": (frames, no_frames), "dropped_frames": (dropped, no_dropped), **work}
+    detail = view.coded("detail", end_row[ended])
+    used = np.unique(detail.codes)
+    # Each distinct detail text read once: frames, dropped frames, then the frame work figures.
+    table = np.full((len(detail.values), 2 + len(FRAME_WORK)), np.nan)
+    for k in used.tolist():
+        det = parse_detail(detail.values[k])
+        for j, key in enumerate(("frames", "dropped_frames")):
+            if det.get(key, "").isdigit():
+                table[k, j] = int(det[key])
+        for j, key in enumerate(FRAME_WORK, start=2):
+            table[k, j] = _number(det.get(key, ""))
+    values = np.full((n, table.shape[1]), np.nan)
+    values[ended] = table[detail.codes]
+    out = {key: (np.nan_to_num(values[:, j]).astype(np.int64), np.isnan(values[:, j]))
+           for j, key in enumerate(("frames", "dropped_frames"))}  # fmt: skip
+    out.update({key: values[:, j] for j, key in enumerate(FRAME_WORK, start=2)})
+    return out
 
 
 def _number(text: str) -> float:
