@@ -92,12 +92,12 @@ def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int
 
 def score_child() -> None:
     """Runs in a fresh process: read and score everything, print JSON figures."""
-    from tol_analysis.read import find_logs, read_session
+    from tol_analysis.read import find_logs, read_sessions
     from tol_analysis.score import score_sessions
 
     t0 = time.perf_counter()
     paths = find_logs([DATA])
-    scores = score_sessions(read_session(p) for p in paths)  # streamed, as tol-score does
+    scores = score_sessions(log for _, log in read_sessions(paths))  # streamed, as tol-score does
     t1 = time.perf_counter()
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     print(json.dumps({"total_s": t1 - t0, "moves": len(scores.moves), "files": len(paths),

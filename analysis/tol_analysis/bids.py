@@ -92,6 +92,8 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
 def _write_tsv(df: pd.DataFrame, path: Path) -> None:
     frame = df.copy()
     for col in frame.columns:
+        if isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype(object)
         if str(frame[col].dtype) == "boolean":
             frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
         elif frame[col].dtype == object:

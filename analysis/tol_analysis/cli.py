@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tol_analysis.conventions import Conventions
 from tol_analysis.export import export
-from tol_analysis.read import read_session, scan
+from tol_analysis.read import read_sessions, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
@@ -109,15 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():
-        for i, p in enumerate(paths, start=1):
+        for i, (p, got) in enumerate(read_sessions(paths), start=1):
             if show:
                 print(f"\rscoring {i}/{len(paths)} {p.name[:40]:<40}", end="", file=sys.stderr)
-            try:
-                yield read_session(p)
-            except TolTasksError as exc:
+            if isinstance(got, TolTasksError):
                 if not args.skip_bad:
-                    raise
-                skipped.append(str(exc))
+                    raise got
+                skipped.append(str(got))
+                continue
+            yield got
 
     def skip(log, exc) -> None:
         if not args.skip_bad:

@@ -22,6 +22,7 @@ from tol_analysis.columns import (
     wide_definition,
 )
 from tol_analysis.conventions import EXPLAINED
+from tol_analysis.csvfile import write_csv
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 
@@ -164,11 +165,5 @@ def export(
     return written
 
 
-def _to_csv(df: pd.DataFrame, path: Path, sep: str = ",") -> None:
-    frame = df.copy()
-    for col in frame.columns:
-        if str(frame[col].dtype) == "boolean":
-            frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
-    frame.to_csv(
-        path, index=False, sep=sep, na_rep="n/a" if sep == "\t" else "", float_format="%.6g"
-    )
+def _to_csv(df: pd.DataFrame, path: Path) -> None:
+    write_csv(df, path)

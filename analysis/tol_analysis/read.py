@@ -203,6 +203,10 @@ def read_session(path: str | Path) -> SessionLog:
     if got is None:
         got = _read_careful(p)
     data, warnings = got
+    return _session(p, data, warnings)
+
+
+def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
     if data.n == 0:
         raise EventLogError(f"{p}: has a header but no events.")
     first = data.cell("event", 0)
@@ -245,12 +249,24 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
     return LogColumns(len(data.records), text, numbers), list(data.warnings)
 
 
-def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
-    """Arrow's reader for a well-formed log; None when the careful reader must look at it."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-    from pyarrow import csv as pacsv
+class _Prepared:
+    """A log file's bytes, checked as far as that can be done without parsing its rows."""
 
+    def __init__(self, path: Path, raw: bytes, head: int, end: int, header: list[str]) -> None:
+        self.path, self.raw, self.head, self.end, self.header = path, raw, head, end, header
+        self.warnings = []
+        if end < len(raw):
+            row = raw.count(b"\n", 0, end) + 1
+            self.warnings.append(
+                f"{path}: row {row}: torn last line ignored (the session was cut off)."
+            )
+
+    @property
+    def body(self) -> memoryview:
+        return memoryview(self.raw)[self.head + 1 : self.end]
+
+
+def _prepare(path: Path) -> _Prepared | None:
     try:
         raw = path.read_bytes()
     except OSError:
@@ -262,15 +278,19 @@ def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
             return None
     head = raw.find(b"\n")
     end = raw.rfind(b"\n") + 1
-    if head < 0 or b"\r" in raw[:head]:
+    if head < 0 or end <= head + 1 or b"\r" in raw[:head]:
         return None
     header = next(csv.reader([raw[:head].decode("utf-8")]))
     if header not in [list(columns(v)) for v in READABLE_VERSIONS]:
         return None
-    warnings = []
-    if end < len(raw):
-        row = raw.count(b"\n", 0, end) + 1
-        warnings.append(f"{path}: row {row}: torn last line ignored (the session was cut off).")
+    return _Prepared(path, raw, head, end, header)
+
+
+def _parse(header: list[str], body) -> tuple[dict, dict, int] | None:
+    """Arrow's reader over complete rows: (coded text columns, float columns, rows), or None."""
+    import pyarrow as pa
+    from pyarrow import csv as pacsv
+
     kinds = _kinds()
     wanted = [c for c in header if c not in _UNUSED]
     types = {}
@@ -283,7 +303,7 @@ def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
             types[c] = pa.dictionary(pa.int32(), pa.string())
     try:
         table = pacsv.read_csv(
-            pa.BufferReader(pa.py_buffer(memoryview(raw)[head + 1 : end])),
+            pa.BufferReader(pa.py_buffer(body)),
             read_options=pacsv.ReadOptions(column_names=header),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
@@ -294,16 +314,12 @@ def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
     except (pa.ArrowException, ValueError):
         return None
     n = table.num_rows
-    if n == 0:
-        return None
-    expected = pa.array(np.arange(1, n + 1)).cast(pa.string())
-    if not pc.all(pc.equal(table["row"].combine_chunks(), expected)).as_py():
-        return None  # a row is missing or misnumbered: the careful reader says which
     text, numbers = {}, {}
     for c in wanted:
-        if c == "row":
-            continue
         col = table[c].combine_chunks()
+        if c == "row":
+            text[c] = col
+            continue
         if kinds[c] == "float":
             values = col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
             empty = col.is_null().to_numpy(zero_copy_only=False)
@@ -319,4 +335,83 @@ def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
         return None
     if "copy_of" not in text:  # format 1: no copy trials
         text["copy_of"] = Coded(np.zeros(n, np.int32), [""])
-    return LogColumns(n, text, numbers), warnings
+    return text, numbers, n
+
+
+def _numbered(rows, counts: list[int]) -> bool:
+    """Whether the row column numbers each file's rows 1, 2, 3, ... (as text)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    expected = np.concatenate([np.arange(1, k + 1) for k in counts]) if counts else np.empty(0)
+    return bool(pc.all(pc.equal(rows, pa.array(expected).cast(pa.string()))).as_py())
+
+
+def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
+    """Arrow's reader for a well-formed log; None when the careful reader must look at it."""
+    prep = _prepare(path)
+    if prep is None:
+        return None
+    got = _parse(prep.header, prep.body)
+    if got is None:
+        return None
+    text, numbers, n = got
+    if n == 0 or not _numbered(text.pop("row"), [n]):
+        return None  # a row is missing or misnumbered: the careful reader says which
+    return LogColumns(n, text, numbers), prep.warnings
+
+
+#: Logs read together by read_sessions, up to this many bytes at once.
+BATCH_BYTES = 8 << 20
+
+
+def read_sessions(paths: list[Path]):
+    """Read logs, several files at a time; yield ``(path, SessionLog or EventLogError)``.
+
+    Memory holds one batch of files (:data:`BATCH_BYTES`), never all of them.
+    """
+    batch: list[_Prepared] = []
+    size = 0
+    for path in paths:
+        prep = _prepare(Path(path))
+        if prep is None or prep.header != list(columns()):
+            yield from _flush(batch)
+            batch, size = [], 0
+            yield path, _read_one(Path(path))
+            continue
+        batch.append(prep)
+        size += len(prep.raw)
+        if size >= BATCH_BYTES:
+            yield from _flush(batch)
+            batch, size = [], 0
+    yield from _flush(batch)
+
+
+def _read_one(path: Path):
+    try:
+        return read_session(path)
+    except EventLogError as exc:
+        return exc
+
+
+def _flush(batch: list[_Prepared]):
+    if not batch:
+        return
+    counts = [p.raw.count(b"\n", p.head + 1, p.end) for p in batch]
+    got = _parse(batch[0].header, b"".join(p.body for p in batch)) if len(batch) > 1 else None
+    if got is None or got[2] != sum(counts) or not _numbered(got[0]["row"], counts):
+        for p in batch:
+            yield p.path, _read_one(p.path)
+        return
+    text, numbers, _ = got
+    text.pop("row")
+    start = 0
+    for p, k in zip(batch, counts, strict=True):
+        cut = slice(start, start + k)
+        data = LogColumns(k, {c: Coded(v.codes[cut], v.values) for c, v in text.items()},
+                          {c: v[cut] for c, v in numbers.items()})  # fmt: skip
+        start += k
+        try:
+            yield p.path, _session(p.path, data, list(p.warnings))
+        except EventLogError as exc:
+            yield p.path, exc
