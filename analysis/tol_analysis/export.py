@@ -6,6 +6,7 @@ import json
 import re
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 
 from tol_analysis.columns import (
@@ -32,28 +33,55 @@ def wide_table(scores: Scores) -> pd.DataFrame:
 
     Columns are ``<problem>_<measure>`` (with ``s<session>_`` in front when the
     data hold several sessions, and ``_a<attempt>`` after the problem when a
-    problem had several attempts), made safe as SPSS variable names. Practice
-    problems are left out unless the conventions include them.
+    problem had several attempts), made safe as SPSS variable names, in the
+    order the participants' problems first appear; the measures are
+    :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as 0/1). When a
+    participant has two attempts under one name, the later one is kept.
+    Practice problems are left out unless the conventions include them.
     """
     t = scores.trials
     if not scores.conventions.include_practice:
         t = t[~t["practice"].astype(bool)]
     if t.empty:
         return pd.DataFrame({"participant": []})
-    multi_session = t["session"].nunique() > 1
-    multi_attempt = (t["attempt"] > 1).any()
-    rows: dict[str, dict] = {}
-    for _, r in t.iterrows():
-        stem = str(r["problem_id"])
-        if multi_attempt:
-            stem += f"_a{r['attempt']}"
-        if multi_session:
-            stem = f"s{r['session']}_{stem}"
-        row = rows.setdefault(r["participant"], {"participant": r["participant"]})
-        for m in WIDE_MEASURES:
-            v = r[m.name]
-            row[_spss_name(f"{stem}_{m.name}")] = int(v) if isinstance(v, bool) else v
-    return pd.DataFrame(list(rows.values()))
+    stem = t["problem_id"].astype(str)
+    if (t["attempt"] > 1).any():
+        stem = stem + "_a" + t["attempt"].astype(str)
+    if t["session"].nunique() > 1:
+        stem = "s" + t["session"].astype(str) + "_" + stem
+    who = t["participant"].astype(str).to_numpy()
+    people = pd.unique(who)
+    rank = pd.Index(people).get_indexer(who)
+    order = np.lexsort((np.arange(len(t)), rank))  # each participant's attempts, in order
+    stems = stem.to_numpy()[order]
+    # Every (participant, column) in the order the cells were first filled, the last value kept.
+    distinct, which = np.unique(stems.astype(str), return_inverse=True)
+    names = np.array([[_spss_name(f"{s}_{m.name}") for m in WIDE_MEASURES]
+                      for s in distinct.tolist()], dtype=object)[which]  # fmt: skip
+    columns = pd.unique(names.ravel())
+    row = np.repeat(rank[order], len(WIDE_MEASURES))
+    col = pd.Index(columns).get_indexer(names.ravel())
+    data = {"participant": people}
+    for j, m in enumerate(WIDE_MEASURES):
+        values = t[m.name].to_numpy(dtype=np.float64, na_value=np.nan)[order]
+        grid = np.full((len(people), len(columns)), np.nan)
+        grid[row[j :: len(WIDE_MEASURES)], col[j :: len(WIDE_MEASURES)]] = values
+        data[m.name] = grid
+    measure = {}
+    for j in range(len(WIDE_MEASURES)):
+        for name in pd.unique(names[:, j]).tolist():
+            measure.setdefault(name, j)
+    out = {"participant": people}
+    for k, name in enumerate(columns):
+        m = measure[name]
+        values = data[WIDE_MEASURES[m].name][:, k]
+        if WIDE_MEASURES[m].type == "float":
+            out[name] = values
+        else:
+            out[name] = pd.array(np.where(np.isnan(values), 0, values).astype(np.int64),
+                                 dtype="Int64")  # fmt: skip
+            out[name][np.isnan(values)] = pd.NA
+    return pd.DataFrame(out)
 
 
 def _spss_name(name: str) -> str:
