@@ -10,7 +10,11 @@ participant who makes the optimal move 80 % of the time; same format as
 tol-run's logs, written without fsync) and reuses them after. The scoring then
 runs in a fresh process, which reports the time to read and score everything
 (``tol-score``'s library calls, without writing CSVs) and its peak resident
-memory. Target: under 10 s for 1,000,000 moves on the 2-core machine.
+memory. Then, in the same run, it times ``pd.read_csv`` of every log (pandas
+alone, in a fresh process) and the whole ``tol-score`` command on the folder,
+writing every table (wall time and peak memory of the process). Targets on the
+2-core machine: read and score in under 3 s with peak RSS under 300 MB; the
+whole command at most 3 times as long as pandas' reading.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -104,14 +109,44 @@ def score_child() -> None:
                       "trials": len(scores.trials), "peak_rss_mb": peak_kb / 1024}))  # fmt: skip
 
 
+def read_csv_child() -> None:
+    """Runs in a fresh process: pandas reading every log, nothing else."""
+    import pandas as pd
+
+    from tol_analysis.read import find_logs
+
+    paths = find_logs([DATA])
+    t0 = time.perf_counter()
+    rows = sum(len(pd.read_csv(p)) for p in paths)
+    print(json.dumps({"total_s": time.perf_counter() - t0, "rows": rows}))
+
+
+def _timed(cmd: list[str]) -> tuple[float, float, str]:
+    """(wall seconds, peak RSS in MB, standard output) of a command."""
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - t0
+    if proc.returncode:
+        raise SystemExit(f"{' '.join(cmd)} failed:\n{err}")
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    return wall, peak, out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--moves", type=int, default=1_000_000)
     ap.add_argument("--regenerate", action="store_true")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--read-csv-child", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--no-command", action="store_true",
+                    help="skip timing the whole tol-score command")  # fmt: skip
     args = ap.parse_args()
     if args.child:
         score_child()
+        return
+    if args.read_csv_child:
+        read_csv_child()
         return
     manifest = DATA / "manifest.json"
     if (
@@ -131,9 +166,21 @@ def main() -> None:
     total = r["total_s"]
     print(f"moves scored:       {r['moves']:,} in {r['trials']:,} trials, {r['files']} log files")
     print(
-        f"read and score:     {total:.2f} s  ->  {r['moves'] / total:,.0f} moves/s (target: 1,000,000 in < 10 s)"
+        f"read and score:     {total:.2f} s  ->  {r['moves'] / total:,.0f} moves/s (target: < 3 s)"
     )
-    print(f"peak memory (RSS):  {r['peak_rss_mb']:.0f} MB")
+    print(f"peak memory (RSS):  {r['peak_rss_mb']:.0f} MB (target: < 300 MB)")
+    if args.no_command:
+        return
+    pandas = json.loads(subprocess.run([sys.executable, __file__, "--read-csv-child"],
+                                       capture_output=True, text=True, check=True).stdout)  # fmt: skip
+    with tempfile.TemporaryDirectory() as out:
+        exe = str(Path(sys.executable).with_name("tol-score"))
+        wall, peak, _ = _timed([exe, str(DATA), "--output", out])
+    print(f"pd.read_csv alone:  {pandas['total_s']:.2f} s ({pandas['rows']:,} rows)")
+    print(
+        f"tol-score command:  {wall:.2f} s, peak {peak:.0f} MB, every table written "
+        f"({wall / pandas['total_s']:.1f} x pandas' reading; target: at most 3 x)"
+    )
 
 
 if __name__ == "__main__":
