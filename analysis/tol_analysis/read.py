@@ -310,6 +310,7 @@ def _parse(header: list[str], body) -> tuple[dict, dict, int] | None:
                 column_types=types, include_columns=wanted, null_values=[""],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
             ),
+            memory_pool=pa.system_memory_pool(),  # gives memory back between batches
         ).unify_dictionaries()  # fmt: skip
     except (pa.ArrowException, ValueError):
         return None
