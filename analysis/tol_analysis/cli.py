@@ -163,7 +163,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     for s in skipped:
         print(f"skipped: {s}", file=sys.stderr)
     print(
-        f"tol-score: {len(scores.sessions)} session(s), {len(scores.trials)} trial(s), {len(scores.moves)} "
+        f"tol-score: {scores.rows('sessions')} session(s), {scores.rows('trials')} trial(s), {scores.rows('moves')} "
         f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
         + (f"; {len(found.left_out)} other CSV file(s) left out" if found.left_out else "")
     )

@@ -68,17 +68,17 @@ def copy_trials(view: LogView, replays: Replays, problems: ProblemAttempts) -> C
     local = np.full(view.n_attempts, -1)
     local[idx] = np.arange(n)
     member = np.where(view.in_copy, local[np.maximum(view.member, 0)], -1)
-    codes, st = view.texts("puzzle", onset), view.coded("state", onset)
+    puz, st = view.coded("puzzle", onset), view.coded("state", onset)
     start = np.full(n, -1, np.int64)
     place = view.event("place") & (member >= 0)
     rows = np.flatnonzero(place)
     group = member[rows]
     replayed = []
-    for code in dict.fromkeys(codes):
-        of = np.array([c == code for c in codes])
+    for code in dict.fromkeys(np.asarray(puz.codes).tolist()):
+        of = puz.codes == code
         for a in np.flatnonzero(of).tolist():
             try:
-                space = replays.space(code)
+                space = replays.space(puz.values[code])
                 start[a] = space.state_id(st.values[st.codes[a]])
             except TolTasksError as exc:
                 raise view.error(int(onset[a]), f"copy_onset: {exc}") from None
@@ -95,8 +95,7 @@ def copy_trials(view: LogView, replays: Replays, problems: ProblemAttempts) -> C
     moves = CopyMoves(
         copy=group, replayed=replayed, move_index=position_in_group(group) + 1, cue_time=cue,
         pick_time=pick, time=time, move_time=time - prev_time, refused=refused,
-        trial=np.array([int(t) for t in view.texts("trial", onset)], np.int64),
-        copy_of=np.array([int(t) for t in view.texts("copy_of", onset)], np.int64),
+        trial=view.whole_numbers("trial", onset), copy_of=view.whole_numbers("copy_of", onset),
         block=view.texts("block", onset), problem_id=view.texts("problem_id", onset),
     )  # fmt: skip
     _attach(view, moves, onset, member, problems)
@@ -121,7 +120,6 @@ def _attach(view: LogView, m: CopyMoves, onset: np.ndarray, member: np.ndarray,
     if not n:
         return
     cols = problems.columns
-    p_onset = view.spans.onset[problems.index]
     n_moves = count_in_group(m.copy, n)
     last_place = last_in_group(m.copy, n, m.time, fill=0.0)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -135,13 +133,8 @@ def _attach(view: LogView, m: CopyMoves, onset: np.ndarray, member: np.ndarray,
     complete = np.array([e >= 0 and o == "copied" for e, o in zip(end.tolist(), outcome,
                                                                   strict=True)])  # fmt: skip
     details = [parse_detail(t) for t in view.texts("detail", onset)]
-    trials = cols["trial"]
-    for c in range(n):
-        before = np.flatnonzero((trials == m.copy_of[c]) & (p_onset < onset[c]))
-        if not len(before):
-            raise view.error(int(onset[c]), f"copy trial {m.trial[c]} copies trial "
-                             f"{m.copy_of[c]}, which is not in the log before it.")  # fmt: skip
-        t = int(before[-1])
+    copied = _copied_attempts(view, m, onset, problems)
+    for c, t in enumerate(copied.tolist()):
         seq = details[c].get("sequence", "")
         values = {
             "copy_trial": m.trial[c], "copy_source": details[c].get("source", ""),
@@ -160,6 +153,36 @@ def _attach(view: LogView, m: CopyMoves, onset: np.ndarray, member: np.ndarray,
         cols["initial_thinking_time"][t] = first - first_pick[c]
         cols["subsequent_thinking_time"][t] = subsequent
         cols["subsequent_thinking_time_per_move"][t] = subsequent / (n_t - 1) if n_t > 1 else np.nan
+
+
+def _copied_attempts(view: LogView, m: CopyMoves, onset: np.ndarray,
+                     problems: ProblemAttempts) -> np.ndarray:  # fmt: skip
+    """Per copy, the index (among ``problems``) of the attempt it copies: the last problem
+    attempt of its log, before it, whose trial number is the copy's ``copy_of``.
+
+    Raises
+    ------
+    EventLogError
+        At the first copy that copies no attempt before it.
+    """
+    p_onset = view.spans.onset[problems.index]
+    p_log, c_log = view.attempt_log[problems.index], view.log_of[onset]
+    pairs = np.concatenate([np.c_[p_log, problems.columns["trial"]], np.c_[c_log, m.copy_of]])
+    _, same = np.unique(pairs, axis=0, return_inverse=True)
+    same = same.ravel()
+    # Attempts ordered by (log and trial, onset); each copy looks for the last one before it.
+    span = view.n + 1
+    p_key = same[: len(p_onset)] * span + p_onset
+    order = np.argsort(p_key, kind="stable")
+    c_group = same[len(p_onset) :]
+    k = np.searchsorted(p_key[order], c_group * span + onset) - 1
+    t = order[np.maximum(k, 0)] if len(order) else np.zeros(len(onset), np.int64)
+    found = (k >= 0) & (same[t] == c_group) if len(order) else np.zeros(len(onset), bool)
+    if not found.all():
+        c = int(np.flatnonzero(~found)[0])
+        raise view.error(int(onset[c]), f"copy trial {m.trial[c]} copies trial "
+                         f"{m.copy_of[c]}, which is not in the log before it.")  # fmt: skip
+    return t
 
 
 def empty_copy_columns(n: int) -> dict:

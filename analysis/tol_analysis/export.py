@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import re
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
 from tol_analysis.columns import (
+    FLOAT,
+    INTEGER,
     MISSING_VALUES,
     PARTICIPANT,
     PRACTICE,
@@ -22,10 +24,14 @@ from tol_analysis.columns import (
     level_name,
     wide_definition,
 )
-from tol_analysis.conventions import EXPLAINED
-from tol_analysis.csvfile import write_csv
+from tol_analysis.conventions import EXPLAINED, Conventions
+from tol_analysis.csvfile import write_table
 from tol_analysis.score import Scores
+from tol_analysis.tables import ColumnData, TableData
 from tol_tasks import __version__
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 def wide_table(scores: Scores) -> pd.DataFrame:
@@ -39,49 +45,63 @@ def wide_table(scores: Scores) -> pd.DataFrame:
     participant has two attempts under one name, the later one is kept.
     Practice problems are left out unless the conventions include them.
     """
-    t = scores.trials
-    if not scores.conventions.include_practice:
-        t = t[~t["practice"].astype(bool)]
-    if t.empty:
-        return pd.DataFrame({"participant": []})
-    stem = t["problem_id"].astype(str)
-    if (t["attempt"] > 1).any():
-        stem = stem + "_a" + t["attempt"].astype(str)
-    if t["session"].nunique() > 1:
-        stem = "s" + t["session"].astype(str) + "_" + stem
-    who = t["participant"].astype(str).to_numpy()
-    people = pd.unique(who)
-    rank = pd.Index(people).get_indexer(who)
-    order = np.lexsort((np.arange(len(t)), rank))  # each participant's attempts, in order
-    stems = stem.to_numpy()[order]
+    return wide_data(scores.table("trials"), scores.conventions).frame()
+
+
+def wide_data(trials: TableData, conv: Conventions) -> TableData:
+    """:func:`wide_table` as columns."""
+    keep = np.ones(len(trials), bool)
+    if not conv.include_practice:
+        keep = ~np.asarray(trials["practice"].values, bool)
+    if not keep.any():
+        return TableData(["participant"], {"participant": ColumnData.texts([], plain=True)}, 0)
+    problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
+    attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
+    session = np.asarray(trials["session"].values, np.int64)[keep]
+    several_attempts = bool((attempt > 1).any())
+    several_sessions = len(np.unique(session)) > 1
+    # Each trial's stem, made once per distinct (problem, attempt, session).
+    triples, which = np.unique(np.c_[problem, attempt, session], axis=0, return_inverse=True)
+    names = trials["problem_id"].categories
+    stems = []
+    for p, a, s in triples.tolist():
+        stem = names[p] + (f"_a{a}" if several_attempts else "")
+        stems.append(f"s{s}_{stem}" if several_sessions else stem)
+    who = trials["participant"]
+    codes = np.asarray(who.values, np.int64)[keep]
+    first = dict.fromkeys(codes.tolist())  # participants in order of appearance
+    people = [who.categories[c] for c in first]
+    rank_of = np.full(len(who.categories), -1, np.int64)
+    rank_of[list(first)] = np.arange(len(people))
+    rank = rank_of[codes]
+    order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
+    trial_stem = np.asarray(which).ravel()[order]
     # Every (participant, column) in the order the cells were first filled, the last value kept.
-    distinct, which = np.unique(stems.astype(str), return_inverse=True)
-    names = np.array([[_spss_name(f"{s}_{m.name}") for m in WIDE_MEASURES]
-                      for s in distinct.tolist()], dtype=object)[which]  # fmt: skip
-    columns = pd.unique(names.ravel())
-    row = np.repeat(rank[order], len(WIDE_MEASURES))
-    col = pd.Index(columns).get_indexer(names.ravel())
-    data = {"participant": people}
-    for j, m in enumerate(WIDE_MEASURES):
-        values = t[m.name].to_numpy(dtype=np.float64, na_value=np.nan)[order]
-        grid = np.full((len(people), len(columns)), np.nan)
-        grid[row[j :: len(WIDE_MEASURES)], col[j :: len(WIDE_MEASURES)]] = values
-        data[m.name] = grid
-    measure = {}
+    cell_names = [[_spss_name(f"{stem}_{m.name}") for m in WIDE_MEASURES] for stem in stems]
+    per_trial = [cell_names[k] for k in trial_stem.tolist()]
+    columns = list(dict.fromkeys(name for row in per_trial for name in row))
+    col_of = {name: k for k, name in enumerate(columns)}
+    measure: dict[str, int] = {}
     for j in range(len(WIDE_MEASURES)):
-        for name in pd.unique(names[:, j]).tolist():
-            measure.setdefault(name, j)
-    out = {"participant": people}
+        for row in per_trial:
+            measure.setdefault(row[j], j)
+    rows = rank[order]
+    out = {"participant": ColumnData.texts(people, plain=True)}
+    grids = []
+    for j, m in enumerate(WIDE_MEASURES):
+        values = trials[m.name].as_float()[keep][order]
+        grid = np.full((len(people), len(columns)), np.nan)
+        grid[rows, [col_of[row[j]] for row in per_trial]] = values
+        grids.append(grid)
     for k, name in enumerate(columns):
-        m = measure[name]
-        values = data[WIDE_MEASURES[m].name][:, k]
-        if WIDE_MEASURES[m].type == "float":
-            out[name] = values
+        j = measure[name]
+        values = grids[j][:, k]
+        if WIDE_MEASURES[j].type == FLOAT:
+            out[name] = ColumnData(FLOAT, values)
         else:
-            out[name] = pd.array(np.where(np.isnan(values), 0, values).astype(np.int64),
-                                 dtype="Int64")  # fmt: skip
-            out[name][np.isnan(values)] = pd.NA
-    return pd.DataFrame(out)
+            missing = np.isnan(values)
+            out[name] = ColumnData(INTEGER, np.where(missing, 0, values).astype(np.int64), missing)
+    return TableData(list(out), out, len(people))
 
 
 def _spss_name(name: str) -> str:
@@ -91,9 +111,10 @@ def _spss_name(name: str) -> str:
     return out[:64]
 
 
-def session_levels(sessions: pd.DataFrame) -> list[int]:
+def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
     """The minimum-move levels k that have ``min{k}_`` columns in a sessions table, in order."""
-    return [int(m.group(1)) for c in sessions.columns if (m := _LEVEL.match(c))]
+    names = sessions.names if isinstance(sessions, TableData) else sessions.columns
+    return [int(m.group(1)) for c in names if (m := _LEVEL.match(c))]
 
 
 _LEVEL = re.compile(r"^min(\d+)_problems$")
@@ -109,7 +130,7 @@ def codebook(scores: Scores) -> dict:
     tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
     tables["sessions.csv"] += [
         c.entry(level_name(k, c.name), level_definition(c, k))
-        for k in session_levels(scores.sessions)
+        for k in session_levels(scores.table("sessions"))
         for c in SESSION_LEVELS
     ]
     tables["wide.csv"] = [
@@ -171,12 +192,10 @@ def export(
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    wide = wide_table(scores)
-    tables = {"moves": scores.moves, "trials": scores.trials, "sessions": scores.sessions,
-              "wide": wide, "copy_moves": scores.copy_moves}  # fmt: skip
-    for name, df in tables.items():
+    wide = wide_data(scores.table("trials"), scores.conventions)
+    for name in ("moves", "trials", "sessions", "wide", "copy_moves"):
         path = out / f"{name}.csv"
-        _to_csv(df, path)
+        write_table(wide if name == "wide" else scores.table(name), path)
         written.append(path)
     book = codebook(scores)
     (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")
@@ -189,9 +208,5 @@ def export(
     if spss:
         from tol_analysis.spss import write_spss
 
-        written += write_spss(scores, wide, out)
+        written += write_spss(scores, wide.frame(), out)
     return written
-
-
-def _to_csv(df: pd.DataFrame, path: Path) -> None:
-    write_csv(df, path)

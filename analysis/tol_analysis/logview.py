@@ -1,43 +1,59 @@
-"""One log seen as attempts: which rows belong to which attempt, and group helpers.
+"""Logs seen as attempts: which rows belong to which attempt, and group helpers.
 
-Built from a :class:`~tol_analysis.read.SessionLog` and the spans of the one
-attempt walker (:func:`tol_tasks.session_data.attempts.attempt_spans`); the
-modules that compute measures (moves, trials, copies) read the log through it.
+A :class:`LogView` holds one log, or several logs one after another (scoring
+takes logs in batches, so that its work is done over whole columns, not per
+log), with the spans of the one attempt walker
+(:func:`tol_tasks.session_data.attempts.attempt_spans`); the modules that
+compute measures (moves, trials, copies) read the logs through it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from tol_analysis.read import SessionLog
+from tol_analysis.read import LogColumns, SessionLog
 from tol_tasks.session_data.attempts import Coded, attempt_spans
 from tol_tasks.session_data.eventlog import EventLogError
 
 
 class LogView:
-    """A log's rows grouped by attempt.
+    """Logs' rows grouped by attempt.
 
     Attributes
     ----------
+    logs : list of SessionLog
+    data : LogColumns
+        The rows of every log, one log after another.
+    starts, stops : ndarray
+        Each log's first row and one past its last.
+    log_of : ndarray
+        Per row, the index of its log.
     member : ndarray
         Per row, the index of the attempt it belongs to (rows after its onset
         row, up to its end row); -1 for rows outside every attempt.
+    attempt_log : ndarray
+        Per attempt, the index of its log.
     in_problem, in_copy : ndarray of bool
         Rows that count for a problem attempt (with a trial number) or a copy trial
         (copy rows).
     """
 
-    def __init__(self, log: SessionLog) -> None:
-        d = log.data
-        self.log = log
-        self.path = log.path
-        self.data = d
+    def __init__(self, logs: list[SessionLog]) -> None:
+        self.logs = logs
+        counts = np.array([log.data.n for log in logs], np.int64)
+        self.data = d = LogColumns.concat([log.data for log in logs])
         self.n = d.n
-        self.time = d.numbers["trial_time"]
-        self.spans = spans = attempt_spans(d["event"], d["trial"], d["attempt"], d["problem_id"],
-                                           d["copy_of"], path=log.path)  # fmt: skip
+        self.stops = np.cumsum(counts)
+        self.starts = self.stops - counts
+        self.log_of = np.repeat(np.arange(len(logs)), counts)
+        self.time = d.time
+        self.spans = spans = attempt_spans(
+            d.coded("event"), d.coded("trial"), d.coded("attempt"), d.coded("problem_id"),
+            d.coded("copy_of"), path=[log.path for log in logs], starts=self.starts,
+        )  # fmt: skip
         self.onset = spans.onset
         self.n_attempts = len(spans.onset)
+        self.attempt_log = self.log_of[spans.onset]
         idx = np.arange(self.n)
         att = np.searchsorted(spans.onset, idx, side="right") - 1
         own = np.maximum(att, 0)
@@ -48,17 +64,21 @@ class LogView:
         is_copy = np.append(spans.is_copy, False)[self.member]
         self.in_problem = live & ~is_copy & ~copy_row & self.nonempty("trial")
         self.in_copy = live & is_copy & copy_row
+        self._events: dict[str, np.ndarray] = {}
 
     # ------------------------------------------------------------- columns
     def nonempty(self, column: str) -> np.ndarray:
-        c = self.data[column]
+        c = self.data.coded(column)
         return np.array([v != "" for v in c.values] + [False])[np.asarray(c.codes)]
 
     def event(self, name: str) -> np.ndarray:
-        ev = self.data["event"]
-        if name not in ev.values:
-            return np.zeros(self.n, bool)
-        return np.asarray(ev.codes) == ev.values.index(name)
+        """Per row, whether it holds event ``name``."""
+        mask = self._events.get(name)
+        if mask is None:
+            ev = self.data.coded("event")
+            code = ev.values.index(name) if name in ev.values else -1
+            mask = self._events[name] = np.asarray(ev.codes) == code
+        return mask
 
     def events(self, *names: str) -> np.ndarray:
         out = np.zeros(self.n, bool)
@@ -67,16 +87,25 @@ class LogView:
         return out
 
     def texts(self, column: str, rows: np.ndarray) -> list[str]:
-        c = self.data[column]
-        return [c.values[k] for k in np.asarray(c.codes)[rows].tolist()]
+        return self.data.texts(column, rows)
 
     def coded(self, column: str, rows: np.ndarray) -> Coded:
-        c = self.data[column]
-        return Coded(np.asarray(c.codes)[rows], c.values)
+        return self.data.coded_at(column, rows)
+
+    def whole_numbers(self, column: str, rows: np.ndarray, empty: int = -1) -> np.ndarray:
+        """The cells of ``rows`` of an integer column as numbers (``empty`` for an empty cell)."""
+        c = self.coded(column, rows)
+        table = np.array([int(v) if v else empty for v in c.values] + [empty], np.int64)
+        return table[np.asarray(c.codes)]
+
+    def per_log(self, column: str) -> list[str]:
+        """Each log's text of ``column`` on its first row (participant, session)."""
+        return self.texts(column, self.starts)
 
     def error(self, row: int, text: str) -> EventLogError:
-        """An error naming the file and the file row of log row ``row``."""
-        return EventLogError(f"{self.path}: row {row + 2}: {text}")
+        """An error naming the file and the file row of row ``row``."""
+        k = int(self.log_of[row])
+        return EventLogError(f"{self.logs[k].path}: row {row - self.starts[k] + 2}: {text}")
 
 
 # ------------------------------------------------------------------- group helpers

@@ -32,16 +32,12 @@ class StateKeys:
         self._other: dict[str, int] = {}
 
     def keys(self, texts: list[str]) -> np.ndarray:
-        out = np.empty(len(texts), np.int64)
-        for k, text in enumerate(texts):
-            try:
-                i = self.space.state_id(text)
-            except TolTasksError:
-                i = -1
-            if i < 0 or self.space.texts[i] != text:
-                i = -2 - self._other.setdefault(text, len(self._other))
-            out[k] = i
-        return out
+        ids = self.space.ids(texts)
+        canonical = self.space.texts
+        for k, (i, text) in enumerate(zip(ids.tolist(), texts, strict=True)):
+            if i < 0 or canonical[i] != text:
+                ids[k] = -2 - self._other.setdefault(text, len(self._other))
+        return ids
 
 
 @dataclass

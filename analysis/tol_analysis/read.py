@@ -1,28 +1,38 @@
-"""Finding event logs in data folders and reading each one into columns.
+"""Finding event logs in data folders and reading them into columns.
 
-A log is read whole into a :class:`SessionLog`: its columns as integer codes
-into their distinct texts (:class:`~tol_tasks.session_data.attempts.Coded`)
-and its times as numbers, with every numeric cell and every event checked
-against the event log's codebook. Well-formed logs are parsed by Arrow's CSV
-reader; anything unusual (a row numbering gap, a cell that is not what its
-column holds, a damaged line, another encoding) is read again by
+A log is read whole into a :class:`SessionLog`: the columns scoring uses, as
+texts (Arrow string arrays, with integer codes into their distinct texts made
+when a column is needed row by row) and ``trial_time`` as numbers, with every
+numeric cell and every event checked against the event log's codebook. Logs
+are parsed several files at a time by Arrow's CSV reader; anything unusual (a
+row numbering gap, a cell that is not what its column holds, a damaged line,
+another encoding, an older format) is read again by
 :func:`tol_tasks.session_data.read_event_log`, the event log's own reader,
 which names the file, the row and the fault.
+
+Columns scoring never uses (``piece``, ``input``, ``stamp``: free text) are not
+read; ``row``, ``time``, ``moves``, ``x`` and ``y`` are checked, not kept.
 """
 
 from __future__ import annotations
 
 import csv
+import ctypes
 import json
-import math
+import os
+import sys
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv as pacsv
 
+from tol_analysis.arrow import from_numpy, strings, to_numpy
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.eventlog import (
-    READABLE_VERSIONS,
     EventLogError,
     check_cells,
     codebook,
@@ -34,28 +44,133 @@ from tol_tasks.session_data.eventlog import (
 #: File names tol-score writes; never read back as session logs.
 OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv"}
 
-#: Columns scoring does not use and that hold free text: not read.
-_UNUSED = ("piece", "input", "stamp")
+#: The columns scoring reads, kept as texts.
+TEXT_COLUMNS = ("participant", "session", "block", "trial", "attempt", "problem_id", "event",
+                "from_peg", "to_peg", "state", "goal", "puzzle", "reason", "detail", "copy_of")  # fmt: skip
+
+#: The one numeric column scoring reads (seconds since trial onset).
+TIME = "trial_time"
+
+#: Columns only checked against the codebook while reading (scoring does not use them).
+_CHECKED = ("row", "time", "moves", "x", "y")
+
+#: Logs read together by :func:`read_sessions`, up to this many bytes at once.
+BATCH_BYTES = 8 << 20
 
 
-@dataclass
+def give_memory_back() -> None:
+    """Return memory freed since the last call to the operating system, between batches of
+    logs, so that memory stays flat: Arrow's pool and the C library's allocator both keep
+    freed blocks for reuse, and a block kept between long-lived ones is never reused by the
+    larger arrays made later."""
+    pa.default_memory_pool().release_unused()
+    if _malloc_trim is not None:
+        _malloc_trim(0)
+
+
+def _trim_function():
+    """glibc's ``malloc_trim`` (None elsewhere: other allocators give memory back by themselves)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+
+
+_malloc_trim = _trim_function()
+
+
+# --------------------------------------------------------------------------- columns
+def _encode(array: pa.Array) -> Coded:
+    """A string array as codes into its distinct texts (in order of appearance)."""
+    d = pc.dictionary_encode(array)
+    return Coded(to_numpy(d.indices), d.dictionary.to_pylist())
+
+
 class LogColumns:
-    """One log's complete rows as columns (row ``i`` is file row ``i + 2``).
+    """The complete rows of a log, or of several logs one after another, as columns.
 
-    Text columns are :class:`Coded`; ``numbers`` holds the float64 values of the
-    codebook's float columns (NaN for an empty cell) by name.
+    Row ``i`` is the log's file row ``i + 2`` (row 1 is the header). Texts are
+    kept as Arrow string arrays (:data:`TEXT_COLUMNS`); :meth:`coded` gives a
+    column as integer codes into its distinct texts (made once, then kept), so
+    that code that looks at every row never compares texts.
+
+    Attributes
+    ----------
+    n : int
+        Number of rows.
+    time : ndarray of float64
+        ``trial_time`` (NaN for an empty cell).
     """
 
-    n: int
-    text: dict[str, Coded]
-    numbers: dict[str, np.ndarray]
+    def __init__(self, strings: dict[str, pa.Array], time: np.ndarray,
+                 coded: dict[str, Coded] | None = None) -> None:  # fmt: skip
+        self._strings = strings
+        self.time = time
+        self.n = len(time)
+        self._coded: dict[str, Coded] = dict(coded or {})
+        #: (columns, start) when these rows are a slice of other columns (read together).
+        self.parent: tuple[LogColumns, int] | None = None
 
-    def __getitem__(self, name: str) -> Coded:
-        return self.text[name]
+    @classmethod
+    def from_texts(cls, texts: dict[str, list[str]], time: np.ndarray) -> LogColumns:
+        """From lists of texts (one per row) for each of :data:`TEXT_COLUMNS`."""
+        return cls({c: strings(texts[c]) for c in TEXT_COLUMNS}, time)
+
+    def coded(self, name: str) -> Coded:
+        """A whole column as codes (``values[codes[i]]`` is row ``i``'s text)."""
+        c = self._coded.get(name)
+        if c is None:
+            c = self._coded[name] = _encode(self._strings[name])
+        return c
+
+    def coded_at(self, name: str, rows: np.ndarray) -> Coded:
+        """The cells of ``rows`` (row indices) as codes into their distinct texts."""
+        c = self._coded.get(name)
+        if c is not None:
+            return Coded(np.asarray(c.codes)[rows], c.values)
+        return _encode(self._strings[name].take(from_numpy(np.asarray(rows, np.int64))))
+
+    def texts(self, name: str, rows: np.ndarray) -> list[str]:
+        """The texts of ``rows`` (row indices)."""
+        return self._strings[name].take(from_numpy(np.asarray(rows, np.int64))).to_pylist()
 
     def cell(self, name: str, row: int) -> str:
-        c = self.text[name]
-        return c.values[c.codes[row]]
+        return self._strings[name][row].as_py()
+
+    def slice(self, start: int, stop: int) -> LogColumns:
+        """Rows ``start:stop`` (no copy)."""
+        cut = slice(start, stop)
+        out = LogColumns(
+            {c: a.slice(start, stop - start) for c, a in self._strings.items()},
+            self.time[cut],
+            {c: Coded(np.asarray(v.codes)[cut], v.values) for c, v in self._coded.items()},
+        )
+        out.parent = (self, start)
+        return out
+
+    @classmethod
+    def concat(cls, parts: list[LogColumns]) -> LogColumns:
+        """The rows of ``parts``, one after another (codes kept where every part has them)."""
+        if len(parts) == 1:
+            return parts[0]
+        if parts[0].parent is not None:  # slices one after another of the same rows: no copy
+            whole, start = parts[0].parent
+            at = start
+            for p in parts:
+                if p.parent is None or p.parent[0] is not whole or p.parent[1] != at:
+                    break
+                at += p.n
+            else:
+                return whole.slice(start, at)
+        strings = {c: pa.concat_arrays([p._strings[c] for p in parts]) for c in TEXT_COLUMNS}
+        coded = {}
+        for c in set.intersection(*(set(p._coded) for p in parts)):
+            values = parts[0]._coded[c].values
+            if all(p._coded[c].values is values for p in parts):  # slices of one read
+                coded[c] = Coded(np.concatenate([p._coded[c].codes for p in parts]), values)
+        return cls(strings, np.concatenate([p.time for p in parts]), coded)
 
 
 @dataclass
@@ -72,12 +187,15 @@ class SessionLog:
         Recoverable faults (a torn last line, a missing row).
     sidecar : dict or None
         The JSON sidecar beside it, if there is one (never needed for scores).
+    sidecar_path : Path or None
+        The file ``sidecar`` was read from.
     """
 
     path: Path
     data: LogColumns
     warnings: list[str] = field(default_factory=list)
     sidecar: dict | None = None
+    sidecar_path: Path | None = None
 
     @property
     def n_events(self) -> int:
@@ -95,19 +213,20 @@ class SessionLog:
     @property
     def status(self) -> str:
         """``completed``, ``aborted`` (a session_end row's reason) or ``incomplete``."""
-        ev = self.data["event"]
-        end = ev.values.index("session_end") if "session_end" in ev.values else -1
-        rows = np.flatnonzero(np.asarray(ev.codes) == end)
+        rows = self._rows("session_end")
         if not len(rows):
             return "incomplete"
         return self.data.cell("reason", int(rows[-1])) or "completed"
 
     def count(self, event: str) -> int:
         """How many rows hold ``event``."""
-        ev = self.data["event"]
+        return len(self._rows(event))
+
+    def _rows(self, event: str) -> np.ndarray:
+        ev = self.data.coded("event")
         if event not in ev.values:
-            return 0
-        return int(np.count_nonzero(np.asarray(ev.codes) == ev.values.index(event)))
+            return np.empty(0, np.int64)
+        return np.flatnonzero(np.asarray(ev.codes) == ev.values.index(event))
 
 
 # --------------------------------------------------------------------------- finding logs
@@ -199,11 +318,55 @@ def read_session(path: str | Path) -> SessionLog:
         Naming the file, the row and the fault.
     """
     p = Path(path)
-    got = _read_fast(p)
-    if got is None:
-        got = _read_careful(p)
-    data, warnings = got
+    batch = _Batch()
+    data = None
+    if batch.add(p):
+        warnings = batch.files[0][2]
+        data = batch.parse()
+    if data is None:
+        data, warnings = _read_careful(p)
     return _session(p, data, warnings)
+
+
+def read_sessions(paths: Iterable[str | Path]) -> Iterator[tuple[Path, SessionLog | EventLogError]]:
+    """Read logs, several files at a time; yield ``(path, SessionLog or EventLogError)`` in order.
+
+    Memory holds one batch of files (:data:`BATCH_BYTES`), never all of them.
+    """
+    batch = _Batch()
+    for item in paths:
+        path = Path(item)
+        if not batch.add(path):
+            yield from _flush(batch)
+            yield path, _read_one(path)
+        elif batch.size >= BATCH_BYTES:
+            yield from _flush(batch)
+    yield from _flush(batch)
+
+
+def _read_one(path: Path) -> SessionLog | EventLogError:
+    try:
+        return read_session(path)
+    except EventLogError as exc:
+        return exc
+
+
+def _flush(batch: _Batch):
+    if not batch.files:
+        return
+    files = batch.files
+    data = batch.parse()
+    if data is None:
+        for path, _, _ in files:
+            yield path, _read_one(path)
+        return
+    start = 0
+    for path, rows, warnings in files:
+        try:
+            yield path, _session(path, data.slice(start, start + rows), warnings)
+        except EventLogError as exc:
+            yield path, exc
+        start += rows
 
 
 def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
@@ -215,14 +378,13 @@ def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
             f"{p}: row 2: starts with {first!r}, not session_start: the "
             "beginning of the log is missing."
         )
-    sidecar = None
     side = p.with_suffix(".json")
     if side.is_file():
         try:
-            sidecar = json.loads(side.read_text(encoding="utf-8"))
+            return SessionLog(p, data, warnings, json.loads(side.read_text(encoding="utf-8")), side)
         except (OSError, ValueError) as exc:
             warnings.append(f"{side}: sidecar unreadable ({exc}); scored from the log alone.")
-    return SessionLog(p, data, warnings, sidecar)
+    return SessionLog(p, data, warnings)
 
 
 def _kinds() -> dict[str, str]:
@@ -233,186 +395,114 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
     """The event log's own reader, then every cell checked against the codebook."""
     data = read_event_log(path)
     check_cells(data)
-    kinds = _kinds()
-    cols = list(zip(*data.records, strict=True)) if data.records else [()] * len(columns())
-    text, numbers = {}, {}
-    for name, values in zip(columns(), cols, strict=True):
-        if name in _UNUSED or name == "row":
-            continue
-        if kinds[name] == "float":
-            numbers[name] = np.array([float(v) if v else math.nan for v in values], np.float64)
-        else:
-            seen: dict[str, int] = {}
-            codes = np.fromiter((seen.setdefault(v, len(seen)) for v in values), np.int32,
-                                count=len(values))  # fmt: skip
-            text[name] = Coded(codes, list(seen))
-    return LogColumns(len(data.records), text, numbers), list(data.warnings)
+    names = columns()
+    cols = list(zip(*data.records, strict=True)) if data.records else [()] * len(names)
+    by_name = dict(zip(names, cols, strict=True))
+    time = np.array([float(v) if v else np.nan for v in by_name[TIME]], np.float64)
+    texts = {c: list(by_name[c]) for c in TEXT_COLUMNS}
+    return LogColumns.from_texts(texts, time), list(data.warnings)
 
 
-class _Prepared:
-    """A log file's bytes, checked as far as that can be done without parsing its rows."""
+class _Batch:
+    """Log files read one after another into one buffer (their rows, without their headers),
+    for one Arrow parse; the buffer is kept for the next batch."""
 
-    def __init__(self, path: Path, raw: bytes, head: int, end: int, header: list[str]) -> None:
-        self.path, self.raw, self.head, self.end, self.header = path, raw, head, end, header
-        self.warnings = []
-        if end < len(raw):
-            row = raw.count(b"\n", 0, end) + 1
-            self.warnings.append(
-                f"{path}: row {row}: torn last line ignored (the session was cut off)."
-            )
+    def __init__(self) -> None:
+        self.buf = bytearray()
+        self.size = 0
+        self.files: list[tuple[Path, int, list[str]]] = []  # (path, rows, warnings)
+        self._header = (",".join(columns()) + "\n").encode()
 
-    @property
-    def body(self) -> memoryview:
-        return memoryview(self.raw)[self.head + 1 : self.end]
-
-
-def _prepare(path: Path) -> _Prepared | None:
-    try:
-        raw = path.read_bytes()
-    except OSError:
-        return None
-    if not raw.isascii():
+    def add(self, path: Path) -> bool:
+        """Append a log of the current format; False (and nothing appended) for anything
+        the careful reader must look at."""
         try:
-            raw.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
-    head = raw.find(b"\n")
-    end = raw.rfind(b"\n") + 1
-    if head < 0 or end <= head + 1 or b"\r" in raw[:head]:
-        return None
-    header = next(csv.reader([raw[:head].decode("utf-8")]))
-    if header not in [list(columns(v)) for v in READABLE_VERSIONS]:
-        return None
-    return _Prepared(path, raw, head, end, header)
+            with path.open("rb") as f:
+                if f.read(len(self._header)) != self._header:
+                    return False
+                body = os.fstat(f.fileno()).st_size - len(self._header)
+                if len(self.buf) < self.size + body:
+                    self.buf.extend(bytes(self.size + body - len(self.buf)))
+                got = f.readinto(memoryview(self.buf)[self.size : self.size + body])
+        except OSError:
+            return False
+        start, stop = self.size, self.size + got
+        end = self.buf.rfind(b"\n", start, stop) + 1
+        if end <= start:
+            return False  # a header only, or one torn line: the careful reader says which
+        part = np.frombuffer(self.buf, np.uint8, end - start, start)
+        if part.max() >= 0x80:
+            try:
+                bytes(part).decode("utf-8")
+            except UnicodeDecodeError:
+                return False
+        rows = self.buf.count(b"\n", start, end)
+        warnings = []
+        if end < stop:
+            warnings.append(f"{path}: row {rows + 2}: torn last line ignored (the session was "
+                            "cut off).")  # fmt: skip
+        self.files.append((path, rows, warnings))
+        self.size = end
+        return True
+
+    def parse(self) -> LogColumns | None:
+        """The rows of every file (see :func:`_parse`); the batch is then empty."""
+        body = memoryview(self.buf)[: self.size]
+        counts = np.array([rows for _, rows, _ in self.files], np.int64)
+        try:
+            return _parse(body, counts)
+        finally:
+            body.release()
+            self.size = 0
+            self.files = []
 
 
-def _parse(header: list[str], body) -> tuple[dict, dict, int] | None:
-    """Arrow's reader over complete rows: (coded text columns, float columns, rows), or None."""
-    import pyarrow as pa
-    from pyarrow import csv as pacsv
+def _one_array(column: pa.ChunkedArray) -> pa.Array:
+    return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
 
+
+def _parse(body, counts: np.ndarray) -> LogColumns | None:
+    """Arrow's reader over the complete rows of several files (one after another, ``counts``
+    rows each): their columns, or None when any cell, event or row number needs the careful
+    reader."""
     kinds = _kinds()
-    wanted = [c for c in header if c not in _UNUSED]
-    types = {}
-    for c in wanted:
-        if c == "row":
-            types[c] = pa.string()
-        elif kinds[c] == "float":
-            types[c] = pa.float64()
-        else:
-            types[c] = pa.dictionary(pa.int32(), pa.string())
+    wanted = [*TEXT_COLUMNS, TIME, *_CHECKED]
+    types = {c: pa.float64() if kinds[c] == "float" else pa.string() for c in wanted}
+    types["row"] = pa.int64()
     try:
         table = pacsv.read_csv(
             pa.BufferReader(pa.py_buffer(body)),
-            read_options=pacsv.ReadOptions(column_names=header),
+            read_options=pacsv.ReadOptions(column_names=list(columns()), use_threads=False,
+                                           block_size=len(body) + 1),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
             convert_options=pacsv.ConvertOptions(
                 column_types=types, include_columns=wanted, null_values=[""],
                 strings_can_be_null=False, quoted_strings_can_be_null=False,
+                check_utf8=False,  # checked as the files were read
             ),
-            memory_pool=pa.system_memory_pool(),  # gives memory back between batches
-        ).unify_dictionaries()  # fmt: skip
+        )  # fmt: skip
     except (pa.ArrowException, ValueError):
         return None
-    n = table.num_rows
-    text, numbers = {}, {}
-    for c in wanted:
-        col = table[c].combine_chunks()
-        if c == "row":
-            text[c] = col
-            continue
-        if kinds[c] == "float":
-            values = col.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-            empty = col.is_null().to_numpy(zero_copy_only=False)
-            if (~np.isfinite(values) & ~empty).any():
-                return None  # nan, inf: the careful reader names the cell
-            numbers[c] = values
-            continue
-        values = col.dictionary.to_pylist()
-        if kinds[c] == "integer" and not all(v.isdigit() or v == "" for v in values):
-            return None
-        text[c] = Coded(col.indices.to_numpy(zero_copy_only=False), values)
-    if not set(text["event"].values) <= events():
+    if table.num_rows != counts.sum():
         return None
-    if "copy_of" not in text:  # format 1: no copy trials
-        text["copy_of"] = Coded(np.zeros(n, np.int32), [""])
-    return text, numbers, n
-
-
-def _numbered(rows, counts: list[int]) -> bool:
-    """Whether the row column numbers each file's rows 1, 2, 3, ... (as text)."""
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    expected = np.concatenate([np.arange(1, k + 1) for k in counts]) if counts else np.empty(0)
-    return bool(pc.all(pc.equal(rows, pa.array(expected).cast(pa.string()))).as_py())
-
-
-def _read_fast(path: Path) -> tuple[LogColumns, list[str]] | None:
-    """Arrow's reader for a well-formed log; None when the careful reader must look at it."""
-    prep = _prepare(path)
-    if prep is None:
-        return None
-    got = _parse(prep.header, prep.body)
-    if got is None:
-        return None
-    text, numbers, n = got
-    if n == 0 or not _numbered(text.pop("row"), [n]):
+    row = _one_array(table["row"])
+    numbered = np.arange(1, table.num_rows + 1) - np.repeat(np.cumsum(counts) - counts, counts)
+    if row.null_count or not np.array_equal(to_numpy(row), numbered):
         return None  # a row is missing or misnumbered: the careful reader says which
-    return LogColumns(n, text, numbers), prep.warnings
-
-
-#: Logs read together by read_sessions, up to this many bytes at once.
-BATCH_BYTES = 8 << 20
-
-
-def read_sessions(paths: list[Path]):
-    """Read logs, several files at a time; yield ``(path, SessionLog or EventLogError)``.
-
-    Memory holds one batch of files (:data:`BATCH_BYTES`), never all of them.
-    """
-    batch: list[_Prepared] = []
-    size = 0
-    for path in paths:
-        prep = _prepare(Path(path))
-        if prep is None or prep.header != list(columns()):
-            yield from _flush(batch)
-            batch, size = [], 0
-            yield path, _read_one(Path(path))
+    for c in wanted:
+        if kinds[c] == "float":
+            column = _one_array(table[c])
+            values = to_numpy(column)
+            if np.count_nonzero(~np.isfinite(values)) != column.null_count:
+                return None  # nan, inf: the careful reader names the cell
+    texts = {c: _one_array(table[c]) for c in TEXT_COLUMNS}
+    data = LogColumns(texts, to_numpy(_one_array(table[TIME])))
+    for c in (*TEXT_COLUMNS, "moves"):
+        if kinds[c] != "integer":
             continue
-        batch.append(prep)
-        size += len(prep.raw)
-        if size >= BATCH_BYTES:
-            yield from _flush(batch)
-            batch, size = [], 0
-    yield from _flush(batch)
-
-
-def _read_one(path: Path):
-    try:
-        return read_session(path)
-    except EventLogError as exc:
-        return exc
-
-
-def _flush(batch: list[_Prepared]):
-    if not batch:
-        return
-    counts = [p.raw.count(b"\n", p.head + 1, p.end) for p in batch]
-    got = _parse(batch[0].header, b"".join(p.body for p in batch)) if len(batch) > 1 else None
-    if got is None or got[2] != sum(counts) or not _numbered(got[0]["row"], counts):
-        for p in batch:
-            yield p.path, _read_one(p.path)
-        return
-    text, numbers, _ = got
-    text.pop("row")
-    start = 0
-    for p, k in zip(batch, counts, strict=True):
-        cut = slice(start, start + k)
-        data = LogColumns(k, {c: Coded(v.codes[cut], v.values) for c, v in text.items()},
-                          {c: v[cut] for c, v in numbers.items()})  # fmt: skip
-        start += k
-        try:
-            yield p.path, _session(p.path, data, list(p.warnings))
-        except EventLogError as exc:
-            yield p.path, exc
+        values = data.coded(c).values if c in texts else pc.unique(table[c]).to_pylist()
+        if not all(v.isdigit() or v == "" for v in values):
+            return None
+    if not set(data.coded("event").values) <= events():
+        return None
+    return data

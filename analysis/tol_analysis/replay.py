@@ -46,6 +46,7 @@ class PuzzleSpace:
         self.texts: list[str] = []
         self._states: list = []
         self._id_of: dict[str, int] = {}  # any text that parsed -> id
+        self._not_states: dict[str, TolTasksError] = {}  # any text that did not -> why
         self._pieces: list[str] = []
         self._piece_id: dict[str, int] = {}
         self.dense = puzzle.n_states <= DENSE_STATES
@@ -80,18 +81,29 @@ class PuzzleSpace:
         """
         i = self._id_of.get(text)
         if i is None:
-            i = self._add(self.puzzle.parse(text))
+            fault = self._not_states.get(text)
+            if fault is not None:
+                raise fault.with_traceback(None)
+            try:
+                i = self._add(self.puzzle.parse(text))
+            except TolTasksError as exc:
+                self._not_states[text] = exc
+                raise
             self._id_of[text] = i
         return i
 
     def ids(self, texts: list[str]) -> np.ndarray:
         """Ids of state texts; -1 for a text that is not a state of this puzzle."""
         out = np.empty(len(texts), np.int64)
+        known = self._id_of
         for k, text in enumerate(texts):
-            try:
-                out[k] = self.state_id(text)
-            except TolTasksError:
-                out[k] = -1
+            i = known.get(text)
+            if i is None:
+                try:
+                    i = self.state_id(text)
+                except TolTasksError:
+                    i = -1
+            out[k] = i
         return out
 
     def peg_ids(self, texts: list[str]) -> np.ndarray:

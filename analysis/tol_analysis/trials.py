@@ -1,7 +1,7 @@
 """Per-attempt measures: one trials.csv row per problem attempt.
 
-:func:`problem_attempts` replays a log's problem attempts (one puzzle at a
-time, every attempt of that puzzle at once), and returns their moves
+:func:`problem_attempts` replays the problem attempts of a batch of logs (one
+puzzle at a time, every attempt of that puzzle at once), and returns their moves
 (:mod:`tol_analysis.moves`) and their trials.csv columns, under the
 conventions. The copy columns are filled afterwards by
 :mod:`tol_analysis.copies`.
@@ -150,11 +150,10 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
     ends = view.events(*_ENDS) & (member >= 0) & ~np.isnan(view.time)
     end_time = first_in_group(member[ends], n, view.time[ends])
     end_row = spans.end[idx]
-    # An attempt still open at the end of the log ends with the log's last timed row.
-    last = view.n - 1
-    at_eof = (end_row < 0) & (spans.stop[idx] == view.n) & np.isnan(end_time)
-    if not np.isnan(view.time[last]):
-        end_time[at_eof] = view.time[last]
+    # An attempt still open at the end of its log ends with the log's last row, if timed.
+    log_stop = view.stops[view.attempt_log[idx]]
+    at_eof = (end_row < 0) & (spans.stop[idx] == log_stop) & np.isnan(end_time)
+    end_time[at_eof] = view.time[log_stop[at_eof] - 1]
     illegal = view.event("illegal") & (member >= 0)
     reasons = view.texts("reason", np.flatnonzero(illegal))
     kinds = np.array([VIOLATION_KINDS.index(x) if x in VIOLATION_KINDS else len(VIOLATION_KINDS)
@@ -180,8 +179,8 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
     columns = {
         "block": block,
         "practice": np.array([b == "practice" for b in block.values] + [False])[block.codes],
-        "trial": np.array([int(t) for t in view.texts("trial", onset)], np.int64),
-        "attempt": np.array([int(t) if t else 1 for t in view.texts("attempt", onset)], np.int64),
+        "trial": view.whole_numbers("trial", onset),
+        "attempt": view.whole_numbers("attempt", onset, empty=1),
         "problem_id": view.coded("problem_id", onset),
         "task": Coded(puz.codes, task),
         "size": size,

@@ -159,23 +159,38 @@ class Spans(NamedTuple):
 
 def attempt_spans(
     event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, copy_of: Coded, *,
-    path: str | Path = "<event log>",
+    path: str | Path | Sequence[str | Path] = "<event log>", starts: Any = None,
 ) -> Spans:  # fmt: skip
-    """The attempts of one log as arrays of row indices, from coded columns.
+    """The attempts of one log (or of several logs, one after another) as arrays of row indices.
 
     The same rules as :func:`walk_attempts` (which calls this), checked over
-    whole columns at once; when a log breaks one, the rows are walked one by
+    whole columns at once; when a log breaks one, its rows are walked one by
     one to name the first row that breaks it.
+
+    Parameters
+    ----------
+    event, trial, attempt, problem_id, copy_of : Coded
+        The columns, one code per complete row.
+    path : str or Path, or a sequence of them
+        Names the file in error messages (one per log, with ``starts``).
+    starts : array of int, optional
+        When the columns hold several logs one after another: the index of
+        each log's first row, in order, the first being 0. No attempt reaches
+        across the start of a log: each log is walked as if alone, and row
+        indices are those of the whole columns.
 
     Raises
     ------
     EventLogError
-        As :func:`walk_attempts`.
+        As :func:`walk_attempts`, for the first log (in order) that breaks a rule.
     """
     import numpy as np
 
     n = len(event.codes)
     idx = np.arange(n)
+    first_rows = np.zeros(1, np.int64) if starts is None else np.asarray(starts, np.int64)
+    log_of = np.searchsorted(first_rows, idx, side="right") - 1  # each row's log
+    log_stop = np.append(first_rows[1:], n)
     is_copy = _is(copy_of, lambda v: v != "")
     has_trial = _is(trial, lambda v: v != "")
     ev = np.asarray(event.codes)
@@ -186,14 +201,18 @@ def attempt_spans(
 
     opener = (happened("trial_onset") & ~is_copy) | (happened("copy_onset") & is_copy)
     onset = np.flatnonzero(opener)
-    nxt = np.append(onset[1:], n)
+    # An attempt cut off runs to the next onset or to the end of its log.
+    nxt = np.minimum(np.append(onset[1:], n), log_stop[log_of[onset]])
     opens_copy = is_copy[onset]
     seg = np.searchsorted(onset, idx, side="right") - 1  # the last onset at or before each row
+    own = np.where(seg >= 0, seg, 0)
+    if len(onset):
+        seg[log_of[onset[own]] != log_of] = -1  # no onset yet in this row's log
+    own = np.where(seg >= 0, seg, 0)
     # Each row's (trial, attempt, problem_id) as one number; equal texts give equal numbers.
     key = (np.asarray(trial.codes, np.int64) * (len(attempt.values) + 1)
            + np.asarray(attempt.codes)) * (len(problem_id.values) + 1) + np.asarray(problem_id.codes)  # fmt: skip
     inside = (seg >= 0) & ~opener
-    own = np.where(seg >= 0, seg, 0)
     same_key = key == key[onset[own]] if len(onset) else np.ones(n, bool)
     in_copy = inside & opens_copy[own] if len(onset) else np.zeros(n, bool)
     in_problem = inside & ~in_copy
@@ -215,15 +234,17 @@ def attempt_spans(
         | (live & in_problem & ~is_copy & has_trial & ~same_key)  # another trial's row
         | (live & in_copy & is_copy & ~same_key)
     )
-    onset_cells_ok = all(
-        _digits(col, codes[onset], allow_empty)
-        for col, codes, allow_empty in ((trial, trial.codes, False),
-                                        (attempt, attempt.codes, True),
-                                        (copy_of, copy_of.codes, True))
-    ) if len(onset) else True  # fmt: skip
-    if broken.any() or not onset_cells_ok:
-        _walk_rows(event, trial, attempt, problem_id, copy_of, path)
-        raise AssertionError(f"{path}: the attempt walker's two paths disagree")  # a bug
+    bad_onset = np.zeros(len(onset), bool)
+    for col, allow_empty in ((trial, False), (attempt, True), (copy_of, True)):
+        bad_onset |= ~_digits(col, allow_empty)[np.asarray(col.codes)[onset]]
+    if broken.any() or bad_onset.any():
+        bad_logs = np.union1d(log_of[broken], log_of[onset[bad_onset]])
+        k = int(bad_logs[0])
+        a, b = int(first_rows[k]), int(log_stop[k])
+        where = path if starts is None else path[k]
+        _walk_rows(*(Coded(np.asarray(c.codes)[a:b], c.values)
+                     for c in (event, trial, attempt, problem_id, copy_of)), where)  # fmt: skip
+        raise AssertionError(f"{where}: the attempt walker's two paths disagree")  # a bug
     return Spans(opens_copy, onset, stop, end)
 
 
@@ -247,9 +268,11 @@ def _is(column: Coded, test):
     return passes[np.asarray(column.codes)]
 
 
-def _digits(column: Coded, codes, allow_empty: bool) -> bool:
-    used = {column.values[c] for c in set(codes.tolist())}
-    return all(v.isdigit() or (allow_empty and v == "") for v in used)
+def _digits(column: Coded, allow_empty: bool):
+    """Per distinct text of a column, whether it is a whole number (or empty, if allowed)."""
+    import numpy as np
+
+    return np.array([v.isdigit() or (allow_empty and v == "") for v in column.values] + [False])
 
 
 def _int_or(text: str, default):
