@@ -187,3 +187,49 @@ def test_the_walker_agrees_with_the_row_by_row_reference(rows):
     got = walk_attempts(**cols, path="x.csv")
     assert [(a.kind, a.trial, a.attempt, a.block, a.problem_id, a.copy_of, a.onset, a.stop,
              a.end, a.outcome) for a in got] == expected  # fmt: skip
+
+
+_LOG = st.lists(st.tuples(st.sampled_from(_EVENTS), st.sampled_from(["", "1", "2"]),
+                          st.sampled_from(["", "1", "2"]), st.sampled_from(["p1", "p2"]),
+                          st.sampled_from(["", "", "", "1"])), max_size=12)  # fmt: skip
+
+
+@given(st.lists(_LOG, min_size=1, max_size=5))
+def test_logs_walked_together_are_walked_each_as_if_alone(logs):
+    """Scoring walks many logs at once (attempt_spans with their starts): the spans are each
+    log's own, and an error names the first log that breaks a rule, and its own row."""
+    import numpy as np
+
+    from tol_tasks.session_data.attempts import _coded, attempt_spans
+
+    def columns(rows):
+        cols = [[r[k] for r in rows] for k in range(5)]
+        for i, r in enumerate(rows):  # onsets carry a trial number, as logs have
+            if r[0] in ("trial_onset", "copy_onset") and not r[1]:
+                cols[1][i] = "3"
+        return cols
+
+    each = []
+    for k, rows in enumerate(logs):
+        try:
+            each.append(attempt_spans(*map(_coded, columns(rows)), path=f"log{k}.csv"))
+        except EventLogError as exc:
+            each.append(exc)
+    together = [sum((columns(rows)[c] for rows in logs), []) for c in range(5)]
+    starts = np.cumsum([0] + [len(rows) for rows in logs[:-1]])
+    paths = [f"log{k}.csv" for k in range(len(logs))]
+    bad = [e for e in each if isinstance(e, EventLogError)]
+    if bad:
+        with pytest.raises(EventLogError) as got:
+            attempt_spans(*map(_coded, together), path=paths, starts=starts)
+        assert str(got.value) == str(bad[0])
+        return
+    spans = attempt_spans(*map(_coded, together), path=paths, starts=starts)
+    expected = [np.concatenate([np.asarray(getattr(s, f)) + (start if f != "is_copy" else 0)
+                                for s, start in zip(each, starts, strict=True)])
+                for f in ("is_copy", "onset", "stop")]  # fmt: skip
+    ends = np.concatenate([np.where(s.end >= 0, s.end + start, -1)
+                           for s, start in zip(each, starts, strict=True)])  # fmt: skip
+    assert [np.asarray(spans.is_copy, bool).tolist(), spans.onset.tolist(),
+            spans.stop.tolist()] == [np.asarray(e).tolist() for e in expected]  # fmt: skip
+    assert spans.end.tolist() == ends.tolist()

@@ -10,7 +10,9 @@ compute measures (moves, trials, copies) read the logs through it.
 from __future__ import annotations
 
 import numpy as np
+import pyarrow.compute as pc
 
+from tol_analysis.arrow import from_numpy, to_numpy
 from tol_analysis.read import LogColumns, SessionLog
 from tol_tasks.session_data.attempts import Coded, attempt_spans
 from tol_tasks.session_data.eventlog import EventLogError
@@ -55,7 +57,7 @@ class LogView:
         self.n_attempts = len(spans.onset)
         self.attempt_log = self.log_of[spans.onset]
         idx = np.arange(self.n)
-        att = np.searchsorted(spans.onset, idx, side="right") - 1
+        att = np.cumsum(np.bincount(spans.onset, minlength=self.n + 1)[: self.n]) - 1
         own = np.maximum(att, 0)
         live = (att >= 0) & (idx > spans.onset[own]) & (idx < spans.stop[own]) if len(
             spans.onset) else np.zeros(self.n, bool)  # fmt: skip
@@ -167,3 +169,12 @@ def median_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.
     missing = np.bincount(group, weights=np.isnan(values), minlength=n_groups) > 0
     out[missing] = np.nan
     return out
+
+
+def seen_before(keys: np.ndarray) -> np.ndarray:
+    """Per entry, whether the same key came earlier (by hashing: no sort)."""
+    if not len(keys):
+        return np.zeros(0, bool)
+    # Codes are given in order of first appearance: a code not above every earlier one is a repeat.
+    codes = to_numpy(pc.dictionary_encode(from_numpy(np.asarray(keys, np.int64))).indices)
+    return np.r_[False, codes[1:] <= np.maximum.accumulate(codes)[:-1]]

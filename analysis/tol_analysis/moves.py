@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.logview import LogView, position_in_group
+from tol_analysis.logview import LogView, position_in_group, seen_before
 from tol_analysis.replay import ILLEGAL, PuzzleSpace
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.attempts import Coded
@@ -139,10 +139,8 @@ def move_measures(view: LogView, r: Replayed, goal: np.ndarray, min_moves: np.nd
     # A revisit: the state after the move was seen before in the attempt, the start included.
     seen = np.r_[start_key, r.after]
     owner = np.r_[np.arange(len(start_key)), g]
-    order = np.lexsort((np.arange(len(seen)), seen, owner))
-    repeat = np.zeros(len(seen), bool)
-    s, o = seen[order], owner[order]
-    repeat[order[1:]] = (s[1:] == s[:-1]) & (o[1:] == o[:-1])
+    low = int(seen.min()) if len(seen) else 0
+    repeat = seen_before(owner * (int(seen.max()) - low + 1 if len(seen) else 1) + (seen - low))
     return MoveMeasures(
         replayed=r,
         move_index=position_in_group(g) + 1,

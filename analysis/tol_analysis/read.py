@@ -54,15 +54,22 @@ TIME = "trial_time"
 #: Columns only checked against the codebook while reading (scoring does not use them).
 _CHECKED = ("row", "time", "moves", "x", "y")
 
+#: Whole numbers in a log have at most this many digits (they are counts and numbers of
+#: rows, trials and sessions; longer ones do not fit the tables' 64-bit integers).
+_DIGITS = 18
+
 #: Logs read together by :func:`read_sessions`, up to this many bytes at once.
 BATCH_BYTES = 8 << 20
 
 
 def give_memory_back() -> None:
-    """Return memory freed since the last call to the operating system, between batches of
-    logs, so that memory stays flat: Arrow's pool and the C library's allocator both keep
-    freed blocks for reuse, and a block kept between long-lived ones is never reused by the
-    larger arrays made later."""
+    """Return memory freed since the last call to the operating system.
+
+    Arrow's pool and the C library's allocator both keep freed blocks for
+    reuse; a block kept between long-lived ones is never reused by the larger
+    arrays made later (the columns of a finished table), so scoring calls this
+    once its batches are done and as it makes each column.
+    """
     pa.default_memory_pool().release_unused()
     if _malloc_trim is not None:
         _malloc_trim(0)
@@ -128,6 +135,8 @@ class LogColumns:
     def coded_at(self, name: str, rows: np.ndarray) -> Coded:
         """The cells of ``rows`` (row indices) as codes into their distinct texts."""
         c = self._coded.get(name)
+        if c is None and len(rows) * 8 > self.n:  # many rows: code the whole column, once
+            c = self.coded(name)
         if c is not None:
             return Coded(np.asarray(c.codes)[rows], c.values)
         return _encode(self._strings[name].take(from_numpy(np.asarray(rows, np.int64))))
@@ -398,6 +407,17 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
     names = columns()
     cols = list(zip(*data.records, strict=True)) if data.records else [()] * len(names)
     by_name = dict(zip(names, cols, strict=True))
+    kinds = _kinds()
+    for name in names:
+        if kinds[name] == "integer":
+            for n, value in enumerate(by_name[name], start=2):
+                if len(value) > _DIGITS:
+                    raise EventLogError(
+                        f"{path}: row {n}: column {name!r} holds {value!r}, a whole number "
+                        f"of more than {_DIGITS} digits, which no recorder writes. Suggested "
+                        "fix: restore the file from a backup (event logs are never edited by "
+                        "hand), or leave it out with --skip-bad."
+                    )
     time = np.array([float(v) if v else np.nan for v in by_name[TIME]], np.float64)
     texts = {c: list(by_name[c]) for c in TEXT_COLUMNS}
     return LogColumns.from_texts(texts, time), list(data.warnings)
@@ -405,7 +425,7 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
 
 class _Batch:
     """Log files read one after another into one buffer (their rows, without their headers),
-    for one Arrow parse; the buffer is kept for the next batch."""
+    for one Arrow parse."""
 
     def __init__(self) -> None:
         self.buf = bytearray()
@@ -449,12 +469,8 @@ class _Batch:
         """The rows of every file (see :func:`_parse`); the batch is then empty."""
         body = memoryview(self.buf)[: self.size]
         counts = np.array([rows for _, rows, _ in self.files], np.int64)
-        try:
-            return _parse(body, counts)
-        finally:
-            body.release()
-            self.size = 0
-            self.files = []
+        self.buf, self.size, self.files = bytearray(), 0, []  # Arrow may keep the old one
+        return _parse(body, counts)
 
 
 def _one_array(column: pa.ChunkedArray) -> pa.Array:
@@ -472,6 +488,7 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
     try:
         table = pacsv.read_csv(
             pa.BufferReader(pa.py_buffer(body)),
+            # One block, one thread: threads save little on two cores and hold more memory.
             read_options=pacsv.ReadOptions(column_names=list(columns()), use_threads=False,
                                            block_size=len(body) + 1),
             parse_options=pacsv.ParseOptions(newlines_in_values=False, ignore_empty_lines=False),
@@ -501,7 +518,7 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
         if kinds[c] != "integer":
             continue
         values = data.coded(c).values if c in texts else pc.unique(table[c]).to_pylist()
-        if not all(v.isdigit() or v == "" for v in values):
+        if not all((v.isdigit() and len(v) <= _DIGITS) or v == "" for v in values):
             return None
     if not set(data.coded("event").values) <= events():
         return None

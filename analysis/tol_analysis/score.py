@@ -190,7 +190,7 @@ def score_sessions(
                     protocol = ((log.sidecar or {}).get("protocol") or {}).get("name", "")
                     infos.append(SessionInfo(log.participant, log.session, protocol, status))
                     sidecars.add((log.participant, log.session), log)
-            give_memory_back()
+        give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
     done["sessions"] = summarize_sessions(done["trials"], infos, conv)
     return Scores(done, conv, warnings, sidecars)

@@ -189,7 +189,7 @@ def attempt_spans(
     n = len(event.codes)
     idx = np.arange(n)
     first_rows = np.zeros(1, np.int64) if starts is None else np.asarray(starts, np.int64)
-    log_of = np.searchsorted(first_rows, idx, side="right") - 1  # each row's log
+    log_of = _running_count(first_rows, n)  # each row's log
     log_stop = np.append(first_rows[1:], n)
     is_copy = _is(copy_of, lambda v: v != "")
     has_trial = _is(trial, lambda v: v != "")
@@ -204,7 +204,7 @@ def attempt_spans(
     # An attempt cut off runs to the next onset or to the end of its log.
     nxt = np.minimum(np.append(onset[1:], n), log_stop[log_of[onset]])
     opens_copy = is_copy[onset]
-    seg = np.searchsorted(onset, idx, side="right") - 1  # the last onset at or before each row
+    seg = _running_count(onset, n)  # the last onset at or before each row
     own = np.where(seg >= 0, seg, 0)
     if len(onset):
         seg[log_of[onset[own]] != log_of] = -1  # no onset yet in this row's log
@@ -246,6 +246,14 @@ def attempt_spans(
                      for c in (event, trial, attempt, problem_id, copy_of)), where)  # fmt: skip
         raise AssertionError(f"{where}: the attempt walker's two paths disagree")  # a bug
     return Spans(opens_copy, onset, stop, end)
+
+
+def _running_count(marks, n: int):
+    """Per row of ``n``, the index of the last of the sorted row indices ``marks`` at or
+    before it (-1 before the first)."""
+    import numpy as np
+
+    return np.cumsum(np.bincount(np.asarray(marks, np.int64), minlength=n + 1)[:n]) - 1
 
 
 def _coded(column: Column) -> Coded:
