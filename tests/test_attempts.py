@@ -215,7 +215,7 @@ def test_logs_walked_together_are_walked_each_as_if_alone(logs):
             each.append(attempt_spans(*map(_coded, columns(rows)), path=f"log{k}.csv"))
         except EventLogError as exc:
             each.append(exc)
-    together = [sum((columns(rows)[c] for rows in logs), []) for c in range(5)]
+    together = [[cell for rows in logs for cell in columns(rows)[c]] for c in range(5)]
     starts = np.cumsum([0] + [len(rows) for rows in logs[:-1]])
     paths = [f"log{k}.csv" for k in range(len(logs))]
     bad = [e for e in each if isinstance(e, EventLogError)]
