@@ -201,3 +201,55 @@ def test_sidecars_are_read_from_disk_when_asked_for():
         log = read_session(p)
         expected = json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))
         assert scores.sidecars[(log.participant, log.session)] == expected
+
+
+def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
+    """wide.csv cell by cell, walking the trials one by one (as tol-score did at ab09369)."""
+    import re
+
+    from tol_analysis.columns import WIDE_MEASURES
+
+    def safe(name):
+        out = re.sub(r"[^A-Za-z0-9_]", "_", name)
+        return ("p_" + out if not out[0].isalpha() else out)[:64]
+
+    several_attempts = bool((t["attempt"] > 1).any())
+    several_sessions = t["session"].nunique() > 1
+    people = list(dict.fromkeys(t["participant"].astype(str)))
+    named = []  # (participant, [(name, value) per measure]) in order: each person's trials
+    for person in people:
+        for _, row in t[t["participant"].astype(str) == person].iterrows():
+            stem = str(row["problem_id"]) + (f"_a{row['attempt']}" if several_attempts else "")
+            stem = f"s{row['session']}_{stem}" if several_sessions else stem
+            cells = [(safe(f"{stem}_{w.name}"), row[w.name]) for w in WIDE_MEASURES]
+            named.append((person, cells))
+    columns = list(dict.fromkeys(name for _, cells in named for name, _ in cells))
+    measure = {}
+    for j in range(len(WIDE_MEASURES)):
+        for _, cells in named:
+            measure.setdefault(cells[j][0], j)
+    grid = {person: dict.fromkeys(columns, np.nan) for person in people}
+    for person, cells in named:
+        for j, (name, value) in enumerate(cells):
+            if measure[name] == j:
+                grid[person][name] = np.nan if pd.isna(value) else float(value)
+    return grid
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_wide_table_is_each_participants_last_value_under_each_name(seed):
+    from tol_analysis.export import wide_data
+
+    rng = np.random.default_rng(seed)
+    t = _random_trials(rng, 300)
+    t["attempt"] = pd.array(rng.integers(1, 3, len(t)), dtype="Int64")
+    # Names that SPSS-safe spelling makes equal ("a-b" and "a_b"), and one starting with a digit.
+    t["problem_id"] = pd.Categorical(rng.choice(["a-b", "a_b", "9c", "d"], len(t)))
+    got = wide_data(TableData.from_frame(t), Conventions(include_practice=True)).frame()
+    expected = _wide_reference(t)
+    assert list(got.columns[1:]) == list(next(iter(expected.values())))
+    assert got["participant"].tolist() == list(expected)
+    for _, row in got.iterrows():
+        for name, value in expected[row["participant"]].items():
+            cell = row[name]
+            assert (pd.isna(cell) and np.isnan(value)) or cell == value, (row["participant"], name)

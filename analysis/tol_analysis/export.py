@@ -27,7 +27,7 @@ from tol_analysis.columns import (
 from tol_analysis.conventions import EXPLAINED, Conventions
 from tol_analysis.csvfile import write_table
 from tol_analysis.score import Scores
-from tol_analysis.tables import ColumnData, TableData
+from tol_analysis.tables import ColumnData, TableData, smallest_int_type
 from tol_tasks import __version__
 
 if TYPE_CHECKING:
@@ -77,30 +77,35 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
     order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
     trial_stem = np.asarray(which).ravel()[order]
     # Every (participant, column) in the order the cells were first filled, the last value kept.
-    cell_names = [[_spss_name(f"{stem}_{m.name}") for m in WIDE_MEASURES] for stem in stems]
-    per_trial = [cell_names[k] for k in trial_stem.tolist()]
-    columns = list(dict.fromkeys(name for row in per_trial for name in row))
+    m = len(WIDE_MEASURES)
+    used = list(dict.fromkeys(trial_stem.tolist()))  # stems in the order first filled
+    cell_names = {k: [_spss_name(f"{stems[k]}_{w.name}") for w in WIDE_MEASURES] for k in used}
+    columns = list(dict.fromkeys(name for k in used for name in cell_names[k]))
     col_of = {name: k for k, name in enumerate(columns)}
     measure: dict[str, int] = {}
-    for j in range(len(WIDE_MEASURES)):
-        for row in per_trial:
-            measure.setdefault(row[j], j)
-    rows = rank[order]
+    for j in range(m):
+        for k in used:
+            measure.setdefault(cell_names[k][j], j)
+    stem_cols = np.zeros((len(stems), m), np.int64)
+    for k in used:
+        stem_cols[k] = [col_of[name] for name in cell_names[k]]
+    cell_col = stem_cols[trial_stem]
+    # One grid of participants by columns; a column shows the measure it was first named
+    # for, and the later of two attempts under one name (trials are in order).
+    col_measure = np.array([measure[name] for name in columns], np.int64)
+    shown = col_measure[cell_col] == np.arange(m)
+    values = np.column_stack([trials[w.name].as_float()[keep][order] for w in WIDE_MEASURES])
+    grid = np.full((len(people), len(columns)), np.nan, order="F")
+    grid[np.repeat(rank[order], m).reshape(-1, m)[shown], cell_col[shown]] = values[shown]
     out = {"participant": ColumnData.texts(people, plain=True)}
-    grids = []
-    for j, m in enumerate(WIDE_MEASURES):
-        values = trials[m.name].as_float()[keep][order]
-        grid = np.full((len(people), len(columns)), np.nan)
-        grid[rows, [col_of[row[j]] for row in per_trial]] = values
-        grids.append(grid)
     for k, name in enumerate(columns):
-        j = measure[name]
-        values = grids[j][:, k]
-        if WIDE_MEASURES[j].type == FLOAT:
-            out[name] = ColumnData(FLOAT, values)
+        column = grid[:, k]
+        if WIDE_MEASURES[col_measure[k]].type == FLOAT:
+            out[name] = ColumnData(FLOAT, column)
         else:
-            missing = np.isnan(values)
-            out[name] = ColumnData(INTEGER, np.where(missing, 0, values).astype(np.int64), missing)
+            missing = np.isnan(column)
+            whole = np.where(missing, 0, column)
+            out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
     return TableData(list(out), out, len(people))
 
 

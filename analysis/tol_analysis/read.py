@@ -277,10 +277,11 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     for item in inputs:
         p = Path(item)
         if p.is_dir():
-            for f in sorted(p.rglob("*.csv")):
+            inside = skip is not None and skip.is_relative_to(p.resolve())
+            for f in sorted(p.rglob("*.csv"), key=lambda f: f.parts):  # as paths sort
                 if f.name in OUTPUT_NAMES:
                     continue
-                if skip is not None and skip in f.resolve().parents:
+                if inside and skip in f.resolve().parents:
                     continue
                 (found.logs if _looks_like_a_log(f) else found.left_out).append(f)
         elif p.is_file():

@@ -122,7 +122,7 @@ class Scores:
         """Table ``name`` as a DataFrame (made once; the columns are then let go)."""
         df = self._frames.get(name)
         if df is None:
-            df = self._frames[name] = self._tables.pop(name).frame()
+            df = self._frames[name] = self._tables.pop(name).frame(consume=True)
         return df
 
     def rows(self, name: str) -> int:
@@ -182,14 +182,14 @@ def score_sessions(
     sidecars = Sidecars()
     with gc_paused():
         for batch in _batches(logs):
-            for scored, (parts, statuses) in _score_batch(batch, conv, replays, on_error):
+            for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
                 for name, (n, columns) in parts.items():
                     tables[name].add(n, columns)
-                for log, status in zip(scored, statuses, strict=True):
+                for log, (participant, session, status) in zip(scored, sessions, strict=True):
                     warnings.extend(log.warnings)
                     protocol = ((log.sidecar or {}).get("protocol") or {}).get("name", "")
-                    infos.append(SessionInfo(log.participant, log.session, protocol, status))
-                    sidecars.add((log.participant, log.session), log)
+                    infos.append(SessionInfo(participant, session, protocol, status))
+                    sidecars.add((participant, session), log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
     done["sessions"] = summarize_sessions(done["trials"], infos, conv)
@@ -242,7 +242,7 @@ def _score_batch(batch: list[SessionLog], conv: Conventions, replays: Replays, o
 def score_logs(logs: list[SessionLog], conv: Conventions,
                replays: Replays) -> tuple[dict[str, tuple[int, dict]], list[str]]:  # fmt: skip
     """The rows of the moves, trials and copy_moves tables of some logs, scored together:
-    ``({table: (rows, columns)}, each log's status)``.
+    ``({table: (rows, columns)}, each log's (participant, session, status))``.
 
     Raises
     ------
@@ -250,8 +250,8 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
         Naming the file and the row where a log contradicts itself.
     """
     view = LogView(logs)
-    participant = [log.participant for log in logs]
-    session = np.array([log.session for log in logs], np.int64)
+    participant = view.per_log("participant")
+    session = np.array([int(s) if s.isdigit() else 0 for s in view.per_log("session")], np.int64)
     problems = problem_attempts(view, replays, conv)
     n_trials = len(problems.index)
     problems.columns.update(empty_copy_columns(n_trials))
@@ -264,7 +264,7 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
         "trials": (n_trials, {**ids, **problems.columns}),
         "copy_moves": _copy_moves_table(copies, participant, session, of_copy),
     }
-    return parts, _statuses(view)
+    return parts, list(zip(participant, session.tolist(), _statuses(view), strict=True))
 
 
 def _statuses(view: LogView) -> list[str]:

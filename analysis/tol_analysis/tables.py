@@ -160,11 +160,14 @@ class TableData:
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
 
-    def frame(self) -> pd.DataFrame:
-        """The table as a pandas DataFrame."""
+    def frame(self, consume: bool = False) -> pd.DataFrame:
+        """The table as a pandas DataFrame; with ``consume``, each column is let go as its
+        DataFrame column is made (the table is then empty), so that both are never held."""
         import pandas as pd
 
-        data = {name: self.columns[name].array() for name in self.names}
+        data = {}
+        for name in self.names:
+            data[name] = (self.columns.pop(name) if consume else self.columns[name]).array()
         return pd.DataFrame(data, columns=self.names, index=pd.RangeIndex(self.rows), copy=False)
 
     @classmethod
