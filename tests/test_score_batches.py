@@ -253,3 +253,22 @@ def test_wide_table_is_each_participants_last_value_under_each_name(seed):
         for name, value in expected[row["participant"]].items():
             cell = row[name]
             assert (pd.isna(cell) and np.isnan(value)) or cell == value, (row["participant"], name)
+
+
+def test_a_log_without_attempts_is_a_session_without_trials(tmp_path):
+    """Found by the fuzz test: a log whose only trial row is a placement with no onset."""
+    from tol_tasks.session_data.eventlog import columns
+
+    header = ",".join(columns())
+    log = tmp_path / "no-attempts.csv"
+    log.write_text(header + "\n" + "\n".join([
+        "1,P,1,,,,,session_start,0.000000,,,,,,,,,,,,,,,",
+        "2,P,1,test,1,1,p1,place,1.000000,0.5,1,A,B,ABA,,,1,,,,,,,",
+        "3,P,1,,,,,session_end,2.000000,,,,,,,,,completed,,,,,,",
+    ]) + "\n")  # fmt: skip
+    for logs in ([read_session(log)], [read_session(p) for p in find_logs([GOLDEN])] +
+                 [read_session(log)]):  # fmt: skip
+        scores = score_sessions(logs)
+        row = scores.sessions[scores.sessions["participant"] == "P"].iloc[0]
+        assert (row["status"], row["attempts"], row["problems"]) == ("completed", 0, 0)
+        assert "P" not in set(scores.trials["participant"].astype(str))

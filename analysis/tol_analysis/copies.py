@@ -65,9 +65,7 @@ def copy_trials(view: LogView, replays: Replays, problems: ProblemAttempts) -> C
     idx = np.flatnonzero(spans.is_copy)
     n = len(idx)
     onset = spans.onset[idx]
-    local = np.full(view.n_attempts, -1)
-    local[idx] = np.arange(n)
-    member = np.where(view.in_copy, local[np.maximum(view.member, 0)], -1)
+    member = view.members(idx, view.in_copy)
     puz, st = view.coded("puzzle", onset), view.coded("state", onset)
     start = np.full(n, -1, np.int64)
     place = view.event("place") & (member >= 0)

@@ -68,6 +68,13 @@ class LogView:
         self.in_copy = live & is_copy & copy_row
         self._events: dict[str, np.ndarray] = {}
 
+    def members(self, attempts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Per row, the index (among ``attempts``, indices of attempts) of the attempt it
+        belongs to, where ``rows`` holds; -1 elsewhere."""
+        local = np.full(self.n_attempts + 1, -1)  # the last for rows outside every attempt
+        local[attempts] = np.arange(len(attempts))
+        return np.where(rows, local[self.member], -1)
+
     # ------------------------------------------------------------- columns
     def nonempty(self, column: str) -> np.ndarray:
         c = self.data.coded(column)

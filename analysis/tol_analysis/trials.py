@@ -59,9 +59,7 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
     idx = np.flatnonzero(~spans.is_copy)
     n = len(idx)
     onset = spans.onset[idx]
-    local = np.full(view.n_attempts, -1)
-    local[idx] = np.arange(n)
-    member = np.where(view.in_problem, local[np.maximum(view.member, 0)], -1)
+    member = view.members(idx, view.in_problem)
     puz, st, gl = (view.coded(c, onset) for c in ("puzzle", "state", "goal"))
     min_moves = np.zeros(n, np.int64)
     goal_id = np.zeros(n, np.int64)
