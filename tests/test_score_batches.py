@@ -149,9 +149,16 @@ def _pandas_summary(t: pd.DataFrame, keys: list[str]) -> pd.DataFrame:
 
 @pytest.mark.parametrize("seed", [1, 2, 3])
 @pytest.mark.parametrize("practice", [False, True])
-def test_session_summaries_are_what_pandas_group_by_computes(seed, practice):
+@pytest.mark.parametrize("rows", ["each session's together", "sessions interleaved"])
+def test_session_summaries_are_what_pandas_group_by_computes(seed, practice, rows):
+    # pandas adds a group's values one way when the group's rows are together and the column
+    # has no missing value, another otherwise: both are reproduced to the last bit.
     rng = np.random.default_rng(seed)
     t = _random_trials(rng, 400)
+    if rows == "each session's together":
+        t = t.sort_values(["participant", "session"], kind="stable").reset_index(drop=True)
+        t["planning_time"] = t["planning_time"].fillna(1.5)  # a column without missing values
+        t["total_time"] = t["total_time"].fillna(2.5)
     infos = [SessionInfo(p, s, "proto", "completed") for p in ("P3", "P1", "P2", "P9")
              for s in (1, 2)]  # fmt: skip
     got = summarize_sessions(TableData.from_frame(t), infos, Conventions(include_practice=practice))
@@ -272,3 +279,25 @@ def test_a_log_without_attempts_is_a_session_without_trials(tmp_path):
         row = scores.sessions[scores.sessions["participant"] == "P"].iloc[0]
         assert (row["status"], row["attempts"], row["problems"]) == ("completed", 0, 0)
         assert "P" not in set(scores.trials["participant"].astype(str))
+
+
+def test_inter_move_times_are_fmean_and_median_of_each_attempts_latencies():
+    """As tol-score computed them at ab09369: statistics.fmean (an exactly rounded sum) and
+    statistics.median of the latencies of every completed move but the first."""
+    import statistics
+
+    scores = score_sessions(log for _, log in read_sessions(find_logs(INPUTS)))
+    moves, trials = scores.moves, scores.trials
+    later = moves[moves["move_index"] > 1]
+    keys = ["participant", "session", "block", "trial", "attempt", "problem_id"]
+    latencies = {k: g["latency"].tolist() for k, g in later.groupby(keys, observed=True)}
+    checked = 0
+    for row in trials.itertuples():
+        got = latencies.get(tuple(getattr(row, k) for k in keys))
+        if not got:
+            assert np.isnan(row.mean_inter_move_time)
+            continue
+        assert row.mean_inter_move_time == statistics.fmean(got)
+        assert row.median_inter_move_time == statistics.median(got)
+        checked += 1
+    assert checked > 50

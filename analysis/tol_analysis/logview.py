@@ -9,6 +9,8 @@ compute measures (moves, trials, copies) read the logs through it.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow.compute as pc
 
@@ -153,11 +155,18 @@ def position_in_group(group: np.ndarray) -> np.ndarray:
 
 
 def mean_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
-    """Per group, the mean (NaN for none, and where a value is missing)."""
-    n = np.bincount(group, minlength=n_groups)
-    total = np.bincount(group, weights=values, minlength=n_groups)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(n > 0, total / np.maximum(n, 1), np.nan)
+    """Per group, the mean as :func:`statistics.fmean` gives it (the exactly rounded sum,
+    :func:`math.fsum`, over the count); NaN for none, and where a value is missing."""
+    out = np.full(n_groups, np.nan)
+    if not len(group):
+        return out
+    order = np.argsort(group, kind="stable")
+    g, v = group[order], values[order].tolist()
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    stops = np.r_[starts[1:], len(g)]
+    sums = [math.fsum(v[a:b]) for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+    out[g[starts]] = np.array(sums) / (stops - starts)
+    return out
 
 
 def median_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:

@@ -3,8 +3,8 @@
 Computed over the whole trials table at once, with numpy (so it stays fast for
 tens of thousands of sessions); the columns and their order come from
 :data:`tol_analysis.columns.SESSIONS` and :data:`~tol_analysis.columns.SESSION_LEVELS`.
-Sums and means of times add in the trials' order with compensated (Kahan)
-summation, as pandas' group-by does.
+Sums and means of times are added exactly as pandas' group-by adds them (which
+is how tol-score computed them before; see :func:`_sums`).
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -
         "total_rule_violations": _total(group, values("rule_violations"), n),
         "total_time_violations": _total(group, flag("time_out").astype(np.float64), n),
     }
-    sums, counts = _kahan(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n)
+    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n)
     for j, (name, _, how) in enumerate(_TIMES):
         with np.errstate(invalid="ignore", divide="ignore"):
             got = sums[:, j] if how == "sum" else np.where(counts[:, j] > 0,
@@ -146,6 +146,24 @@ def _distinct_count(group: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
 def _total(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
     """Per group, the sum of whole numbers (given as floats)."""
     return np.rint(np.bincount(group, weights=values, minlength=n)).astype(np.int64)
+
+
+def _sums(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per group and column of ``values``, the sum of the values that are not NaN and their
+    count, added as pandas' group-by adds them (tol-score's sums at ab09369, exactly).
+
+    When each group's rows are together and a column has no NaN, pandas adds each group's
+    values with ``numpy.add.reduceat``; otherwise in row order with Kahan's compensation.
+    """
+    sums, counts = _kahan(group, values, n)
+    if not len(group):
+        return sums, counts
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    if len(starts) != len(np.unique(group)):  # a group's rows are apart
+        return sums, counts
+    for j in np.flatnonzero(~np.isnan(values).any(axis=0)):
+        sums[group[starts], j] = np.add.reduceat(np.ascontiguousarray(values[:, j]), starts)
+    return sums, counts
 
 
 def _kahan(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
