@@ -192,12 +192,16 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
     proto = tmp_path / "limits.yaml"
     proto.write_text(LIMITS)
     out = tmp_path / "data"
-    # Speed 1: the simulated participant plans for about 3 s, far beyond 0.5 s.
+    # Speed 1: the simulated participant plans for about 3 s, far beyond 0.5 s. With seed 3
+    # its three moves in m1 do not reach the goal (seed 2's do: it solved m1 in the last move).
     done = tol_run(
-        str(proto), "--simulate", "--seed", "2", "--windowed", "--output", str(out), env=xdisplay
+        str(proto), "--simulate", "--seed", "3", "--windowed", "--output", str(out), env=xdisplay
     )
     assert done.returncode == 0, done.stderr
-    rows = read_event_log(session_files(out)[0]).rows
+    log = session_files(out)[0]
+    assert f"event log: {log}" in done.stdout
+    rows = read_event_log(log).rows
+    replay(rows)
     timed = [r for r in rows if r["block"] == "timed"]
     assert [r["problem_id"] for r in timed if r["event"] == "time_out"] == ["t1", "t2"]
     assert not any(r["problem_id"] == "t3" for r in timed)
@@ -207,9 +211,13 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
         assert 0.5 <= float(r["time"]) - onset[r["problem_id"]] < 1.0
     ends = {r["problem_id"]: r["reason"] for r in rows if r["event"] == "trial_end"}
     assert ends["t1"] == ends["t2"] == "time_out"
-    assert ends["m1"] in ("solved", "move_limit")
     m1 = [r for r in rows if r["problem_id"] == "m1"]
-    assert sum(r["event"] == "place" for r in m1) <= 3
+    places = [r for r in m1 if r["event"] == "place"]
+    assert len(places) == 3
+    assert places[-1]["state"] != "ACC"  # three moves, not at the goal: the limit ends it
+    assert [r["event"] for r in m1 if r["event"] in ("move_limit", "solved")] == ["move_limit"]
+    assert next(r for r in m1 if r["event"] == "move_limit")["detail"] == "limit=3"
+    assert ends["m1"] == "move_limit"
 
 
 @pytest.mark.parametrize("mode", ["keys", "drag"])
