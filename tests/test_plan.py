@@ -235,8 +235,8 @@ def test_a_copy_follows_a_solved_attempt_and_an_unsolved_last_one_when_asked():
     lp = _protocol(BLOCKS.replace("    attempts: 3\n", "    attempts: 2\n    copies: true\n"))
     a1, a2 = (Attempt(lp.block_problems(0)[0], "one", k, True, lp.model.blocks[0].copies,
                       last=k == 2) for k in (1, 2))  # fmt: skip
-    assert copy_follows(a1, "solved") and copy_follows(a2, "solved")
-    assert not copy_follows(a1, "time_out") and not copy_follows(a2, "time_out")  # skip
+    assert [copy_follows(a, "solved") for a in (a1, a2)] == [True, True]
+    assert [copy_follows(a, "time_out") for a in (a1, a2)] == [False, False]  # unsolved: skip
     unsolved = lp.model.blocks[0].copies.model_copy(update={"unsolved": "copy"})
     b1, b2 = (Attempt(a.problem, a.block, a.attempt, True, unsolved, last=a.last) for a in (a1, a2))
     assert not copy_follows(b1, "move_limit")  # another attempt is still allowed
