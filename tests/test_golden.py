@@ -22,16 +22,19 @@ The golden files are never re-made: they are the proof that behaviour did not ch
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from tests.reference import replay
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import columns, read_event_log
-from tol_tasks.session_data.sidecar import read_sidecar
+from tol_tasks.session_data.sidecar import SIDECAR_VERSION, Sidecar, read_sidecar
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
+SCHEMA = Path(__file__).parents[1] / "tol_tasks/session_data/codebook/sidecar-v2.schema.json"
 
 #: Columns whose values depend on the clock or the window's place, not on behaviour.
 UNSTABLE_COLUMNS = ("time", "trial_time", "x", "y")
@@ -91,6 +94,11 @@ def _check_on_its_own(rows: list[dict], meta: dict) -> None:
     assert meta["rows_written"] == len(rows)
     assert meta["timing"]["input_method"] == "polled"
     assert len(meta["layout"]["pegs"]) >= 3
+    # Today's sidecar: the current version, valid for the shipped schema and the model.
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(meta)
+    assert meta["sidecar_version"] == SIDECAR_VERSION
+    assert Sidecar.from_dict(meta).recorder.name == "tol-run"
 
 
 @pytest.mark.parametrize(

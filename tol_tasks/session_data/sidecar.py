@@ -66,7 +66,7 @@ class ProtocolCopy(_Section):
     name: str = Field(description="The protocol's name.")
     version: str | None = Field(None, description="The protocol's own version (its `version` key).")
     path: str | None = Field(
-        None, description="Where the protocol file was read from (None: not a file)."
+        None, description="Where the protocol file was read from (null: not a file)."
     )
     sha256: str = Field(description="SHA-256 of `text`, the protocol file's exact bytes as UTF-8.")
     text: str = Field(description="The protocol file's exact text.")
@@ -96,7 +96,7 @@ class Software(_Section):
     """Versions of the software that recorded the session."""
 
     tol_tasks: str | None = Field(None, description="tol-tasks' version.")
-    psychopy: str | None = Field(None, description="PsychoPy's version (None: not PsychoPy).")
+    psychopy: str | None = Field(None, description="PsychoPy's version (null: not PsychoPy).")
     python: str | None = Field(None, description="Python's version.")
     os: str | None = Field(None, description="The operating system (`platform.platform()`).")
 
@@ -113,7 +113,7 @@ class Window(_Section):
 
     size: list[int] | None = Field(None, description="Size in pixels, [width, height].")
     position: list[int] | None = Field(
-        None, description="Top-left corner on the screen in pixels (None: unknown)."
+        None, description="Top-left corner on the screen in pixels (null: unknown)."
     )
     fullscreen: bool | None = Field(None, description="Whether it filled the screen.")
     units: str | None = Field(None, description="The units the task drew in (`height`).")
@@ -142,7 +142,7 @@ class Timing(_Section):
     input_method: str | None = Field(None, description="How presses were stamped: `xinput2-raw`, "
                                      "`iohub` (on arrival) or `polled` (once per frame).")  # fmt: skip
     input_fallback_reason: str | None = Field(None, description="Why on-arrival input could not "
-                                              "be had (None: it was, or polled was asked for).")  # fmt: skip
+                                              "be had (null: it was, or polled was asked for).")  # fmt: skip
     input_reconciled: str | None = Field(
         None, description="How on-arrival and window events are paired, in words."
     )
@@ -151,7 +151,7 @@ class Timing(_Section):
     )
     input_lost: InputLost | None = Field(None, description="Set when the on-arrival source died.")
     expected_resolution_s: float | None = Field(
-        None, description="The stamps' expected resolution in seconds (None: unknown)."
+        None, description="The stamps' expected resolution in seconds (null: unknown)."
     )
     trial_onset: str | None = Field(None, description="What a trial's onset time is, in words.")
     frame_work: str | None = Field(
@@ -201,7 +201,7 @@ class Layout(_Section):
 class Simulation(_Section):
     """The simulated participant's settings (a simulated session is never real data)."""
 
-    seed: int | None = Field(None, description="Its random seed (None: 0).")
+    seed: int | None = Field(None, description="Its random seed (null: 0).")
     speed: float | None = Field(None, description="How many times faster than a person it played.")
     plan: float | None = Field(
         None, description="Median planning time before a problem's first move, s."
@@ -277,9 +277,9 @@ class Sidecar(BaseModel):
     start_time: str | None = Field(
         None, description="When the session started (local time, ISO 8601)."
     )
-    end_time: str | None = Field(None, description="When it ended (None while it runs).")
+    end_time: str | None = Field(None, description="When it ended (null while it runs).")
     recorder: Recorder | None = Field(
-        None, description="What recorded it (version 2; None in version 1)."
+        None, description="What recorded it (version 2; null in version 1)."
     )
     source: Source | None = Field(None, description="For converted data: where it came from.")
     unavailable: list[str] = Field(default_factory=list, description="Event-log columns or "
@@ -287,16 +287,16 @@ class Sidecar(BaseModel):
                                    "empty, never invented).")  # fmt: skip
     protocol: ProtocolCopy = Field(description="The protocol, whole.")
     software: Software | None = Field(None, description="Software versions.")
-    screen: Screen | None = Field(None, description="The screen (None: no screen, e.g. imported).")
+    screen: Screen | None = Field(None, description="The screen (null: no screen, e.g. imported).")
     window: Window | None = Field(None, description="The window.")
     refresh_rate_hz: float | None = Field(
-        None, description="The measured refresh rate (None: unknown)."
+        None, description="The measured refresh rate (null: unknown)."
     )
     timing: Timing | None = Field(None, description="How times and presses were taken.")
     frames: Frames | None = Field(None, description="Frame statistics.")
     layout: Layout | None = Field(None, description="Where the pegs were on the screen.")
     simulate: Simulation | None = Field(
-        None, description="The simulated participant's settings (None: a person)."
+        None, description="The simulated participant's settings (null: a person)."
     )
     experiment: ExperimentRef | None = Field(
         None, description="The PsychoPy ExperimentHandler it added rows to."
@@ -305,7 +305,7 @@ class Sidecar(BaseModel):
         default_factory=list, description="The blocks as they started, in order."
     )
     counterbalance: CounterbalanceRecord | None = Field(
-        None, description="The form (None: not counterbalanced)."
+        None, description="The form (null: not counterbalanced)."
     )
     resumes: list[ResumeRecord] = Field(default_factory=list, description="Every resume, in order.")
     rows_written: int = Field(
