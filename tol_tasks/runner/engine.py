@@ -43,7 +43,6 @@ from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
-from .inputs import open_input
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
@@ -52,6 +51,7 @@ from .screen import TaskScreen
 from .session import SessionRecord, check_clock
 from .settings import RunSettings
 from .simulation import SimulatedTimes
+from .sources import open_input
 from .steps import StepRunner
 from .window import WindowClaim, check_window
 
