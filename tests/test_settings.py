@@ -71,6 +71,13 @@ def test_tol_run_offers_every_cli_setting_with_its_help_and_choices():
         assert a.default in (None, []), f.name  # not given: the field's default applies
 
 
+def test_resume_without_a_log_is_told_apart_from_a_log():
+    parse = _run_parser().parse_args
+    assert parse(["--resume", "--participant", "P1"]).resume == ""  # find it by participant
+    assert parse(["--resume", "data/x.csv"]).resume == "data/x.csv"
+    assert parse(["demo"]).resume is None
+
+
 def test_the_builder_run_setting_parameters_come_from_the_settings():
     assert {p.field for p in PARAMS if p.name in BUILDER_PARAMS} == {
         f.name for f in fields_for(BUILDER)
