@@ -6,6 +6,7 @@
 import { initJsPsych } from "jspsych";
 import { TowerSession } from "./embed.js";
 import { TowerPlugin, TowerSessionPlugin } from "./plugin.js";
+import { endPage } from "./session.js";
 import { injectStyle } from "./style.js";
 
 export { initJsPsych };
@@ -50,6 +51,9 @@ export async function startExperiment({ protocol, settings = {}, displayElement 
   const jsPsych = initJsPsych({ display_element: displayElement || undefined });
   globalThis.tolTasksJsPsych = jsPsych;
   await jsPsych.run([{ type: TowerSessionPlugin, protocol: proto, settings }]);
+  // jsPsych clears its display after the trial: the last page is shown again.
+  const summary = jsPsych.data.get().last(1).values()[0];
+  if (summary && summary.event_log) endPage(jsPsych.getDisplayElement(), summary);
   return jsPsych;
 }
 

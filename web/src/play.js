@@ -9,7 +9,7 @@
 import { BoardView, boards } from "./board.js";
 import { frameDetail, frameStats } from "./frames.js";
 import { PEG_LETTERS } from "./puzzle.js";
-import { nextFrame, sleep } from "./runtime.js";
+import { drawShown, sleep } from "./runtime.js";
 import { CopyState, TrialState } from "./trial.js";
 
 /** A message text with its {name} fields filled in (Python's str.format for plain names). */
@@ -20,6 +20,7 @@ export function fill(text, values) {
 /** Show `text` for `seconds` (the quit key still ends the session). */
 export async function showMessage(ctx, text, seconds) {
   ctx.stage.el.replaceChildren();
+  ctx.stage.el.dataset.screen = "message";
   const el = ctx.stage.label("tol-message", 0, 0, { size: 0.035, width: ctx.stage.aspect * 0.85 });
   el.textContent = text;
   await sleep(seconds, ctx.abort);
@@ -29,7 +30,8 @@ export async function showMessage(ctx, text, seconds) {
 export async function showPages(ctx, pages) {
   for (let k = 1; k <= pages.length; k++) {
     const page = pages[k - 1];
-    const shown = await nextFrame(() => drawPage(ctx, page));
+    const shown = await drawShown(() => drawPage(ctx, page));
+    Object.assign(ctx.stage.el.dataset, { screen: "page", page: String(k) });
     ctx.write("page_shown", { time: ctx.clock.fromStamp(shown), problem_id: `page-${k}`, stamp: "flip" });
     const left = await new Promise((resolve, reject) => {
       ctx.abort.catch(reject);
@@ -229,13 +231,13 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
     }
     labels(ctx.clock.now());
   };
-  const shown = await nextFrame(draw);
+  const shown = await drawShown(draw);
   t0 = ctx.clock.fromStamp(shown);
   ctx.write("trial_onset", {
     time: t0, trial_time: 0.0, state: problem.start, goal: problem.goal, puzzle: puzzle.code,
     moves: 0, stamp: "flip", ...base,
   });
-  stage.el.dataset.trial = String(ctx.trialNo);
+  Object.assign(stage.el.dataset, { screen: "problem", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, goal: problem.goal });
   try {
     await play(ctx, trial, areas, t0, base, view, onEvent, (ts) => labels(ctx.clock.fromStamp(ts)));
   } catch (exc) {
@@ -247,11 +249,13 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
   if (feedback) {
     const text = feedbackText(ctx, trial, problem);
     ctx.write("feedback", { detail: `text=${text}`, ...base });
+    stage.el.dataset.screen = "feedback";
     const el = stage.label("tol-feedback", 0, -0.1, { size: 0.035 });
     el.textContent = text;
     await sleep(ctx.timing.feedback_duration, ctx.abort);
   }
   stage.el.replaceChildren();
+  stage.el.dataset.screen = "interval";
   await sleep(ctx.timing.inter_trial_interval, ctx.abort);
   return result;
 }
@@ -304,16 +308,22 @@ export async function playCopy(ctx, problem, { block, attempt, copyOf, source, s
     view = new BoardView(stage, puzzle, areas, ctx.display, ctx.colors(puzzle));
     view.show(trial.state, null, null, trial.cue);
   };
-  const shown = await nextFrame(draw);
+  const shown = await drawShown(draw);
   const t0 = ctx.clock.fromStamp(shown);
   const moves = sequence.map(([a, b]) => `${PEG_LETTERS[a]}>${PEG_LETTERS[b]}`).join(",");
   ctx.write("copy_onset", {
     time: t0, trial_time: 0.0, state: problem.start, goal: puzzle.format(trial.endState()),
     puzzle: puzzle.code, moves: 0, stamp: "flip", detail: `source=${source};sequence=${moves}`, ...base,
   });
-  // The cue of each move, logged at the first frame that shows it.
+  // The cue of each move is drawn as the move before it is placed; it is logged at the
+  // frame after the one that drew it (when it was first on screen), like the onset.
+  let drawnCue = null;
   const logCue = (ts) => {
     if (trial.done || cueShown === trial.moves) return;
+    if (drawnCue !== trial.moves && ts !== shown) {
+      drawnCue = trial.moves; // this frame draws it
+      return;
+    }
     cueShown = trial.moves;
     const [a, b] = trial.cue;
     const t = ctx.clock.fromStamp(ts);
@@ -323,6 +333,7 @@ export async function playCopy(ctx, problem, { block, attempt, copyOf, source, s
     });
   };
   logCue(shown);
+  Object.assign(stage.el.dataset, { screen: "copy", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, sequence: moves });
   let outcome = "aborted";
   let firstPick = null;
   const onEvent = (ev, name) => {

@@ -53,6 +53,22 @@ export function nextFrame(draw = null) {
   });
 }
 
+/**
+ * Draw in an animation frame and resolve with the time the drawing was first
+ * on screen: the timestamp of the next frame (a frame's timestamp is when it
+ * began, about when the frame before it was presented), never earlier than
+ * the end of the drawing. Chrome can give a frame a timestamp from before the
+ * script asked for it, so the frame that draws cannot date its own drawing.
+ */
+export async function drawShown(draw) {
+  let drawn = 0;
+  await nextFrame(() => {
+    draw();
+    drawn = performance.now();
+  });
+  return Math.max(await nextFrame(), drawn);
+}
+
 /** The display's refresh rate from the median interval of `n` animation frames (Hz). */
 export async function measureRefresh(n = 60) {
   let last = await nextFrame();

@@ -84,7 +84,7 @@ function stop(root, text) {
   return { status: "refused", error: text };
 }
 
-function screen(root, ...children) {
+function showScreen(root, ...children) {
   root.replaceChildren();
   const el = document.createElement("div");
   el.className = "tol-screen";
@@ -130,7 +130,7 @@ function askParticipant(root, proto, { given, fields, problem }) {
       for (const name of Object.keys(fields)) values[name] = inputs[name].value;
       resolve({ participant: id, fields: values });
     });
-    screen(root, title, form);
+    showScreen(root, title, form);
     inputs.participant.focus();
   });
 }
@@ -141,7 +141,7 @@ function waitForStart(root, label) {
     const button = element("button", { type: "button", className: "tol-start" }, label);
     button.dataset.start = "";
     button.addEventListener("click", () => resolve(), { once: true });
-    screen(root, button);
+    showScreen(root, button);
     button.focus();
   });
 }
@@ -489,23 +489,19 @@ async function finish(root, proto, settings, s, log, meta, msg) {
   files.json = JSON.stringify(meta, null, 2) + "\n";
   s.store.saveMeta(meta);
   const result = await deliver(files, settings);
-  const page = screen(root, element("p", { className: "tol-end" }, msg.end));
-  if (result.error) {
-    page.append(
-      element("p", { className: "tol-form-error", role: "alert" }, `The data could not be sent (${result.error}). Please download both files and send them to the researcher:`),
-      downloadLink(files.csvName, files.csv, "text/csv"),
-      downloadLink(files.jsonName, files.json, "application/json"),
-    );
-  } else {
-    if (method !== "download") s.store.remove(); // the server holds them now
-    if (method === "download") {
-      page.append(
-        element("p", {}, "The data files were downloaded. If your browser blocked a download:"),
-        downloadLink(files.csvName, files.csv, "text/csv"),
-        downloadLink(files.jsonName, files.json, "application/json"),
-      );
-    }
-    root.dataset.saved = method;
+  if (!result.error && method !== "download") s.store.remove(); // the server holds them now
+  const summary = {
+    status: meta.status,
+    saved: method,
+    error: result.error,
+    event_log_name: files.csvName,
+    event_log: files.csv,
+    sidecar_name: files.jsonName,
+    sidecar: files.json,
+    end_text: msg.end,
+  };
+  endPage(root, summary);
+  if (!result.error) {
     if (settings.completion_url) {
       const target = fill(settings.completion_url, s.params);
       if (globalThis.jatos && globalThis.jatos.endStudyAndRedirect) globalThis.jatos.endStudyAndRedirect(target);
@@ -514,22 +510,37 @@ async function finish(root, proto, settings, s, log, meta, msg) {
       globalThis.jatos.endStudy();
     }
   }
-  root.dataset.status = meta.status;
-  return {
-    status: meta.status,
-    saved: method,
-    error: result.error,
-    event_log_name: files.csvName,
-    event_log: files.csv,
-    sidecar_name: files.jsonName,
-    sidecar: files.json,
-  };
+  return summary;
+}
+
+/**
+ * The last page: the end text, and links to both files when they were
+ * downloaded (in case the browser blocked one) or could not be sent. The
+ * page's <html> element says how the session ended (data-tol-status,
+ * data-tol-saved), for automation.
+ */
+export function endPage(root, summary) {
+  const page = showScreen(root, element("p", { className: "tol-end" }, summary.end_text));
+  const links = () => [
+    downloadLink(summary.event_log_name, summary.event_log, "text/csv"),
+    downloadLink(summary.sidecar_name, summary.sidecar, "application/json"),
+  ];
+  if (summary.error) {
+    page.append(
+      element("p", { className: "tol-form-error", role: "alert" }, `The data could not be sent (${summary.error}). Please download both files and send them to the researcher:`),
+      ...links(),
+    );
+  } else if (summary.saved === "download") {
+    page.append(element("p", {}, "The data files were downloaded. If your browser blocked a download:"), ...links());
+  }
+  document.documentElement.dataset.tolStatus = summary.status;
+  document.documentElement.dataset.tolSaved = summary.error ? "failed" : summary.saved;
 }
 
 function completedPage(root, stored) {
   const csv = logText(stored.lines);
   const name = stored.meta.event_log;
-  screen(
+  showScreen(
     root,
     element("p", {}, "This session is already finished. Its data files:"),
     downloadLink(name, csv, "text/csv"),
@@ -553,6 +564,6 @@ function recoveryPage(root) {
     );
     list.appendChild(li);
   }
-  screen(root, element("h1", {}, "Sessions kept in this browser"), items.length ? list : element("p", {}, "None."));
+  showScreen(root, element("h1", {}, "Sessions kept in this browser"), items.length ? list : element("p", {}, "None."));
   return { status: "recovery", saved: null, error: null };
 }
