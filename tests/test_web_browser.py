@@ -16,9 +16,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from tests.browser_tools import chromium, web_server_factory  # noqa: F401 - fixtures
 from tests.web_tools import LETTERS, Participant, build_folder, distances_to
 
 PARTICIPANT = "W001"
