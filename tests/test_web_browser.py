@@ -16,6 +16,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.web_tools import LETTERS, Participant, build_folder, distances_to
 
 PARTICIPANT = "W001"
@@ -26,7 +28,7 @@ def _read(path: Path) -> list[dict]:
         return list(csv.DictReader(f))
 
 
-def run_in_browser(browser, url: str, downloads: Path, *, how="click", illegal=True,
+def run_in_browser(browser, url: str, downloads: Path, *, how="mouse", illegal=True,
                    context=None, stop=None) -> tuple[Participant, list[Path]]:  # fmt: skip
     """Open ``url``, play it to the end (or until ``stop``), save what the page downloads."""
     ctx = context or browser.new_context(
@@ -113,3 +115,215 @@ def test_demo_played_with_the_mouse_scores_as_planned(tmp_path, chromium, web_se
     assert sidecar["runtime"] == "browser"
     assert sidecar["status"] == "completed"
     assert sidecar["participant"] == PARTICIPANT
+
+
+def _variant(name: str, folder: Path, **sections: str) -> Path:
+    """A bundled protocol with some top-level sections replaced (e.g. input: {mode: drag})."""
+    from tol_tasks.protocol_format import bundled_protocols
+
+    text = bundled_protocols()[name].read_text()
+    kept = []
+    skipping = False
+    for line in text.splitlines():
+        top = line.split(":")[0] if line and not line.startswith((" ", "#", "-")) else None
+        if top is not None:
+            skipping = top in sections
+        if not skipping:
+            kept.append(line)
+    kept += [f"{key}: {value}" for key, value in sections.items()]
+    path = folder / f"{name}.yaml"
+    path.write_text("\n".join(kept) + "\n")
+    return path
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("name", "how", "mode"),
+    [
+        ("london-shallice", "mouse", None),
+        ("london-tol-dx", "touch", None),
+        ("hanoi-classic", "mouse", "{mode: drag}"),
+        ("hanoi-adjacent", "touch", "{mode: drag}"),
+        ("hanoi-generalized", "touch", None),
+        ("demo", "mouse", "{mode: keys, keys: ['1', num_2, c]}"),
+    ],
+)
+def test_bundled_protocols_played_in_the_browser_score_as_planned(
+    tmp_path, chromium, web_server_factory, name, how, mode
+):
+    protocol = name if mode is None else _variant(name, tmp_path, input=mode)
+    site = build_folder(protocol, tmp_path / "site")
+    server = web_server_factory(site)
+    data = tmp_path / "data"
+    data.mkdir()
+    player, _ = run_in_browser(
+        chromium, server.url(f"index.html?participant={PARTICIPANT}"), data, how=how
+    )
+    scored = score(data, tmp_path / "scored")
+    check_against_plan(player, data, scored)
+    rows = _read(next(data.glob("*.csv")))
+    inputs = {r["input"] for r in rows if r["event"] in ("pick_up", "place")}
+    assert inputs == {"key" if "keys" in (mode or "") else how}
+    if how == "touch" and mode is None:
+        # One tap, one action: as many pick-ups as the plan's moves plus the illegal attempt.
+        picks = [r for r in rows if r["event"] == "pick_up"]
+        assert len(picks) == sum(len(p.moves) for p in player.played) + 1
+
+
+@pytest.mark.slow
+def test_a_tab_closed_mid_problem_continues_where_it_stopped(
+    tmp_path, chromium, web_server_factory
+):
+    site = build_folder("demo", tmp_path / "site")
+    server = web_server_factory(site)
+    url = server.url(f"index.html?participant={PARTICIPANT}")
+    whole, cut = tmp_path / "whole", tmp_path / "cut"
+    whole.mkdir()
+    cut.mkdir()
+    run_in_browser(chromium, url, whole)  # the same participant in another profile
+    ctx = chromium.new_context(viewport={"width": 1200, "height": 860}, accept_downloads=True)
+    first, _ = run_in_browser(
+        chromium, url, cut, context=ctx,
+        stop=lambda p, k: p.problem_id == "demo-2" and not p.copy and k == 2,
+    )  # fmt: skip
+    assert first.status == "stopped"
+    for page in ctx.pages:
+        page.close()  # the tab is closed in the middle of demo-2
+    second, saved = run_in_browser(chromium, url, cut, context=ctx)
+    assert [p.problem_id for p in second.played] == ["demo-2", "demo-3"]
+    assert len(saved) == 2
+    rows = _read(next(cut.glob("*.csv")))
+    (resume,) = [r for r in rows if r["event"] == "resume"]
+    assert resume["detail"].endswith(";interrupted=test/demo-2")
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times)
+    a = score(whole, tmp_path / "whole-scored")["trials"]
+    b = score(cut, tmp_path / "cut-scored")["trials"]
+    keep = ("block", "problem_id", "attempt", "start", "goal", "min_moves", "moves", "solved",
+            "rule_violations", "optimal_moves", "placements")  # fmt: skip
+    complete = [t for t in b if t["complete"] in ("True", "true", "1")]
+    assert [[t[k] for k in keep] for t in complete] == [[t[k] for k in keep] for t in a]
+    cut_off = [t for t in b if t not in complete]
+    assert [t["problem_id"] for t in cut_off] == ["demo-2"]
+    sidecar = json.loads(next(cut.glob("*.json")).read_text())
+    assert sidecar["status"] == "completed"
+    assert sidecar["resumes"][0]["interrupted"] == ["test", "demo-2"]
+
+
+def test_without_an_id_the_page_asks_for_one(tmp_path, chromium, web_server_factory):
+    site = build_folder("demo", tmp_path / "site")
+    server = web_server_factory(site)
+    ctx = chromium.new_context(accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(server.url("index.html"))
+    page.fill("#tol-field-participant", "../etc")
+    page.click("form button")
+    assert "cannot be used" in page.inner_text(".tol-form-error")
+    page.fill("#tol-field-participant", "P-7")
+    page.click("form button")
+    page.wait_for_selector("[data-start]")
+    page.goto(server.url("index.html?participant=a%2Fb"))
+    assert "cannot be used as a participant id" in page.inner_text(".tol-form-error")
+    page.goto(server.url("index.html?participant=P1&lang=xx"))
+    assert "lang=xx" in page.inner_text(".tol-error")
+    ctx.close()
+
+
+@pytest.mark.slow
+def test_data_posted_to_the_url_given_at_build_time(tmp_path, chromium, web_server_factory):
+    site = build_folder(
+        "demo", tmp_path / "site", post_url="/save", participant_param="PROLIFIC_PID"
+    )
+    server = web_server_factory(site)
+    data = tmp_path / "data"
+    data.mkdir()
+    url = server.url("index.html?PROLIFIC_PID=5f3a9c&STUDY_ID=s1&SESSION_ID=x9")
+    player, saved = run_in_browser(chromium, url, data)
+    assert saved == []
+    (post,) = server.posts
+    assert post["path"] == "/save"
+    body = post["json"]
+    (data / body["event_log"]["name"]).write_text(body["event_log"]["text"])
+    (data / body["sidecar"]["name"]).write_text(body["sidecar"]["text"])
+    sidecar = json.loads(body["sidecar"]["text"])
+    assert sidecar["participant"] == "5f3a9c"
+    assert sidecar["url_parameters"]["STUDY_ID"] == "s1"
+    check_against_plan(player, data, score(data, tmp_path / "scored"))
+    # A server that refuses: the page offers both files and keeps them in the browser.
+    bad = web_server_factory(site, post_status=500)
+    ctx = chromium.new_context(accept_downloads=True)
+    player, saved = run_in_browser(
+        chromium, bad.url("index.html?PROLIFIC_PID=p2"), data, context=ctx, illegal=False
+    )
+    page = ctx.pages[0]
+    assert page.evaluate("document.documentElement.dataset.tolSaved") == "failed"
+    assert page.locator("a.tol-download").count() == 2
+    assert "could not be sent" in page.inner_text("body")
+    kept = page.evaluate("Object.keys(localStorage).filter(k => k.includes('/p2/'))")
+    assert len(kept) > 2
+    assert len(bad.posts) == 4
+
+
+@pytest.mark.slow
+def test_jatos_gets_the_files_when_the_page_runs_there(tmp_path, chromium, web_server_factory):
+    """JATOS's own jatos.js is not here: a stand-in with its documented calls records them."""
+    site = build_folder("demo", tmp_path / "site", jatos=True)
+    server = web_server_factory(site)
+    ctx = chromium.new_context(accept_downloads=True)
+    ctx.add_init_script(
+        """
+        window.jatosCalls = [];
+        window.jatos = {
+          urlQueryParameters: { participant: "J1" },
+          onLoad: (f) => setTimeout(f, 10),
+          uploadResultFile: (data, name) => { jatosCalls.push(["upload", name, String(data)]); return Promise.resolve(); },
+          submitResultData: (data) => { jatosCalls.push(["submit", String(data).length]); return Promise.resolve(); },
+          endStudy: () => jatosCalls.push(["end"]),
+        };
+        """
+    )
+    data = tmp_path / "data"
+    data.mkdir()
+    player, saved = run_in_browser(chromium, server.url("index.html"), data, context=ctx)
+    assert saved == []
+    calls = ctx.pages[0].evaluate("window.jatosCalls")
+    assert [c[0] for c in calls] == ["upload", "upload", "submit", "end"]
+    for _, name, text in calls[:2]:
+        (data / name).write_text(text)
+    assert json.loads((data / calls[1][1]).read_text())["participant"] == "J1"
+    check_against_plan(player, data, score(data, tmp_path / "scored"))
+
+
+def test_the_plugin_in_a_researchers_own_timeline(tmp_path, chromium, web_server_factory):
+    """docs/web-example: jsPsych and its button plugin from node_modules instead of unpkg."""
+    from tol_tasks.web.cli import main
+
+    site = tmp_path / "example"
+    assert main(["plugin", "--output", str(site)]) == 0
+    example = Path(__file__).resolve().parents[1] / "docs" / "web-example" / "index.html"
+    (site / "index.html").write_text(example.read_text())
+    modules = Path(__file__).resolve().parents[1] / "web" / "node_modules"
+    local = {
+        "https://unpkg.com/jspsych@8.3.0": modules / "jspsych/dist/index.browser.min.js",
+        "https://unpkg.com/@jspsych/plugin-html-button-response@2.1.0": modules
+        / "@jspsych/plugin-html-button-response/dist/index.browser.min.js",
+        "https://unpkg.com/jspsych@8.3.0/css/jspsych.css": modules / "jspsych/css/jspsych.css",
+    }
+    server = web_server_factory(site)
+    ctx = chromium.new_context(viewport={"width": 1200, "height": 860}, accept_downloads=True)
+
+    def serve(path):
+        return lambda route: route.fulfill(path=str(path))
+
+    for url, path in local.items():
+        ctx.route(url, serve(path))
+    ctx.route("https://**", lambda route: route.abort())  # nothing else leaves the machine
+    data = tmp_path / "data"
+    data.mkdir()
+    player, saved = run_in_browser(
+        chromium, server.url("index.html?participant=E1"), data, context=ctx
+    )
+    assert len(saved) == 2
+    scored = score(data, tmp_path / "scored")
+    assert [t["problem_id"] for t in scored["trials"]] == ["shallice-08", "tower-3"]
+    check_against_plan(player, data, scored)

@@ -137,13 +137,14 @@ class Played:
 class Participant:
     """Plays whatever a built page shows, until the session's end.
 
-    ``how``: ``click`` (mouse clicks on the pegs), ``drag`` (mouse drags) or
-    ``touch`` (CDP touch taps). ``illegal``: make one illegal attempt in the
+    ``how``: ``mouse`` or ``touch`` (CDP touch events): a click or tap on a
+    peg, then another, or a drag when the trial takes drag and drop
+    (``data-input``); keys when it takes keys. ``illegal``: make one illegal attempt in the
     first problem that allows one. ``stop``: called before each move with
     (problem, move index); returning True stops playing (the page stays open).
     """
 
-    def __init__(self, page, how: str = "click", illegal: bool = True, stop=None):
+    def __init__(self, page, how: str = "mouse", illegal: bool = True, stop=None):
         self.page = page
         self.how = how
         self.want_illegal = illegal
@@ -177,23 +178,44 @@ class Participant:
         else:
             self.page.mouse.click(x, y)
 
-    def _move(self, a: int, b: int, trial: str) -> None:
-        """Take the top piece of peg a to peg b; wait until the page has handled it."""
-        before = self._board().get("state")
+    def _drag(self, a: int, b: int) -> None:
         (ax, ay), (bx, by) = self._center(a), self._center(b)
-        if self.how == "drag":
+        if self.how == "touch":
+            send = self.cdp.send
+            for kind, x, y in [("touchStart", ax, ay), ("touchMove", (ax + bx) / 2, (ay + by) / 2),
+                               ("touchMove", bx, by)]:  # fmt: skip
+                point = [{"x": x, "y": y, "radiusX": 4, "radiusY": 4, "force": 1, "id": 1}]
+                send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": point})
+            send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+        else:
             self.page.mouse.move(ax, ay)
             self.page.mouse.down()
             self.page.mouse.move(bx, by, steps=4)
             self.page.mouse.up()
-        else:
-            self._tap(ax, ay)
-            self.page.wait_for_function(
-                "peg => document.querySelector('[data-board=board]')?.dataset.held === peg",
-                arg=LETTERS[a],
-                timeout=10000,
-            )
-            self._tap(bx, by)
+
+    def _act(self, a: int, b: int) -> None:
+        """Pick from peg a and put on peg b, as the trial takes input (data-input)."""
+        s = self._stage() or {}
+        if s.get("input") == "drag":
+            self._drag(a, b)
+            return
+        if s.get("input") == "keys":
+            keys = s["keys"].split(" ")
+            self.page.keyboard.press(keys[a])
+            self.page.keyboard.press(keys[b])
+            return
+        self._tap(*self._center(a))
+        self.page.wait_for_function(
+            "peg => document.querySelector('[data-board=board]')?.dataset.held === peg",
+            arg=LETTERS[a],
+            timeout=10000,
+        )
+        self._tap(*self._center(b))
+
+    def _move(self, a: int, b: int, trial: str) -> None:
+        """Take the top piece of peg a to peg b; wait until the page has handled it."""
+        before = self._board().get("state")
+        self._act(a, b)
         self.page.wait_for_function(
             """([before, trial]) => {
                 const s = document.querySelector('.tol-stage');
@@ -207,20 +229,7 @@ class Participant:
 
     def _illegal(self, a: int, b: int, trial: str) -> None:
         """An illegal attempt: the piece goes back, nothing else changes."""
-        (ax, ay), (bx, by) = self._center(a), self._center(b)
-        if self.how == "drag":
-            self.page.mouse.move(ax, ay)
-            self.page.mouse.down()
-            self.page.mouse.move(bx, by, steps=4)
-            self.page.mouse.up()
-        else:
-            self._tap(ax, ay)
-            self.page.wait_for_function(
-                "peg => document.querySelector('[data-board=board]')?.dataset.held === peg",
-                arg=LETTERS[a],
-                timeout=10000,
-            )
-            self._tap(bx, by)
+        self._act(a, b)
         self.page.wait_for_function(
             "() => document.querySelector('[data-board=board]')?.dataset.held === ''",
             timeout=10000,
@@ -237,6 +246,10 @@ class Participant:
                 return status
             if self.page.locator("[data-start]").count():
                 self.page.click("[data-start]")
+                continue
+            if self.page.locator(".jspsych-btn").count():  # another plugin's button
+                self.page.click(".jspsych-btn")
+                self.page.wait_for_timeout(100)
                 continue
             s = self._stage()
             if not s:
@@ -264,17 +277,19 @@ class Participant:
             plan = [(LETTERS.index(m[0]), LETTERS.index(m[2])) for m in s["sequence"].split(",")]
         else:
             plan = bfs_plan(code, start, s["goal"])
-            bad = an_illegal_move(code, start) if self.want_illegal else None
-            if bad is not None:
-                self.want_illegal = False
-                a, b, rule = bad
-                self._illegal(a, b, trial)
-                record.illegal = (LETTERS[a], LETTERS[b], rule)
+        state = start
         for k, (a, b) in enumerate(plan):
             if self.stop is not None and self.stop(record, k):
                 return "stopped"
+            bad = an_illegal_move(code, state) if self.want_illegal and not copy else None
+            if bad is not None:  # one illegal attempt, at the first chance
+                self.want_illegal = False
+                x, y, rule = bad
+                self._illegal(x, y, trial)
+                record.illegal = (LETTERS[x], LETTERS[y], rule)
             self._move(a, b, trial)
             record.moves.append((a, b))
+            state = write_state(code, apply(read_state(code, state), a, b))
         return None
 
 

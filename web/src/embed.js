@@ -118,6 +118,10 @@ export class TowerSession {
 
   /** End the session and hand its files over: JATOS, the post_url, else a download. */
   async save(status = "completed") {
-    return deliver(this.end(status), this.settings);
+    const result = await deliver(this.end(status), this.settings);
+    // For automation, as on the built page's last screen.
+    document.documentElement.dataset.tolStatus = this.status;
+    document.documentElement.dataset.tolSaved = result.error ? "failed" : result.method;
+    return result;
   }
 }

@@ -6,7 +6,7 @@
 import { initJsPsych } from "jspsych";
 import { TowerSession } from "./embed.js";
 import { TowerPlugin, TowerSessionPlugin } from "./plugin.js";
-import { endPage } from "./session.js";
+import { endPage, stop } from "./session.js";
 import { injectStyle } from "./style.js";
 
 export { initJsPsych };
@@ -54,6 +54,7 @@ export async function startExperiment({ protocol, settings = {}, displayElement 
   // jsPsych clears its display after the trial: the last page is shown again.
   const summary = jsPsych.data.get().last(1).values()[0];
   if (summary && summary.event_log) endPage(jsPsych.getDisplayElement(), summary);
+  else if (summary && summary.error) stop(jsPsych.getDisplayElement(), summary.error);
   return jsPsych;
 }
 

@@ -68,6 +68,12 @@ function drawPage(ctx, page) {
   stage.label("tol-continue", 0, -0.42).textContent = ctx.msg.continue;
 }
 
+/** How the trial takes input, for automation: data-input (click, drag, keys) and data-keys. */
+function inputData(ctx) {
+  const keys = ctx.input.keys ? ctx.input.keys.map((k) => k.code || k.key).join(" ") : "";
+  return { input: ctx.input.mode, keys };
+}
+
 /** The peg a pointer or key event means, or null. */
 function pegOf(ctx, areas, ev) {
   if (ev.kind === "key") {
@@ -237,7 +243,7 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
     time: t0, trial_time: 0.0, state: problem.start, goal: problem.goal, puzzle: puzzle.code,
     moves: 0, stamp: "flip", ...base,
   });
-  Object.assign(stage.el.dataset, { screen: "problem", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, goal: problem.goal });
+  Object.assign(stage.el.dataset, { screen: "problem", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, goal: problem.goal, ...inputData(ctx) });
   try {
     await play(ctx, trial, areas, t0, base, view, onEvent, (ts) => labels(ctx.clock.fromStamp(ts)));
   } catch (exc) {
@@ -333,7 +339,7 @@ export async function playCopy(ctx, problem, { block, attempt, copyOf, source, s
     });
   };
   logCue(shown);
-  Object.assign(stage.el.dataset, { screen: "copy", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, sequence: moves });
+  Object.assign(stage.el.dataset, { screen: "copy", trial: String(ctx.trialNo), problem: problem.id, puzzle: puzzle.code, sequence: moves, ...inputData(ctx) });
   let outcome = "aborted";
   let firstPick = null;
   const onEvent = (ev, name) => {

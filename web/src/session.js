@@ -74,7 +74,7 @@ function urlParameters() {
 }
 
 /** The page for what cannot go on (a bad URL parameter): the text, nothing else. */
-function stop(root, text) {
+export function stop(root, text) {
   root.replaceChildren();
   const el = document.createElement("div");
   el.className = "tol-screen tol-error";
