@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.web_tools import LETTERS, Participant, build_folder, distances_to
+from tol_tasks.web.cli import main
 
 PARTICIPANT = "W001"
 
@@ -115,6 +116,15 @@ def test_demo_played_with_the_mouse_scores_as_planned(tmp_path, chromium, web_se
     assert sidecar["runtime"] == "browser"
     assert sidecar["status"] == "completed"
     assert sidecar["participant"] == PARTICIPANT
+    # A host that keeps jsPsych's own data (CSV or JSON) keeps the files: tol-web extract.
+    page = player.ctx.pages[0]
+    for kind in ("csv", "json"):
+        export = tmp_path / f"jspsych.{kind}"
+        export.write_text(page.evaluate(f"tolTasksJsPsych.data.get().{kind}()"))
+        assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 0
+        for f in saved:
+            assert (tmp_path / kind / f.name).read_bytes() == f.read_bytes()
+    assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 2
 
 
 def _variant(name: str, folder: Path, **sections: str) -> Path:
@@ -296,8 +306,6 @@ def test_jatos_gets_the_files_when_the_page_runs_there(tmp_path, chromium, web_s
 
 def test_the_plugin_in_a_researchers_own_timeline(tmp_path, chromium, web_server_factory):
     """docs/web-example: jsPsych and its button plugin from node_modules instead of unpkg."""
-    from tol_tasks.web.cli import main
-
     site = tmp_path / "example"
     assert main(["plugin", "--output", str(site)]) == 0
     example = Path(__file__).resolve().parents[1] / "docs" / "web-example" / "index.html"

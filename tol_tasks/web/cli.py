@@ -17,6 +17,7 @@ from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
 
 from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
+from .extract import extract_sessions
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -52,6 +53,13 @@ def _parser() -> argparse.ArgumentParser:
         help="copy the jsPsych plugin alone (plugin-tower.js), for your own jsPsych page",
     )
     plugin.add_argument("--output", "-o", required=True, type=Path, metavar="DIR")
+    extract = sub.add_parser(
+        "extract",
+        help="write the event logs and sidecars kept in a jsPsych data file (CSV or JSON), "
+        "e.g. from Cognition.run, Pavlovia or JATOS",
+    )
+    extract.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    extract.add_argument("--output", "-o", required=True, type=Path, metavar="DIR")
     return ap
 
 
@@ -64,6 +72,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tol-web: {result.protocol.name} built in {result.folder}/ "
                   f"({len(result.files)} files). Serve the folder with any web server, e.g. "
                   f"python -m http.server --directory {result.folder}")  # fmt: skip
+        elif args.command == "extract":
+            for f in args.files:
+                for path in extract_sessions(f, args.output):
+                    print(f"tol-web: {path}")
         else:
             source = bundle_path(PLUGIN_BUNDLE)
             args.output.mkdir(parents=True, exist_ok=True)
