@@ -199,7 +199,7 @@ def test_a_tab_closed_mid_problem_continues_where_it_stopped(
     assert first.status == "stopped"
     for page in ctx.pages:
         page.close()  # the tab is closed in the middle of demo-2
-    second, saved = run_in_browser(chromium, url, cut, context=ctx)
+    second, saved = run_in_browser(chromium, url, cut, context=ctx, illegal=False)
     assert [p.problem_id for p in second.played] == ["demo-2", "demo-3"]
     assert len(saved) == 2
     rows = _read(next(cut.glob("*.csv")))
@@ -218,6 +218,13 @@ def test_a_tab_closed_mid_problem_continues_where_it_stopped(
     sidecar = json.loads(next(cut.glob("*.json")).read_text())
     assert sidecar["status"] == "completed"
     assert sidecar["resumes"][0]["interrupted"] == ["test", "demo-2"]
+    assert sidecar["resumes"][0]["previous_status"] == "incomplete"
+    # Opened again once finished: its files again, never a second run.
+    again = ctx.new_page()
+    again.goto(url)
+    again.wait_for_function("document.documentElement.dataset.tolSaved === 'stored'")
+    assert again.locator("a.tol-download").count() == 2
+    assert again.locator("[data-start]").count() == 0
 
 
 def test_without_an_id_the_page_asks_for_one(tmp_path, chromium, web_server_factory):

@@ -220,7 +220,8 @@ export async function runSession(root, proto, settings = {}) {
   }
   const store = new SessionStore(proto.protocol.sha256, participant, session);
   const stored = store.load();
-  if (stored && stored.meta.status !== "incomplete") {
+  // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
+  if (stored && stored.meta.status === "completed") {
     return completedPage(root, stored);
   }
   const msg = proto.languages[language].messages;
@@ -310,9 +311,11 @@ async function runTask(root, proto, settings, s) {
   if (!meta) {
     meta = newSidecar(proto, s, { clock, refresh: ctx.refresh, stage, pegRects, form, blockIndices });
   } else {
+    const previous = meta.status;
     meta.status = "incomplete";
+    meta.end_time = null;
     meta.resumes = [...(meta.resumes || []), {
-      time: isoNow(), after_row: progress.last_row, previous_status: "incomplete",
+      time: isoNow(), after_row: progress.last_row, previous_status: previous,
       interrupted: progress.interrupted || [], note: resumeNote || "",
       user_agent: navigator.userAgent, refresh_rate_hz: ctx.refresh,
     }];
@@ -532,21 +535,27 @@ export function endPage(root, summary) {
     );
   } else if (summary.saved === "download") {
     page.append(element("p", {}, "The data files were downloaded. If your browser blocked a download:"), ...links());
+  } else if (summary.saved === "stored") {
+    page.append(...links());
   }
   document.documentElement.dataset.tolStatus = summary.status;
   document.documentElement.dataset.tolSaved = summary.error ? "failed" : summary.saved;
 }
 
+/** A session this browser already finished: its files again, never a second run. */
 function completedPage(root, stored) {
-  const csv = logText(stored.lines);
-  const name = stored.meta.event_log;
-  showScreen(
-    root,
-    element("p", {}, "This session is already finished. Its data files:"),
-    downloadLink(name, csv, "text/csv"),
-    downloadLink(name.replace(/\.csv$/, ".json"), JSON.stringify(stored.meta, null, 2) + "\n", "application/json"),
-  );
-  return { status: stored.meta.status, saved: null, error: "already finished" };
+  const summary = {
+    status: stored.meta.status,
+    saved: "stored",
+    error: null,
+    event_log_name: stored.meta.event_log,
+    event_log: logText(stored.lines),
+    sidecar_name: stored.meta.event_log.replace(/\.csv$/, ".json"),
+    sidecar: JSON.stringify(stored.meta, null, 2) + "\n",
+    end_text: "This session is already finished. Its data files:",
+  };
+  endPage(root, summary);
+  return summary;
 }
 
 /** ?recover: every session kept in this browser for this site, with its files. */
