@@ -101,30 +101,108 @@ def check_against_plan(player: Participant, folder: Path, scored: dict) -> None:
     assert session["status"] == "completed"
 
 
-def test_demo_played_with_the_mouse_scores_as_planned(tmp_path, chromium, web_server_factory):
-    site = build_folder("demo", tmp_path / "site")
-    server = web_server_factory(site)
-    data = tmp_path / "data"
+@pytest.fixture(scope="module")
+def played_demo(chromium, tmp_path_factory):
+    """The demo built, served and played once with mouse clicks; its files downloaded."""
+    from types import SimpleNamespace
+
+    from tests.browser_tools import StaticServer
+
+    tmp = tmp_path_factory.mktemp("demo")
+    site = build_folder("demo", tmp / "site")
+    data = tmp / "data"
     data.mkdir()
-    player, saved = run_in_browser(
-        chromium, server.url(f"index.html?participant={PARTICIPANT}"), data
-    )
-    assert sorted(p.suffix for p in saved) == [".csv", ".json"]
-    scored = score(data, tmp_path / "scored")
-    check_against_plan(player, data, scored)
-    sidecar = json.loads(next(data.glob("*.json")).read_text())
+    with StaticServer(site) as server:
+        player, saved = run_in_browser(
+            chromium, server.url(f"index.html?participant={PARTICIPANT}"), data
+        )
+        yield SimpleNamespace(tmp=tmp, data=data, player=player, saved=saved,
+                              page=player.ctx.pages[0])  # fmt: skip
+
+
+def test_demo_played_with_the_mouse_scores_as_planned(played_demo):
+    d = played_demo
+    assert sorted(p.suffix for p in d.saved) == [".csv", ".json"]
+    scored = score(d.data, d.tmp / "scored")
+    check_against_plan(d.player, d.data, scored)
+    sidecar = json.loads(next(d.data.glob("*.json")).read_text())
     assert sidecar["runtime"] == "browser"
     assert sidecar["status"] == "completed"
     assert sidecar["participant"] == PARTICIPANT
-    # A host that keeps jsPsych's own data (CSV or JSON) keeps the files: tol-web extract.
-    page = player.ctx.pages[0]
+    assert sidecar["rows_written"] == len(_read(next(d.data.glob("*.csv"))))
+
+
+def test_a_hosts_jspsych_data_give_back_the_files(played_demo, tmp_path):
+    """A host that keeps jsPsych's own data (CSV or JSON) keeps the files: tol-web extract."""
     for kind in ("csv", "json"):
         export = tmp_path / f"jspsych.{kind}"
-        export.write_text(page.evaluate(f"tolTasksJsPsych.data.get().{kind}()"))
+        export.write_text(played_demo.page.evaluate(f"tolTasksJsPsych.data.get().{kind}()"))
         assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 0
-        for f in saved:
+        for f in played_demo.saved:
             assert (tmp_path / kind / f.name).read_bytes() == f.read_bytes()
     assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 2
+
+
+def test_the_lab_writes_the_same_log_for_the_same_moves(played_demo, tmp_path):
+    """The web session's actions replayed through the lab's TrialState and EventLog.
+
+    Every problem row the lab writes is computed by Python's trial state machine
+    from the same peg actions at the same times (the rows around them are copied);
+    the two files are the same bytes, and tol-score scores them the same.
+    """
+    from tol_tasks.protocol_format import load_protocol
+    from tol_tasks.session_data.eventlog import EventLog, columns
+    from tol_tasks.session_data.trial import TrialState
+
+    web_log = next(played_demo.data.glob("*.csv"))
+    rows = _read(web_log)
+    lp = load_protocol("demo")
+    specs = {s.id: s for s in lp.all_problems()}
+    lab = tmp_path / "lab"
+    lab.mkdir()
+    lab_log = lab / web_log.name
+    actions = {"pick_up": "pick", "empty_pick": "pick", "place": "drop", "illegal": "drop",
+               "same_peg_drop": "drop", "cancel": "drop"}  # fmt: skip
+    derived = {"solved", "move_limit"}  # written by the state machine after a drop
+    with EventLog(lab_log, fsync=False) as log:
+        trial = None
+        for r in rows:
+            cells = {k: (v if v != "" else None) for k, v in r.items() if k != "row"}
+            for k in ("session", "trial", "attempt", "moves", "copy_of"):
+                if cells[k] is not None:
+                    cells[k] = int(cells[k])
+            for k in ("time", "trial_time", "x", "y"):
+                if cells[k] is not None:
+                    cells[k] = float(cells[k])
+            event = r["event"]
+            if event == "trial_onset":
+                trial = TrialState(
+                    specs[r["problem_id"]], lp.model.rules, attempt=int(r["attempt"])
+                )
+            if event in derived:
+                continue
+            if event in actions or event == "time_out":
+                if event == "time_out":
+                    results = trial.tick(cells["trial_time"])
+                elif actions[event] == "pick":
+                    results = trial.pick("ABC".index(r["from_peg"]))
+                else:
+                    results = trial.drop("ABC".index(r["to_peg"]) if r["to_peg"] else None)
+                shared = {k: cells[k] for k in ("participant", "session", "block", "trial",
+                          "attempt", "problem_id", "time", "trial_time", "x", "y", "input",
+                          "stamp")}  # fmt: skip
+                for res in results:
+                    name = res.pop("event")
+                    log.write(event=name, **shared, **res)
+                continue
+            log.write(**cells)
+    assert columns() == tuple(rows[0])
+    assert lab_log.read_bytes() == web_log.read_bytes()
+    # The protocol column comes from the sidecar: the lab's names the same protocol.
+    (lab / web_log.with_suffix(".json").name).write_text(json.dumps({"protocol": {"name": "demo"}}))
+    web_scores = score(played_demo.data, tmp_path / "web-scored")
+    lab_scores = score(lab, tmp_path / "lab-scored")
+    assert web_scores == lab_scores
 
 
 def _variant(name: str, folder: Path, **sections: str) -> Path:
