@@ -120,6 +120,7 @@ def played_demo(chromium, tmp_path_factory):
                               page=player.ctx.pages[0])  # fmt: skip
 
 
+@pytest.mark.xdist_group("web-demo")  # one played demo for the three
 def test_demo_played_with_the_mouse_scores_as_planned(played_demo):
     d = played_demo
     assert sorted(p.suffix for p in d.saved) == [".csv", ".json"]
@@ -132,6 +133,7 @@ def test_demo_played_with_the_mouse_scores_as_planned(played_demo):
     assert sidecar["rows_written"] == len(_read(next(d.data.glob("*.csv"))))
 
 
+@pytest.mark.xdist_group("web-demo")  # one played demo for the three
 def test_a_hosts_jspsych_data_give_back_the_files(played_demo, tmp_path):
     """A host that keeps jsPsych's own data (CSV or JSON) keeps the files: tol-web extract."""
     for kind in ("csv", "json"):
@@ -143,6 +145,7 @@ def test_a_hosts_jspsych_data_give_back_the_files(played_demo, tmp_path):
     assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 2
 
 
+@pytest.mark.xdist_group("web-demo")  # one played demo for the three
 def test_the_lab_writes_the_same_log_for_the_same_moves(played_demo, tmp_path):
     """The web session's actions replayed through the lab's TrialState and EventLog.
 
