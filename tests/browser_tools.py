@@ -137,8 +137,11 @@ def web_server_factory():
         yield lambda folder, **kw: stack.enter_context(StaticServer(folder, **kw))
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium():
-    """One headless Chromium per test module (tests open their own contexts and pages)."""
+    """One headless Chromium per test worker (tests open their own contexts and pages).
+
+    Playwright's sync API allows one instance per thread: every test shares this one.
+    """
     with chromium_browser() as browser:
         yield browser

@@ -101,7 +101,7 @@ def check_against_plan(player: Participant, folder: Path, scored: dict) -> None:
     assert session["status"] == "completed"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def played_demo(chromium, tmp_path_factory):
     """The demo built, served and played once with mouse clicks; its files downloaded."""
     from types import SimpleNamespace
@@ -120,11 +120,9 @@ def played_demo(chromium, tmp_path_factory):
                               page=player.ctx.pages[0])  # fmt: skip
 
 
-@pytest.mark.xdist_group("web-demo")  # one played demo for the three
-def test_demo_played_with_the_mouse_scores_as_planned(played_demo):
-    d = played_demo
+def _scores_as_planned(d, tmp_path):
     assert sorted(p.suffix for p in d.saved) == [".csv", ".json"]
-    scored = score(d.data, d.tmp / "scored")
+    scored = score(d.data, tmp_path / "scored")
     check_against_plan(d.player, d.data, scored)
     sidecar = json.loads(next(d.data.glob("*.json")).read_text())
     assert sidecar["runtime"] == "browser"
@@ -133,8 +131,7 @@ def test_demo_played_with_the_mouse_scores_as_planned(played_demo):
     assert sidecar["rows_written"] == len(_read(next(d.data.glob("*.csv"))))
 
 
-@pytest.mark.xdist_group("web-demo")  # one played demo for the three
-def test_a_hosts_jspsych_data_give_back_the_files(played_demo, tmp_path):
+def _jspsych_data_give_back_the_files(played_demo, tmp_path):
     """A host that keeps jsPsych's own data (CSV or JSON) keeps the files: tol-web extract."""
     for kind in ("csv", "json"):
         export = tmp_path / f"jspsych.{kind}"
@@ -145,8 +142,7 @@ def test_a_hosts_jspsych_data_give_back_the_files(played_demo, tmp_path):
     assert main(["extract", str(export), "--output", str(tmp_path / kind)]) == 2
 
 
-@pytest.mark.xdist_group("web-demo")  # one played demo for the three
-def test_the_lab_writes_the_same_log_for_the_same_moves(played_demo, tmp_path):
+def _the_lab_writes_the_same_log(played_demo, tmp_path):
     """The web session's actions replayed through the lab's TrialState and EventLog.
 
     Every problem row the lab writes is computed by Python's trial state machine
@@ -206,6 +202,18 @@ def test_the_lab_writes_the_same_log_for_the_same_moves(played_demo, tmp_path):
     web_scores = score(played_demo.data, tmp_path / "web-scored")
     lab_scores = score(lab, tmp_path / "lab-scored")
     assert web_scores == lab_scores
+
+
+def test_the_demo_played_in_the_browser(played_demo, tmp_path):
+    """One session played with mouse clicks, checked three ways (one browser run)."""
+    for check in (
+        _scores_as_planned,
+        _jspsych_data_give_back_the_files,
+        _the_lab_writes_the_same_log,
+    ):
+        folder = tmp_path / check.__name__.strip("_")
+        folder.mkdir()
+        check(played_demo, folder)
 
 
 def _variant(name: str, folder: Path, **sections: str) -> Path:
