@@ -31,6 +31,14 @@ class OnBoard {
   topPiece(peg) {
     return this.puzzle.top(this.state, peg);
   }
+
+  /** Let go of the held piece: [its peg, the piece, the peg's letter], or null if none is held. */
+  release() {
+    if (this.done || this.held === null) return null;
+    const src = this.held;
+    this.held = null;
+    return [src, this.topPiece(src), PEG_LETTERS[src]];
+  }
 }
 
 /**
@@ -59,11 +67,9 @@ export class TrialState extends OnBoard {
 
   /** The participant puts the held piece on `peg` (null: away from every peg). */
   drop(peg) {
-    if (this.done || this.held === null) return [];
-    const src = this.held;
-    this.held = null;
-    const piece = this.topPiece(src);
-    const a = PEG_LETTERS[src];
+    const held = this.release();
+    if (held === null) return [];
+    const [src, piece, a] = held;
     if (peg === null) return [this.ev("cancel", { piece, from_peg: a })];
     const b = PEG_LETTERS[peg];
     if (peg === src) {
@@ -156,11 +162,9 @@ export class CopyState extends OnBoard {
   }
 
   drop(peg) {
-    if (this.done || this.held === null) return [];
-    const src = this.held;
-    this.held = null;
-    const piece = this.topPiece(src);
-    const a = PEG_LETTERS[src];
+    const held = this.release();
+    if (held === null) return [];
+    const [src, piece, a] = held;
     if (peg === null) return [this.ev("cancel", { piece, from_peg: a })];
     const b = PEG_LETTERS[peg];
     if (peg === src) return [this.ev("same_peg_drop", { piece, from_peg: a, to_peg: b })];
