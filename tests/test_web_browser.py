@@ -67,6 +67,23 @@ def score(folder: Path, out: Path) -> dict[str, list[dict]]:
     return {name: _read(out / f"{name}.csv") for name in ("moves", "trials", "sessions")}
 
 
+def check_sidecar(path: Path) -> None:
+    """The browser's sidecar is one of the sidecar model: it reads, and its JSON Schema holds."""
+    import jsonschema
+
+    from tol_tasks.session_data.sidecar import Sidecar
+
+    data = json.loads(path.read_text())
+    schema = json.loads(
+        (Path(__file__).resolve().parents[1]
+         / "tol_tasks/session_data/codebook/sidecar-v2.schema.json").read_text()
+    )  # fmt: skip
+    jsonschema.validate(data, schema)
+    model = Sidecar.from_dict(data, str(path))
+    assert model.recorder.runtime == "browser"
+    assert model.sidecar_version == 2
+
+
 def check_against_plan(player: Participant, folder: Path, scored: dict) -> None:
     """Every move, distance and illegal attempt in the scored files is what was played."""
     logs = list(folder.glob("*.csv"))
@@ -125,7 +142,8 @@ def _scores_as_planned(d, tmp_path):
     scored = score(d.data, tmp_path / "scored")
     check_against_plan(d.player, d.data, scored)
     sidecar = json.loads(next(d.data.glob("*.json")).read_text())
-    assert sidecar["runtime"] == "browser"
+    assert sidecar["recorder"]["runtime"] == "browser"
+    check_sidecar(next(d.data.glob("*.json")))
     assert sidecar["status"] == "completed"
     assert sidecar["participant"] == PARTICIPANT
     assert sidecar["rows_written"] == len(_read(next(d.data.glob("*.csv"))))
@@ -430,4 +448,5 @@ def test_the_plugin_in_a_researchers_own_timeline(tmp_path, chromium, web_server
     assert len(saved) == 2
     scored = score(data, tmp_path / "scored")
     assert [t["problem_id"] for t in scored["trials"]] == ["shallice-08", "tower-3"]
+    check_sidecar(next(data.glob("*.json")))
     check_against_plan(player, data, scored)

@@ -23,17 +23,17 @@ ROOT = Path(__file__).resolve().parents[1]
 def test_every_bundled_protocol_compiles_with_exact_minimums(name):
     lp = load_protocol(name)
     compiled = compile_protocol(lp)
-    problems = compiled["practice"]["problems"] + [
-        p for b in compiled["blocks"] for p in b["problems"]
-    ]
+    plan = compiled["plan"]
+    problems = plan["practice"]["problems"] + [p for b in plan["blocks"] for p in b["problems"]]
     assert len(problems) == len(lp.model.practice.problems) + sum(
         len(b.problems) for b in lp.model.blocks
     )
     for p in problems:
         assert p["min_moves"] == distances_to(p["puzzle"], p["goal"])[p["start"]], p["id"]
-    assert compiled["protocol"]["sha256"] == lp.sha256
-    assert compiled["protocol"]["text"] == lp.text
-    assert compiled["protocol"]["path"] == f"{name}.yaml"  # the name only: the folder is public
+    assert plan["protocol"]["sha256"] == lp.sha256
+    assert compiled["sidecar"]["protocol"]["text"] == lp.text
+    assert compiled["sidecar"]["protocol"]["path"] == f"{name}.yaml"  # the name only: it is public
+    assert compiled["sidecar"]["recorder"]["runtime"] == "browser"
     assert set(compiled["languages"]) == set(lp.languages())
 
 
@@ -41,7 +41,8 @@ def test_optimal_copies_carry_a_shortest_solution():
     text = (ROOT / "tests/data/copies/copies.yaml").read_text()
     lp = load_protocol(ROOT / "tests/data/copies/copies.yaml")
     compiled = compile_protocol(lp)
-    optimal = [b for b in compiled["blocks"] if b["copies"] and b["copies"]["moves"] == "optimal"]
+    blocks = compiled["plan"]["blocks"]
+    optimal = [b for b in blocks if b["copies"] and b["copies"]["moves"] == "optimal"]
     assert optimal, text
     for block in optimal:
         for p in block["problems"]:
@@ -174,4 +175,6 @@ def test_an_installed_wheel_builds_experiments_without_node(tmp_path):
     assert done.returncode == 0, done.stderr
     built = (out / "tol-tasks.js").read_bytes()
     assert built == (ROOT / "tol_tasks/web/static/tol-tasks.js").read_bytes()
-    assert json.loads((out / "protocol.json").read_text())["protocol"]["name"] == "london-shallice"
+    assert json.loads((out / "protocol.json").read_text())["plan"]["protocol"]["name"] == (
+        "london-shallice"
+    )

@@ -95,10 +95,14 @@ def test_the_same_form_for_the_same_participant_and_session(counterbalance, rng)
     ids += ["S" + "9" * 40, "anna", "P0"]
     cases = [(pid, rng.randrange(1, 9)) for pid in ids]
     expected = [list(lp.form_for(pid, ses)) for pid, ses in cases]
-    compiled = compile_protocol(lp)
+    plan = compile_protocol(lp)["plan"]
     got = node(
-        "return input.cases.map(([p, s]) => lib.formFor(input.cb, input.n, p, s));",
-        {"cases": cases, "cb": compiled["counterbalance"], "n": len(compiled["blocks"])},
+        "return input.cases.map(([p, s]) => lib.formFor(input.cb, input.names, p, s));",
+        {
+            "cases": cases,
+            "cb": plan["counterbalance"],
+            "names": [b["name"] for b in plan["blocks"]],
+        },
     )
     assert got == expected
 

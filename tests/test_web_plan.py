@@ -34,7 +34,7 @@ const { proto, blocks, orders, outcomes, before } = input;
 const rows = before ? lib.progressOf(before) : null;
 const recorded = {};
 for (const [name, [ids]] of Object.entries(orders)) if (input.begun.includes(name)) recorded[name] = ids;
-const plan = lib.sessionPlan(proto, {
+const plan = lib.sessionPlan(proto.plan, {
   blocks, progress: rows, recorded,
   order: (b) => [orders[b.name][0].map((id) => b.problems.findIndex((p) => p.id === id)), orders[b.name][1]],
 });
@@ -54,7 +54,7 @@ while (!step.done) {
 }
 // Drawn seeds give the recorded orders with Python's shuffle.
 const shuffles = Object.entries(orders).filter(([, [, seed]]) => seed !== null).map(([name, [ids, seed]]) => {
-  const b = proto.blocks.find((x) => x.name === name);
+  const b = proto.plan.blocks.find((x) => x.name === name);
   const [order] = lib.blockOrder(b.problems.length, "shuffled", seed);
   return [name, order.map((i) => b.problems[i].id).join(","), ids.join(",")];
 });
@@ -101,7 +101,7 @@ def check_plan(protocol, log: Path) -> None:
     meta = json.loads(log.with_suffix(".json").read_text())
     lp = load_protocol(protocol)
     compiled = compile_protocol(lp)
-    names = [b["name"] for b in compiled["blocks"]]
+    names = [b["name"] for b in compiled["plan"]["blocks"]]
     cb = meta.get("counterbalance")
     blocks = [names.index(b) for b in cb["blocks"]] if cb else list(range(len(names)))
     resume = next((i for i, r in enumerate(rows) if r["event"] == "resume"), None)
@@ -184,3 +184,142 @@ def test_the_plan_takes_the_steps_of_a_lab_session_with_every_rule(tmp_path, xdi
     assert {"block", "problem", "copy", "discontinue"} <= kinds  # (seed 5 fails a hard problem)
     assert {o["outcome"] for o in outcomes} >= {"solved", "move_limit"}
     check_plan(proto, log)
+
+
+# ------------------------------------------------------- the Python plan, outcome for outcome
+PY_DRIVE = """
+const { plan, blocks, orders, results, rows } = input;
+const progress = rows ? lib.progressOf(rows) : null;
+const walk = lib.sessionPlan(plan, {
+  blocks, progress, recorded: orders,
+  order: (b) => lib.blockOrder(b.problems.length, b.order, b.order === "shuffled" ? (b.seed ?? input.drawn) : b.seed),
+});
+const steps = [];
+let k = 0;
+let step = walk.next();
+while (!step.done) {
+  const s = step.value;
+  let reply;
+  if (s.kind === "instructions" || s.kind === "end") steps.push([s.kind]);
+  else if (s.kind === "message") steps.push(["message", s.key, s.seconds]);
+  else if (s.kind === "block_start") steps.push(["block", s.block, s.order, s.seed]);
+  else if (s.kind === "problem") {
+    reply = results[k++];
+    steps.push(["problem", s.block, s.problem.id, s.attempt, s.feedback, reply.outcome]);
+  } else if (s.kind === "copy") steps.push(["copy", s.problem.id, s.sequence]);
+  else if (s.kind === "discontinue") steps.push(["discontinue", s.block, s.failures]);
+  step = walk.next(reply);
+}
+return steps;
+"""
+
+DRAWN = 424242  # the seed both sides draw for a shuffle the protocol gives none for
+
+
+def python_walk(lp, form_blocks, results, progress=None, orders=None, stop_after=None):
+    """Steps of the Python plan (issue 20's SessionPlan) for the given attempt results.
+
+    Copies follow rule R7 (copy_follows), with the attempt's own moves or the
+    solver's shortest solution, none for an own copy without a completed move.
+    Stops after ``stop_after`` attempts (for a resumed session's first part).
+    """
+    from tol_tasks.session_data.plan import (
+        Attempt,
+        BlockStart,
+        Discontinue,
+        End,
+        Instructions,
+        Message,
+        SessionPlan,
+        copy_follows,
+    )  # fmt: skip
+
+    plan = SessionPlan(lp, None, form_blocks, progress, dict(orders or {}), lambda: DRAWN)
+    walk = plan.walk()
+    steps, done, k = [], [], 0
+    step = walk.next()
+    while not isinstance(step, End):
+        outcome = None
+        if isinstance(step, Instructions):
+            steps.append(["instructions"])
+        elif isinstance(step, Message):
+            steps.append(["message", step.key, step.seconds])
+        elif isinstance(step, BlockStart):
+            steps.append(["block", step.block, list(step.order), step.seed])
+        elif isinstance(step, Discontinue):
+            steps.append(["discontinue", step.block, step.failures])
+            done.append(("discontinue", step.block))
+        elif isinstance(step, Attempt):
+            if stop_after is not None and k == stop_after:
+                return steps, done
+            r = results[k]
+            k += 1
+            outcome = r["outcome"]
+            steps.append(
+                ["problem", step.block, step.problem.id, step.attempt, step.feedback, outcome]
+            )
+            done.append(("attempt", step.block, step.problem.id, outcome))
+            if copy_follows(step, outcome):
+                spec = step.problem
+                seq = (r["placed"] if step.copies.moves == "own" else
+                       [[m.source, m.target] for m in spec.puzzle.solve(spec.start, spec.goal)])  # fmt: skip
+                if seq:
+                    steps.append(["copy", spec.id, seq])
+        step = walk.next(outcome)
+    steps += [["end"]]
+    return steps, done
+
+
+def _results(rng, n):
+    return [{"outcome": rng.choice(["solved", "solved", "time_out", "move_limit"]),
+             "placed": rng.choice([[], [[0, 1]], [[0, 2], [2, 1]]])} for _ in range(n)]  # fmt: skip
+
+
+PLAN_PROTOCOLS = ["demo", "london-shallice", "hanoi-generalized", "london-tol-dx"]
+
+
+@pytest.mark.parametrize("protocol", [*PLAN_PROTOCOLS, "copies", "every-rule", "discontinue-2"])
+def test_the_javascript_plan_decides_as_the_python_plan(protocol, rng, tmp_path):
+    """The same outcomes, new and resumed sessions: the same steps from both plans."""
+    from tol_tasks.protocol_format import load_protocol_text
+    from tol_tasks.session_data.resume import Progress
+
+    if protocol == "every-rule":
+        lp = load_protocol_text(EVERY_RULE)
+    elif protocol == "discontinue-2":  # two failures in a row end the block, a success resets
+        lp = load_protocol_text(EVERY_RULE.replace("discontinue_after: 1", "discontinue_after: 2"))
+    else:
+        lp = load_protocol(PROTOCOLS.get(protocol, protocol))
+    plan = compile_protocol(lp)["plan"]
+    names = [b["name"] for b in plan["blocks"]]
+    cases, expected = [], []
+    for _ in range(12):
+        participant, session = f"P{rng.randrange(1, 40)}", rng.randrange(1, 5)
+        _, blocks = lp.form_for(participant, session)
+        results = _results(rng, 200)
+        cut = rng.choice([None, 0, 1, 3, 6])
+        rows, orders, progress = None, {}, None
+        if cut is not None:  # a session resumed after `cut` attempts ended
+            first, done = python_walk(lp, blocks, results, stop_after=cut)
+            orders = {s[1]: s[2] for s in first if s[0] == "block"}
+            progress = Progress(instructions_done=bool(cut))
+            rows, n = [], 0
+            for d in done:
+                if d[0] == "attempt":
+                    progress.outcomes[(d[1], d[2])].append(d[3])
+                    n += 1
+                    base = {"block": d[1], "problem_id": d[2], "trial": str(n), "time": str(n)}
+                    rows += [{**base, "event": "trial_onset", "row": str(2 * n - 1)},
+                             {**base, "event": "trial_end", "row": str(2 * n), "reason": d[3]}]  # fmt: skip
+                else:
+                    progress.discontinued.add(d[1])
+                    rows.append({"block": d[1], "event": "discontinue", "row": str(len(rows) + 1),
+                                 "time": "", "trial": "", "problem_id": ""})  # fmt: skip
+            results = results[cut:]
+        steps, _ = python_walk(lp, blocks, results, progress, orders)
+        cases.append({"plan": plan, "blocks": blocks, "orders": orders, "results": results,
+                      "rows": rows, "drawn": DRAWN})  # fmt: skip
+        expected.append(steps)
+    got = [node(PY_DRIVE, c) for c in cases]
+    assert got == expected
+    assert names == [b.name for b in lp.model.blocks]

@@ -1,13 +1,20 @@
 """A protocol compiled for the browser: plain JSON data the page plays.
 
 :func:`compile_protocol` turns a checked protocol into the ``protocol.json``
-that ``tol-web build`` writes beside the page: every problem with its states
-in the event log's notation, its minimum moves from the exact solver (and a
-shortest solution where a block copies optimal moves), the counterbalanced
-forms with their block lists, messages and instruction pages per language,
-display, input and rule settings, and the protocol's own text and SHA-256
-(copied into each session's sidecar). The page never solves a puzzle; it
-replays the decisions of ``tol-run`` over these data (``web/src/plan.js``).
+that ``tol-web build`` writes beside the page:
+
+- ``plan``: the session plan of the Python side
+  (:meth:`tol_tasks.session_data.plan.SessionPlan.describe` over every block):
+  practice and blocks with every problem (states in the event log's notation,
+  minimum moves from the exact solver, limits), attempts, feedback,
+  discontinue rules, copy trials (with a shortest solution where a block
+  copies optimal moves), the counterbalanced forms and the messages' times.
+  The page carries out its rules R1-R7 (``web/src/plan.js`` mirrors
+  ``PLAN_RULES_VERSION``); it never solves a puzzle.
+- ``sidecar``: a session's sidecar as the sidecar model
+  (:class:`~tol_tasks.session_data.sidecar.Sidecar`) writes it, with the
+  protocol's copy and the recorder filled in; the page fills in the session.
+- messages and instruction pages per language, display, input and rule settings.
 
 :func:`browser_issues` lists what a protocol asks that a browser cannot do,
 each naming the file, line, field, value and fix.
@@ -21,11 +28,11 @@ from typing import Any
 from tol_tasks import __version__
 from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTERS
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
-from tol_tasks.protocol_format.counterbalance import balanced_latin_square
-from tol_tasks.protocol_format.model import Issue, LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
-from tol_tasks.session_data.sidecar import SIDECAR_VERSION
+from tol_tasks.session_data.plan import SessionPlan
+from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
 from tol_tasks.session_data.trial import _PARTICIPANT_RE
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
@@ -91,22 +98,10 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
     """
     m = lp.model
     images = images if images is not None else image_names(lp)
-    copies_optimal = {b.name for b in m.blocks if b.copies and b.copies.moves == "optimal"}
-    names = [b.name for b in m.blocks]
     return {
         "compiled_format": COMPILED_FORMAT,
         "compiled_by": f"tol-tasks {__version__}",
         "event_log_version": EVENT_LOG_VERSION,
-        "sidecar_version": SIDECAR_VERSION,
-        "protocol": {
-            "name": lp.name,
-            "version": m.version,
-            "path": lp.path.name if lp.path else None,  # the name only: the folder is public
-            "sha256": lp.sha256,
-            "text": lp.text,
-            "description": m.description,
-            "citation": m.citation,
-        },
         "participant_pattern": _PARTICIPANT_RE.pattern,
         "peg_letters": PEG_LETTERS,
         "apparatus": lp.puzzle.code,
@@ -135,41 +130,53 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
             for lang in lp.languages()
         },
         "participant_fields": dict(m.participant_fields),
-        "practice": {
-            "repeat_until_solved": m.practice.repeat_until_solved,
-            "max_attempts": m.practice.max_attempts,
-            "problems": [_problem(s, False) for s in lp.practice_problems()],
-        },
-        "blocks": [
-            {
-                "name": b.name,
-                "order": b.order,
-                "seed": b.seed,
-                "attempts": b.attempts,
-                "discontinue_after": b.discontinue_after,
-                "copies": b.copies.model_dump(mode="json") if b.copies else None,
-                "problems": [_problem(s, b.name in copies_optimal) for s in lp.block_problems(i)],
-            }
-            for i, b in enumerate(m.blocks)
-        ],
-        "counterbalance": _counterbalance(lp, names),
+        "plan": compile_plan(lp),
+        "sidecar": sidecar_template(lp),
         "layout_puzzle": lp.block_problems(0)[0].puzzle.code,
     }
 
 
-def _problem(spec: ProblemSpec, optimal: bool) -> dict[str, Any]:
-    out = {
-        "id": spec.id,
-        "puzzle": spec.puzzle.code,
-        "start": str(spec.start),
-        "goal": str(spec.goal),
-        "min_moves": spec.min_moves,
-        "time_limit": spec.time_limit,
-        "move_limit": spec.move_limit,
-    }
-    if optimal:
-        out["optimal"] = [[m.source, m.target] for m in spec.puzzle.solve(spec.start, spec.goal)]
-    return out
+def compile_plan(lp: LoadedProtocol) -> dict[str, Any]:
+    """The session plan over every block (a session's form picks its blocks at run time).
+
+    Each problem of a block that copies a shortest solution carries it
+    (``optimal``: [from peg, to peg] pairs, :meth:`Puzzle.solve`'s first one).
+    """
+    plan = SessionPlan(lp, form=None, block_indices=list(range(len(lp.model.blocks))))
+    data = plan.describe()
+    for i, block in enumerate(data["blocks"]):
+        copies = block["copies"]
+        if copies and copies["moves"] == "optimal":
+            for problem, spec in zip(block["problems"], lp.block_problems(i), strict=True):
+                problem["optimal"] = [
+                    [m.source, m.target] for m in spec.puzzle.solve(spec.start, spec.goal)
+                ]
+    return data
+
+
+def sidecar_template(lp: LoadedProtocol) -> dict[str, Any]:
+    """A session's sidecar through the sidecar model, as far as the build knows it.
+
+    The protocol's copy (its file name only: the folder is public), the
+    recorder (``tol-web``, runtime ``browser``) and tol-tasks' version; the
+    page fills in the participant, the session, the screen, the timing and
+    the rest as the session runs, keeping every key of the model.
+    """
+    return Sidecar(
+        event_log="",
+        event_log_version=EVENT_LOG_VERSION,
+        participant="",
+        session=1,
+        recorder=Recorder(name="tol-web", version=__version__, runtime="browser"),
+        protocol=ProtocolCopy(
+            name=lp.name,
+            version=lp.model.version,
+            path=lp.path.name if lp.path else None,
+            sha256=lp.sha256,
+            text=lp.text,
+        ),
+        software=Software(tol_tasks=__version__),
+    ).to_dict()
 
 
 def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
@@ -194,19 +201,6 @@ def _piece_color(puzzle: Puzzle, piece, colors: dict[str, str]) -> str:
     if puzzle.kind == "hanoi":
         return colors.get(str(piece), DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)])
     return colors.get(piece, DEFAULT_BALL_COLORS.get(piece, "#888888"))
-
-
-def _counterbalance(lp: LoadedProtocol, names: list[str]) -> dict[str, Any] | None:
-    """The forms a session can get, each with the indices of its blocks (form_for's choices)."""
-    cb = lp.model.counterbalance
-    if cb is None:
-        return None
-    if cb.forms:
-        forms = [{"name": n, "blocks": [names.index(b) for b in bl]} for n, bl in cb.forms.items()]
-    else:
-        orders = balanced_latin_square(len(names))
-        forms = [{"name": f"order-{k + 1}", "blocks": row} for k, row in enumerate(orders)]
-    return {"by": cb.by, "forms": forms}
 
 
 def image_names(lp: LoadedProtocol) -> dict[str, str]:

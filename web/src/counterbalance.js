@@ -19,12 +19,13 @@ export function assignmentIndex(by, participant, session, n) {
 
 /**
  * The form a session gets and the indices of the blocks it runs, in order
- * (LoadedProtocol.form_for). `counterbalance`: null, or the compiled
- * {by, forms: [{name, blocks}]}.
+ * (LoadedProtocol.form_for, choose_form). `counterbalance`: null, or the
+ * compiled plan's {by, forms: [{name, blocks: [block names]}]}; `names`: every
+ * block's name, in file order.
  */
-export function formFor(counterbalance, blockCount, participant, session) {
-  if (!counterbalance) return [null, Array.from({ length: blockCount }, (_, i) => i)];
+export function formFor(counterbalance, names, participant, session) {
+  if (!counterbalance) return [null, names.map((_, i) => i)];
   const { forms, by } = counterbalance;
   const form = forms[assignmentIndex(by, participant, session, forms.length)];
-  return [form.name, form.blocks.slice()];
+  return [form.name, form.blocks.map((b) => names.indexOf(b))];
 }

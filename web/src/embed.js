@@ -9,6 +9,7 @@ import { frameSummary } from "./frames.js";
 import { FrameRecorder, SessionClock } from "./runtime.js";
 import { deliver } from "./save.js";
 import { dateStr, isoNow } from "./session.js";
+import { sha256Hex } from "./sha256.js";
 import { SessionStore } from "./storage.js";
 import { JSPSYCH_VERSION, VERSION } from "./version.js";
 
@@ -41,9 +42,12 @@ export class TowerSession {
   open() {
     if (this.clock) return;
     this.clock = SessionClock.startingNow();
+    // The keys of the sidecar model (tol_tasks/session_data/sidecar.py, version 2).
     this.meta = {
-      sidecar_version: 1,
-      runtime: "browser",
+      sidecar_version: 2,
+      recorder: { name: "tol-web TowerPlugin", version: VERSION, runtime: "browser" },
+      source: null,
+      unavailable: [],
       event_log: `${this.participant}_${this.name}_${dateStr()}.csv`,
       event_log_version: EVENT_LOG_VERSION,
       status: "incomplete",
@@ -52,14 +56,17 @@ export class TowerSession {
       extra_fields: {},
       start_time: isoNow(),
       end_time: null,
-      protocol: { name: this.name, version: null, path: null, sha256: null, text: null },
+      language: null,
+      // No protocol file: each problem is given in the timeline (its rows say which).
+      protocol: { name: this.name, version: null, path: null, sha256: sha256Hex(""), text: "" },
       software: { tol_tasks: VERSION, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },
       screen: { index: 0, size: [screen.width, screen.height], device_pixel_ratio: devicePixelRatio },
+      window: null,
       refresh_rate_hz: null,
       timing: {
-        clock: "performance.now(); session time = (performance.timeOrigin + stamp - clock_zero_epoch_ms) / 1000",
-        clock_function: "performance.now",
-        clock_zero_epoch_ms: this.clock.zero,
+        clock: "the page's high-resolution clock; session time = (performance.timeOrigin + stamp - clock_zero) / 1000",
+        clock_function: "performance.timeOrigin + performance.now() (milliseconds since the epoch)",
+        clock_zero: this.clock.zero,
         input_method: "browser-event-timestamp",
         input_fallback_reason: null,
         unmatched_presses: 0,
@@ -68,12 +75,16 @@ export class TowerSession {
         trial_onset: "the requestAnimationFrame timestamp of the frame that first showed the problem",
       },
       frames: { trials: this.frameTrials },
-      blocks: [],
-      resumes: [],
+      layout: null,
       simulate: null,
+      experiment: null,
+      blocks: [],
+      counterbalance: null,
+      resumes: [],
       rows_written: 0,
+      error: null,
     };
-    this.write("session_start", { detail: `protocol=${this.name};sha256=None` });
+    this.write("session_start", { detail: `protocol=${this.name};sha256=${this.meta.protocol.sha256}` });
   }
 
   write(event, fields = {}) {

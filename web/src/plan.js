@@ -1,17 +1,22 @@
 // The session plan: which screen comes next, given the outcomes so far.
 //
-// The same decisions as tol-run (tol_tasks/runner/engine.py run, _practice,
-// _block, _trial): instructions unless a resumed session already showed a
-// problem; practice problems repeated until solved up to max_attempts; each
-// block's problems in file or shuffled order (the seed recorded), attempts
-// per problem, the discontinue rule after consecutive failures, a yoked copy
-// after a solved problem (or after an unsolved last attempt when the block
-// says so); a resumed session skips finished problems and blocks, continues
-// attempts where they stopped and keeps recorded block orders.
+// A port of tol_tasks/session_data/plan.py, rules R1-R7 of PLAN_RULES_VERSION
+// (its docstring states them), over the plan that tol-web build compiles with
+// SessionPlan.describe(): R1 instructions unless a resumed session already
+// showed a problem; R2 practice, its tries, try_again between attempts; R3 the
+// form's blocks, a block begun before a resume keeping its order, a new one
+// drawing its order (shuffled with the seed, or a drawn one) and, first in the
+// form after practice, test_start; R4 each unfinished problem's attempts
+// until solved; R5 the discontinue rule; R6 the end message; R7 a yoked copy
+// after a solved attempt, or an unsolved last one when the block says so
+// (own moves: none without a completed move).
 //
 // sessionPlan() is a generator over plain data: it yields steps and is sent
 // each problem's result ({outcome, placed}); it touches no page, clock or
 // storage, so the tests drive it with outcome sequences alone.
+
+/** The version of the plan's rules this port carries out (PLAN_RULES_VERSION in Python). */
+export const PLAN_RULES_VERSION = 1;
 
 import { copySequence } from "./trial.js";
 
@@ -63,7 +68,7 @@ function finished(progress, block, id, attempts) {
 /**
  * The steps of a session.
  *
- * @param {object} proto  the compiled protocol (protocol.json)
+ * @param {object} plan  the compiled plan (protocol.json's "plan": SessionPlan.describe())
  * @param {object} opts
  *   blocks: indices of the blocks this session's form runs, in order;
  *   progress: progressOf() of a resumed session's rows, or null;
@@ -74,37 +79,40 @@ function finished(progress, block, id, attempts) {
  *   attempt, feedback} (send back {outcome, placed}) | {kind: "copy", problem, block,
  *   attempt, source, sequence} | {kind: "discontinue", block, failures} | {kind: "end"}.
  */
-export function* sessionPlan(proto, { blocks, progress = null, recorded = {}, order }) {
-  if (!(progress && progress.instructions_done)) yield { kind: "instructions" };
-  yield* practice(proto, progress);
-  for (const index of blocks) {
-    yield* block(proto, index, blocks, progress, recorded, order);
+export function* sessionPlan(plan, { blocks, progress = null, recorded = {}, order }) {
+  if (plan.rules_version !== PLAN_RULES_VERSION) {
+    throw new Error(`this page carries out the plan's rules version ${PLAN_RULES_VERSION}, the protocol was compiled with version ${plan.rules_version}: build it again with this tol-tasks`);
   }
-  yield { kind: "message", key: "end", seconds: 2.0 };
+  if (!(progress && progress.instructions_done)) yield { kind: "instructions" };
+  yield* practice(plan, progress);
+  for (const index of blocks) {
+    yield* block(plan, index, blocks, progress, recorded, order);
+  }
+  yield { kind: "message", key: "end", seconds: plan.messages.end };
   yield { kind: "end" };
 }
 
-function* practice(proto, progress) {
-  const p = proto.practice;
+function* practice(plan, progress) {
+  const p = plan.practice;
   if (!p.problems.length) return;
-  const tries = p.repeat_until_solved ? p.max_attempts : 1;
+  const tries = p.tries;
   if (progress && p.problems.every((s) => finished(progress, "practice", s.id, tries))) return;
-  yield { kind: "message", key: "practice_start", seconds: 1.5 };
+  yield { kind: "message", key: "practice_start", seconds: plan.messages.practice_start };
   for (const spec of p.problems) {
     const used = attemptsUsed(progress, "practice", spec.id);
     if (finished(progress, "practice", spec.id, tries)) continue;
     for (let attempt = used + 1; attempt <= tries; attempt++) {
-      const result = yield { kind: "problem", problem: spec, block: "practice", attempt, feedback: true };
+      const result = yield { kind: "problem", problem: spec, block: "practice", attempt, feedback: p.feedback };
       if (result.outcome === "solved") break;
       if (attempt < tries) {
-        yield { kind: "message", key: "try_again", seconds: proto.timing.feedback_duration };
+        yield { kind: "message", key: "try_again", seconds: plan.messages.try_again };
       }
     }
   }
 }
 
-function* block(proto, index, blocks, progress, recorded, order) {
-  const b = proto.blocks[index];
+function* block(plan, index, blocks, progress, recorded, order) {
+  const b = plan.blocks[index];
   const specs = b.problems;
   let indices;
   if (recorded[b.name]) {
@@ -121,8 +129,8 @@ function* block(proto, index, blocks, progress, recorded, order) {
     const [drawn, seed] = order(b);
     indices = drawn;
     yield { kind: "block_start", block: b.name, index, order: indices.map((i) => specs[i].id), seed };
-    if (index === blocks[0] && proto.practice.problems.length) {
-      yield { kind: "message", key: "test_start", seconds: 1.5 };
+    if (index === blocks[0] && plan.practice.problems.length) {
+      yield { kind: "message", key: "test_start", seconds: plan.messages.test_start };
     }
   }
   let failures = 0;
@@ -133,7 +141,7 @@ function* block(proto, index, blocks, progress, recorded, order) {
     if (finished(progress, b.name, spec.id, b.attempts)) continue;
     for (let attempt = used + 1; attempt <= b.attempts; attempt++) {
       const result = yield {
-        kind: "problem", problem: spec, block: b.name, attempt, feedback: proto.feedback !== "none",
+        kind: "problem", problem: spec, block: b.name, attempt, feedback: b.feedback,
       };
       outcome = result.outcome;
       const last = attempt === b.attempts;

@@ -296,7 +296,7 @@ function feedbackText(ctx, trial, problem) {
  */
 export async function playCopy(ctx, problem, { block, attempt, copyOf, source, sequence }) {
   if (!ctx.copyShown) {
-    await showMessage(ctx, ctx.msg.copy_start, 1.5);
+    await showMessage(ctx, ctx.msg.copy_start, ctx.copyStartSeconds);
     ctx.copyShown = true;
   }
   ctx.trialNo += 1;

@@ -136,6 +136,7 @@ export class TowerPlugin {
       refresh: null,
       abort,
       copyShown: session.copyShown,
+      copyStartSeconds: 1.5, // tol_tasks.session_data.plan.MESSAGE_SECONDS["copy_start"]
       puzzle: () => puzzle,
       colors: () => Object.fromEntries(puzzle.pieces.map((p) => [String(p), pieceColor(puzzle, p, display.piece_colors)])),
     };

@@ -104,7 +104,7 @@ function element(tag, props = {}, text = null) {
 function askParticipant(root, proto, { given, fields, problem }) {
   return new Promise((resolve) => {
     const form = element("form", { className: "tol-form" });
-    const title = element("h1", {}, proto.protocol.name);
+    const title = element("h1", {}, proto.plan.protocol.name);
     const inputs = {};
     const row = (name, label, value) => {
       const id = `tol-field-${name}`;
@@ -157,6 +157,7 @@ class TaskContext {
     this.rules = proto.rules;
     this.timing = proto.timing;
     this.feedback = proto.feedback;
+    this.copyStartSeconds = proto.plan.messages.copy_start;
     this.trialNo = 0;
     this.frameTrials = [];
     this.copyShown = false;
@@ -218,7 +219,7 @@ export async function runSession(root, proto, settings = {}) {
     participant = answer.participant;
     Object.assign(fields, answer.fields);
   }
-  const store = new SessionStore(proto.protocol.sha256, participant, session);
+  const store = new SessionStore(proto.plan.protocol.sha256, participant, session);
   const stored = store.load();
   // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
   if (stored && stored.meta.status === "completed") {
@@ -261,11 +262,11 @@ async function runTask(root, proto, settings, s) {
   if (s.stored) {
     meta = s.stored.meta;
     progress = progressOf(rowsOf(s.stored.lines));
-    clock = new SessionClock(meta.timing.clock_zero_epoch_ms);
+    clock = new SessionClock(meta.timing.clock_zero);
     if (clock.now() <= progress.last_time) {
       const shift = (progress.last_time + 0.001 - clock.now()) * 1000;
-      clock = new SessionClock(meta.timing.clock_zero_epoch_ms - shift);
-      meta.timing.clock_zero_epoch_ms = clock.zero;
+      clock = new SessionClock(meta.timing.clock_zero - shift);
+      meta.timing.clock_zero = clock.zero;
       resumeNote = `clock moved on by ${Math.round(shift)} ms to keep times increasing`;
     }
     ctx.trialNo = progress.last_trial;
@@ -332,12 +333,12 @@ async function runTask(root, proto, settings, s) {
     ctx.write("resume", { detail: `after_row=${progress.last_row};interrupted=${b}/${pid}` });
   } else {
     const f = form ? `;form=${form}` : "";
-    ctx.write("session_start", { detail: `protocol=${proto.protocol.name};sha256=${proto.protocol.sha256}${f}` });
+    ctx.write("session_start", { detail: `protocol=${proto.plan.protocol.name};sha256=${proto.plan.protocol.sha256}${f}` });
   }
   saveMeta();
 
   const recorded = Object.fromEntries((meta.blocks || []).map((b) => [b.name, b.order]));
-  const plan = sessionPlan(proto, {
+  const plan = sessionPlan(proto.plan, {
     blocks: blockIndices,
     progress,
     recorded,
@@ -355,7 +356,7 @@ async function runTask(root, proto, settings, s) {
       } else if (st.kind === "message") {
         await showMessage(ctx, ctx.msg[st.key], st.seconds);
       } else if (st.kind === "block_start") {
-        meta.blocks.push({ name: st.block, order: st.order, shuffled: proto.blocks[st.index].order === "shuffled", seed: st.seed ?? null });
+        meta.blocks.push({ name: st.block, order: st.order, shuffled: proto.plan.blocks[st.index].order === "shuffled", seed: st.seed ?? null });
         const f = form ? `;form=${form}` : "";
         ctx.write("block_start", { block: st.block, detail: `order=${st.order.join(",")};seed=${st.seed ?? "None"}${f}` });
         saveMeta();
@@ -402,20 +403,23 @@ async function runTask(root, proto, settings, s) {
 }
 
 function recordedForm(proto, meta, s) {
-  const names = proto.blocks.map((b) => b.name);
+  const names = proto.plan.blocks.map((b) => b.name);
   if (meta && meta.counterbalance) {
     return [meta.counterbalance.form, meta.counterbalance.blocks.map((b) => names.indexOf(b))];
   }
-  return formFor(proto.counterbalance, proto.blocks.length, s.participant, s.session);
+  return formFor(proto.plan.counterbalance, names, s.participant, s.session);
 }
 
+/**
+ * A new session's sidecar: the one tol-web build made through the sidecar model
+ * (every key of it, the protocol's copy, the recorder), filled in for this session.
+ */
 function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndices }) {
-  const stem = `${s.participant}_${proto.protocol.name}_${dateStr()}`;
-  const names = proto.blocks.map((b) => b.name);
-  const period = refresh && refresh >= 20 && refresh <= 300 ? 1 / refresh : null;
-  return {
-    sidecar_version: proto.sidecar_version,
-    runtime: "browser",
+  const stem = `${s.participant}_${proto.plan.protocol.name}_${dateStr()}`;
+  const names = proto.plan.blocks.map((b) => b.name);
+  const cb = proto.plan.counterbalance;
+  const meta = JSON.parse(JSON.stringify(proto.sidecar));
+  return Object.assign(meta, {
     event_log: `${stem}.csv`,
     event_log_version: EVENT_LOG_VERSION,
     status: "incomplete",
@@ -425,8 +429,7 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
     language: s.language,
     start_time: isoNow(),
     end_time: null,
-    protocol: { ...pick(proto.protocol, ["name", "version", "path", "sha256", "text"]) },
-    software: { tol_tasks: VERSION, compiled_by: proto.compiled_by, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },
+    software: { ...meta.software, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },
     screen: {
       index: 0,
       size: [screen.width, screen.height],
@@ -436,19 +439,20 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
     },
     window: {
       size: [stage.W, stage.H],
-      viewport: [innerWidth, innerHeight],
+      position: null,
       fullscreen: !!document.fullscreenElement,
-      fullscreen_requested: proto.display.fullscreen,
       units: "CSS pixels (1 height unit = the stage's height)",
       owner: "tol-web",
+      viewport: [innerWidth, innerHeight],
+      fullscreen_requested: proto.display.fullscreen,
       page: location.origin + location.pathname,
     },
     refresh_rate_hz: refresh,
     timing: {
-      clock: "performance.now() on the page's high-resolution clock; session time = "
-        + "(performance.timeOrigin + stamp - clock_zero_epoch_ms) / 1000, so it runs on across a reload",
-      clock_function: "performance.now",
-      clock_zero_epoch_ms: clock.zero,
+      clock: "the page's high-resolution clock (performance.now() and every event's timeStamp); "
+        + "session time = (performance.timeOrigin + stamp - clock_zero) / 1000, so that it runs on across a reload",
+      clock_function: "performance.timeOrigin + performance.now() (milliseconds since the epoch)",
+      clock_zero: clock.zero,
       input_method: "browser-event-timestamp",
       input_fallback_reason: null,
       input_reconciled: "Pointer Events (mouse, pen, touch) and keydown; each stamped with its own "
@@ -456,22 +460,18 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
       unmatched_presses: 0,
       input_lost: null,
       expected_resolution_s: 0.0001,
-      trial_onset: "the requestAnimationFrame timestamp of the frame that first showed the problem "
-        + "(the start of that frame; the display shows it at the next refresh)",
+      trial_onset: "the requestAnimationFrame timestamp of the frame after the one that drew the "
+        + "problem (about when that frame reached the screen), never earlier than the drawing",
       frame_work: "the task's own code in each animation frame (its input handlers and frame callback)",
-      frame_period_s: period,
     },
     frames: { trials: [] },
     layout: { puzzle: proto.layout_puzzle, pegs: pegRects, coordinates: "CSS pixels from the stage's top-left" },
     blocks: [],
-    counterbalance: proto.counterbalance
-      ? { by: proto.counterbalance.by, form, blocks: blockIndices.map((i) => names[i]) }
-      : null,
+    counterbalance: cb ? { by: cb.by, form, blocks: blockIndices.map((i) => names[i]) } : null,
     resumes: [],
-    simulate: null,
     url_parameters: s.params,
     rows_written: 0,
-  };
+  });
 }
 
 function pick(obj, keys) {

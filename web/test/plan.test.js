@@ -4,13 +4,14 @@ import { test } from "node:test";
 import { progressOf, sessionPlan } from "../src/plan.js";
 
 const p = (id) => ({ id, puzzle: "hanoi:2:3:0", start: "AA", goal: "CC", min_moves: 3, optimal: [[0, 1], [0, 2], [1, 2]] });
+// A plan as SessionPlan.describe() gives it (tests/test_web_plan.py checks real ones against Python).
 const proto = {
-  timing: { feedback_duration: 1.5 },
-  feedback: "solved",
-  practice: { repeat_until_solved: true, max_attempts: 3, problems: [p("pr")] },
+  rules_version: 1,
+  messages: { practice_start: 1.5, test_start: 1.5, copy_start: 1.5, end: 2.0, try_again: 1.5 },
+  practice: { tries: 3, repeat_until_solved: true, feedback: true, problems: [p("pr")] },
   blocks: [
-    { name: "a", order: "fixed", seed: null, attempts: 2, discontinue_after: 2, copies: null, problems: [p("a1"), p("a2"), p("a3")] },
-    { name: "b", order: "fixed", seed: null, attempts: 1, discontinue_after: null, copies: { moves: "own", unsolved: "skip" }, problems: [p("b1"), p("b2")] },
+    { name: "a", order: "fixed", seed: null, attempts: 2, discontinue_after: 2, feedback: true, copies: null, problems: [p("a1"), p("a2"), p("a3")] },
+    { name: "b", order: "fixed", seed: null, attempts: 1, discontinue_after: null, feedback: true, copies: { moves: "own", unsolved: "skip" }, problems: [p("b1"), p("b2")] },
   ],
 };
 const order = (b) => [b.problems.map((_, i) => i), null];

@@ -36,7 +36,7 @@ test("forms by session, by the id's number, else by the id's hash", () => {
   assert.equal(assignmentIndex("session", "X", 5, 3), 1);
   assert.equal(assignmentIndex("participant", "P007", 1, 4), 2);
   assert.equal(assignmentIndex("participant", "P0", 1, 4), 3);
-  const cb = { by: "session", forms: [{ name: "a", blocks: [0, 1] }, { name: "b", blocks: [1, 0] }] };
-  assert.deepEqual(formFor(cb, 2, "P1", 2), ["b", [1, 0]]);
-  assert.deepEqual(formFor(null, 3, "P1", 1), [null, [0, 1, 2]]);
+  const cb = { by: "session", forms: [{ name: "a", blocks: ["x", "y"] }, { name: "b", blocks: ["y", "x"] }] };
+  assert.deepEqual(formFor(cb, ["x", "y"], "P1", 2), ["b", [1, 0]]);
+  assert.deepEqual(formFor(null, ["x", "y", "z"], "P1", 1), [null, [0, 1, 2]]);
 });
