@@ -26,10 +26,9 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from tol_tasks import __version__
-from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTERS
+from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
-from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
 from tol_tasks.session_data.plan import SessionPlan
 from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
@@ -182,7 +181,7 @@ def sidecar_template(lp: LoadedProtocol) -> dict[str, Any]:
 def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
     """Every apparatus the protocol uses (by code): pieces, capacities and colours."""
     out: dict[str, dict[str, Any]] = {}
-    colors = lp.model.display.piece_colors
+    display = lp.model.display
     for spec in lp.all_problems():
         p = spec.puzzle
         if p.code not in out:
@@ -191,16 +190,9 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 "pegs": p.n_pegs,
                 "capacities": list(p.capacities),
                 "pieces": [str(x) for x in p.pieces],
-                "colors": {str(x): _piece_color(p, x, colors) for x in p.pieces},
+                "colors": {str(x): display.piece_color(p, x) for x in p.pieces},
             }
     return out
-
-
-def _piece_color(puzzle: Puzzle, piece, colors: dict[str, str]) -> str:
-    """A piece's colour: the protocol's, else the default of its disk number or ball letter."""
-    if puzzle.kind == "hanoi":
-        return colors.get(str(piece), DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)])
-    return colors.get(piece, DEFAULT_BALL_COLORS.get(piece, "#888888"))
 
 
 def image_names(lp: LoadedProtocol) -> dict[str, str]:
