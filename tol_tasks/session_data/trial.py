@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError, TolTasksError
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
 from tol_tasks.puzzles.base import Puzzle
+
+from .detail import format_detail
 
 #: Participant ids: what a file name can safely hold.
 _PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -37,37 +40,49 @@ def check_participant_id(pid: str) -> str:
             elif not pid:
                 bad = " It is empty."
         raise ParticipantIdError(
-            f"participant id {pid!r} cannot be used.{bad} Suggested fix: use 1 to 64 letters, "
-            "digits, '-', '_' or '.', starting with a letter or digit (e.g. 'P001')."
-        )
+            f"participant id {pid!r} cannot be used.{bad}", field="participant", value=pid,
+            fix="use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit "
+            "(e.g. 'P001').",
+        )  # fmt: skip
     return pid
 
 
-def puzzle_code(puzzle: Puzzle) -> str:
-    """The apparatus as one token (:attr:`Puzzle.code <tol_tasks.puzzles.base.Puzzle.code>`)."""
-    return puzzle.code
+def block_order(n: int, order: str, seed: int | None,
+                draw_seed: Callable[[], int] | None = None) -> tuple[list[int], int | None]:  # fmt: skip
+    """Problem indices in running order and the seed used.
 
-
-def block_order(n: int, order: str, seed: int | None) -> tuple[list[int], int | None]:
-    """Problem indices in running order and the seed used (drawn if shuffled without one)."""
+    ``order`` ``fixed``: file order (``seed`` is returned as given).
+    ``shuffled``: the indices shuffled by ``random.Random(seed).shuffle``
+    (Python's Mersenne Twister); without a seed one is drawn by ``draw_seed``
+    (default: the operating system's randomness) and returned, so that it can
+    be recorded.
+    """
     idx = list(range(n))
     if order != "shuffled":
         return idx, seed
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        seed = draw_seed() if draw_seed is not None else random.SystemRandom().randrange(2**31)
     random.Random(seed).shuffle(idx)
     return idx, seed
 
 
+@dataclass(kw_only=True)
 class _OnBoard:
-    """What a problem attempt and a copy trial share: the board from the start, the events."""
+    """What a problem attempt and a copy trial share: the board from the start, the events.
 
-    spec: ProblemSpec
-    state: Any
-    moves: int
-    outcome: str | None
+    ``kind`` says which it is: ``problem`` or ``copy``. ``attempt`` is the
+    problem's attempt number; ``held`` the peg whose piece is held;
+    ``outcome`` None until the trial is done.
+    """
 
-    def _set_up(self) -> None:
+    kind: ClassVar[str]
+    attempt: int = 1
+    state: Any = None
+    moves: int = 0
+    held: int | None = None
+    outcome: str | None = None
+
+    def __post_init__(self) -> None:
         self.puzzle = self.spec.puzzle
         self.state = self.spec.start
 
@@ -82,28 +97,6 @@ class _OnBoard:
         col = self.puzzle.pegs_of(self.state)[peg]
         return col[-1] if col else None
 
-
-@dataclass
-class TrialState(_OnBoard):
-    """One attempt at one problem.
-
-    Methods return lists of events (dicts of event-log fields) to be logged.
-    ``placed`` keeps the completed moves, (from peg, to peg), in order.
-    """
-
-    spec: ProblemSpec
-    rules: Rules
-    attempt: int = 1
-    state: Any = None
-    moves: int = 0
-    held: int | None = None
-    outcome: str | None = None
-    violations: int = 0
-    placed: list[tuple[int, int]] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        self._set_up()
-
     def pick(self, peg: int) -> list[dict]:
         """The participant takes the top piece of ``peg``."""
         if self.done or self.held is not None:
@@ -111,6 +104,9 @@ class TrialState(_OnBoard):
         piece = self.top_piece(peg)
         if piece is None:
             return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+        refused = self._refuse_pick(peg, piece)
+        if refused:
+            return refused
         self.held = peg
         return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
 
@@ -120,9 +116,35 @@ class TrialState(_OnBoard):
             return []
         src, self.held = self.held, None
         piece = self.top_piece(src)
-        a = PEG_LETTERS[src]
         if peg is None:
-            return [self._ev("cancel", piece=piece, from_peg=a)]
+            return [self._ev("cancel", piece=piece, from_peg=PEG_LETTERS[src])]
+        return self._put(src, peg, piece)
+
+    def _refuse_pick(self, peg: int, piece) -> list[dict]:
+        """The events of a pick-up that is refused (none: every piece may be taken)."""
+        return []
+
+    def _put(self, src: int, peg: int, piece) -> list[dict]:  # pragma: no cover - per kind
+        """The events of putting ``piece``, taken from ``src``, on ``peg``."""
+        raise NotImplementedError
+
+
+@dataclass
+class TrialState(_OnBoard):
+    """One attempt at one problem.
+
+    Methods return lists of events (dicts of event-log fields) to be logged.
+    ``placed`` keeps the completed moves, (from peg, to peg), in order.
+    """
+
+    kind: ClassVar[str] = "problem"
+    spec: ProblemSpec
+    rules: Rules
+    violations: int = 0
+    placed: list[tuple[int, int]] = field(default_factory=list)
+
+    def _put(self, src: int, peg: int, piece) -> list[dict]:
+        a = PEG_LETTERS[src]
         b = PEG_LETTERS[peg]
         if peg == src:
             if self.rules.same_peg_drop_counts_as_move:
@@ -149,7 +171,7 @@ class TrialState(_OnBoard):
         limit = self.spec.move_limit
         if limit is not None and self.moves >= limit and not self.done:
             self.outcome = "move_limit"
-            return [self._ev("move_limit", detail=f"limit={limit}")]
+            return [self._ev("move_limit", detail=format_detail(limit=limit))]
         return []
 
     def tick(self, trial_time: float) -> list[dict]:
@@ -158,8 +180,17 @@ class TrialState(_OnBoard):
         if limit is not None and not self.done and trial_time >= limit:
             self.outcome = "time_out"
             self.held = None
-            return [self._ev("time_out", detail=f"limit={limit:g}")]
+            return [self._ev("time_out", detail=format_detail(limit=f"{limit:g}"))]
         return []
+
+
+def moves_text(moves: list[tuple[int, int]]) -> str:
+    """Moves as the ``detail`` column writes them: ``A>C,A>B`` (from peg > to peg)."""
+    return ",".join(f"{PEG_LETTERS[a]}>{PEG_LETTERS[b]}" for a, b in moves)
+
+
+def _shown(src: int, dst: int) -> str:
+    return format_detail(shown=moves_text([(src, dst)]))
 
 
 def copy_sequence(puzzle: Puzzle, start, goal, moves: list[tuple[int, int]],
@@ -186,17 +217,13 @@ class CopyState(_OnBoard):
     handle both the same way.
     """
 
+    kind: ClassVar[str] = "copy"
     spec: ProblemSpec
     sequence: list[tuple[int, int]]
-    attempt: int = 1
-    state: Any = None
-    moves: int = 0
-    held: int | None = None
-    outcome: str | None = None
     refused: int = 0
 
     def __post_init__(self) -> None:
-        self._set_up()
+        super().__post_init__()
         if not self.sequence:
             raise ValueError("a copy trial needs at least one move to copy")
 
@@ -212,36 +239,23 @@ class CopyState(_OnBoard):
             s = self.puzzle.move(s, a, b)
         return s
 
-    def pick(self, peg: int) -> list[dict]:
-        if self.done or self.held is not None:
-            return []
-        piece = self.top_piece(peg)
-        if piece is None:
-            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+    def _refuse_pick(self, peg: int, piece) -> list[dict]:
         src, dst = self.sequence[self.moves]
-        if peg != src:
-            self.refused += 1
-            return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
-                             reason="wrong_piece", detail=f"shown={PEG_LETTERS[src]}>{PEG_LETTERS[dst]}")]  # fmt: skip
-        self.held = peg
-        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
-
-    def drop(self, peg: int | None) -> list[dict]:
-        if self.done or self.held is None:
+        if peg == src:
             return []
-        src, self.held = self.held, None
-        piece = self.top_piece(src)
-        a = PEG_LETTERS[src]
-        if peg is None:
-            return [self._ev("cancel", piece=piece, from_peg=a)]
-        b = PEG_LETTERS[peg]
+        self.refused += 1
+        return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
+                         reason="wrong_piece", detail=_shown(src, dst))]  # fmt: skip
+
+    def _put(self, src: int, peg: int, piece) -> list[dict]:
+        a, b = PEG_LETTERS[src], PEG_LETTERS[peg]
         if peg == src:
             return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)]
         dst = self.sequence[self.moves][1]
         if peg != dst:
             self.refused += 1
             return [self._ev("copy_refused", piece=piece, from_peg=a, to_peg=b,
-                             reason="wrong_peg", detail=f"shown={a}>{PEG_LETTERS[dst]}")]  # fmt: skip
+                             reason="wrong_peg", detail=_shown(src, dst))]  # fmt: skip
         move = self.puzzle.check_move(self.state, src, peg)  # legal: it was made before
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1
