@@ -21,6 +21,7 @@ from tol_analysis.score import score_sessions
 from tol_analysis.sessions import SessionInfo, summarize_sessions
 from tol_analysis.tables import TableData
 from tol_tasks.session_data.eventlog import EventLogError
+from tol_tasks.session_data.sidecar import Sidecar
 
 HERE = Path(__file__).parent
 GOLDEN = HERE / "data" / "golden" / "sessions"
@@ -206,8 +207,12 @@ def test_sidecars_are_read_from_disk_when_asked_for():
     assert len(scores.sidecars) == len(paths)
     for p in paths:
         log = read_session(p)
-        expected = json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))
+        expected = Sidecar.read(p.with_suffix(".json"))
         assert scores.sidecars[(log.participant, log.session)] == expected
+        assert (
+            expected.to_dict()["protocol"]
+            == json.loads(p.with_suffix(".json").read_text(encoding="utf-8"))["protocol"]
+        )
 
 
 def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
@@ -301,3 +306,41 @@ def test_inter_move_times_are_fmean_and_median_of_each_attempts_latencies():
         assert row.median_inter_move_time == statistics.median(got)
         checked += 1
     assert checked > 50
+
+
+@pytest.mark.parametrize(
+    ("damage", "why"),
+    [
+        ('{"sidecar_version": 2, "protocol": ', "not JSON"),
+        ("session-as-text", "key 'session'"),
+    ],
+)
+def test_a_damaged_sidecar_is_read_with_the_model_and_reported(tmp_path, damage, why):
+    """Every reader reads sidecars with the sidecar model: a damaged one leaves the session
+    scored from its log alone (with a warning), and --verify names it as a problem."""
+    from tol_analysis.verify import verify
+
+    folder = tmp_path / "data"
+    shutil.copytree(GOLDEN, folder)
+    log = folder / "demo.csv"
+    side = log.with_suffix(".json")
+    if damage == "session-as-text":
+        data = json.loads(side.read_text(encoding="utf-8"))
+        data["session"] = "first"
+        side.write_text(json.dumps(data), encoding="utf-8")
+    else:
+        side.write_text(damage, encoding="utf-8")
+    scores = score_sessions(log for _, log in read_sessions(find_logs([folder])))
+    warned = [w for w in scores.warnings if w.startswith("sidecar unreadable")]
+    assert len(warned) == 1
+    assert str(side) in warned[0]
+    assert why in warned[0]
+    demo = read_session(log)
+    row = scores.sessions[scores.sessions["participant"] == demo.participant].iloc[0]
+    assert row["protocol"] == ""  # from the log alone
+    assert scores.sidecars[(demo.participant, demo.session)] is None
+    report = verify([folder])
+    problems = [p for p in report.problems if str(log) in p]
+    assert len(problems) == 1
+    assert "the sidecar cannot be read" in problems[0]
+    assert why in problems[0]

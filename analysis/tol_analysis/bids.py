@@ -29,6 +29,8 @@ import pandas as pd
 from tol_analysis.columns import TRIALS
 from tol_analysis.score import Scores
 from tol_tasks import __version__
+from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.sidecar import Sidecar
 
 #: The BIDS version the dataset follows.
 BIDS_VERSION = "1.10.0"
@@ -58,14 +60,13 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
     written = [_dataset_description(root), _readme(root)]
     sessions = scores.sessions
     trials = scores.trials
-    tasks: dict[str, dict] = {}
+    tasks: dict[str, Sidecar | None] = {}
     participants: dict[str, dict[str, str]] = {}
     for s in sessions.itertuples():
-        meta = scores.sidecars.get((s.participant, int(s.session))) or {}
+        meta = scores.sidecars.get((s.participant, int(s.session)))
         sub = bids_label(s.participant, "unknown")
-        participants.setdefault(sub, {}).update(
-            {k: str(v) for k, v in (meta.get("extra_fields") or {}).items()}
-        )
+        fields = meta.extra_fields if meta is not None else {}
+        participants.setdefault(sub, {}).update({k: str(v) for k, v in fields.items()})
         task = bids_label(s.protocol, "tower")
         tasks.setdefault(task, meta)
         g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
@@ -144,16 +145,18 @@ def _readme(root: Path) -> Path:
     return path
 
 
-def _task_description(meta: dict) -> dict:
+def _task_description(meta: Sidecar | None) -> dict:
     """TaskName, TaskDescription, Instructions and CogAtlasID from the session's protocol."""
-    proto = meta.get("protocol") or {}
-    name = proto.get("name") or "tower"
+    from tol_tasks.protocol_format import load_protocol_text
+
+    proto = meta.protocol if meta is not None else None
+    name = (proto.name if proto is not None else "") or "tower"
     out = {"TaskName": name}
     try:
-        from tol_tasks.protocol_format import load_protocol_text
-
-        lp = load_protocol_text(proto["text"], source=f"{name} (sidecar copy)")
-    except Exception:  # no sidecar, or a protocol this version cannot read
+        if proto is None:
+            raise LookupError("no sidecar")
+        lp = load_protocol_text(proto.text, source=f"{name} (sidecar copy)")
+    except (LookupError, TolTasksError):  # no sidecar, or a protocol this version cannot read
         out["TaskDescription"] = "A tower planning task (protocol text not available)."
         return out
     model = lp.model
@@ -166,7 +169,7 @@ def _task_description(meta: dict) -> dict:
     out["TaskDescription"] = " ".join(
         t for t in (f"{_TASK_NAMES[kind]} ({apparatus}).", model.description, model.citation) if t
     )
-    pages = lp.pages(meta.get("language"))
+    pages = lp.pages(meta.language)
     if pages:
         out["Instructions"] = "\n\n".join(p.text for p in pages)
     if kind in COGATLAS_IDS:
@@ -188,21 +191,24 @@ def column_descriptions(names) -> dict:
     return out
 
 
-def _session_sidecar(meta: dict, status: str) -> dict:
-    proto = meta.get("protocol") or {}
-    timing = meta.get("timing") or {}
-    frames = meta.get("frames") or {}
+def _session_sidecar(meta: Sidecar | None, status: str) -> dict:
+    proto = meta.protocol if meta is not None else None
+    timing = meta.timing if meta is not None else None
+    frames = meta.frames if meta is not None else None
+    software = meta.software if meta is not None else None
     return {
         "SessionStatus": status,
-        "ProtocolName": proto.get("name"),
-        "ProtocolVersion": proto.get("version"),
-        "ProtocolSHA256": proto.get("sha256"),
-        "SoftwareVersions": meta.get("software"),
-        "InputTimingMethod": timing.get("input_method"),
-        "InputFallbackReason": timing.get("input_fallback_reason"),
-        "DroppedFrames": frames.get("total_dropped_frames"),
-        "Frames": frames.get("total_frames"),
-        "StartTime": meta.get("start_time"),
+        "ProtocolName": proto.name if proto else None,
+        "ProtocolVersion": proto.version if proto else None,
+        "ProtocolSHA256": proto.sha256 if proto else None,
+        "SoftwareVersions": software.model_dump(mode="json", exclude_unset=True)
+        if software
+        else None,
+        "InputTimingMethod": timing.input_method if timing else None,
+        "InputFallbackReason": timing.input_fallback_reason if timing else None,
+        "DroppedFrames": frames.total_dropped_frames if frames else None,
+        "Frames": frames.total_frames if frames else None,
+        "StartTime": meta.start_time if meta is not None else None,
     }
 
 

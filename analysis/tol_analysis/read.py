@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import csv
 import ctypes
-import json
 import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -40,6 +40,9 @@ from tol_tasks.session_data.eventlog import (
     events,
     read_event_log,
 )
+
+if TYPE_CHECKING:
+    from tol_tasks.session_data.sidecar import Sidecar
 
 #: File names tol-score writes; never read back as session logs.
 OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv"}
@@ -194,17 +197,21 @@ class SessionLog:
         Its complete rows, as columns.
     warnings : list of str
         Recoverable faults (a torn last line, a missing row).
-    sidecar : dict or None
-        The JSON sidecar beside it, if there is one (never needed for scores).
+    sidecar : Sidecar or None
+        The sidecar beside it (:class:`tol_tasks.session_data.sidecar.Sidecar`),
+        if there is one and it reads (never needed for scores).
     sidecar_path : Path or None
         The file ``sidecar`` was read from.
+    sidecar_error : str or None
+        Why the sidecar beside the log could not be read (it is then None).
     """
 
     path: Path
     data: LogColumns
     warnings: list[str] = field(default_factory=list)
-    sidecar: dict | None = None
+    sidecar: Sidecar | None = None
     sidecar_path: Path | None = None
+    sidecar_error: str | None = None
 
     @property
     def n_events(self) -> int:
@@ -389,12 +396,14 @@ def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
             "beginning of the log is missing."
         )
     side = p.with_suffix(".json")
-    if side.is_file():
-        try:
-            return SessionLog(p, data, warnings, json.loads(side.read_text(encoding="utf-8")), side)
-        except (OSError, ValueError) as exc:
-            warnings.append(f"{side}: sidecar unreadable ({exc}); scored from the log alone.")
-    return SessionLog(p, data, warnings)
+    if not side.is_file():
+        return SessionLog(p, data, warnings)
+    from tol_tasks.session_data.sidecar import Sidecar, SidecarError
+
+    try:
+        return SessionLog(p, data, warnings, Sidecar.read(side), side)
+    except SidecarError as exc:
+        return SessionLog(p, data, warnings, sidecar_error=str(exc))
 
 
 def _kinds() -> dict[str, str]:

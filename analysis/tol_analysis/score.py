@@ -16,7 +16,6 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -39,13 +38,16 @@ from tol_tasks.session_data.eventlog import EventLogError
 if TYPE_CHECKING:
     import pandas as pd
 
+    from tol_tasks.session_data.sidecar import Sidecar
+
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
 
 
 class Sidecars(Mapping):
-    """Each session's JSON sidecar (a dict, or None), by (participant, session).
+    """Each session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or None),
+    by (participant, session).
 
     A sidecar read from the file beside its log is read again from that file
     when asked for, so that scoring thousands of sessions does not hold every
@@ -53,20 +55,22 @@ class Sidecars(Mapping):
     """
 
     def __init__(self) -> None:
-        self._where: dict[tuple[str, int], Path | dict | None] = {}
+        self._where: dict[tuple[str, int], Path | Sidecar | None] = {}
 
     def add(self, key: tuple[str, int], log: SessionLog) -> None:
         on_disk = log.sidecar is not None and log.sidecar_path is not None
         self._where[key] = log.sidecar_path if on_disk else log.sidecar
 
-    def __getitem__(self, key: tuple[str, int]) -> dict | None:
+    def __getitem__(self, key: tuple[str, int]) -> Sidecar | None:
         where = self._where[key]
         if not isinstance(where, Path):
             return where
+        from tol_tasks.session_data.sidecar import Sidecar, SidecarError
+
         try:
-            return json.loads(where.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None  # gone or damaged since it was read (reading warned if it was then)
+            return Sidecar.read(where)
+        except SidecarError:
+            return None  # gone or damaged since it was read
 
     def __iter__(self) -> Iterator[tuple[str, int]]:
         return iter(self._where)
@@ -97,7 +101,7 @@ class Scores:
     warnings : list of str
         Recoverable faults found while reading (torn last lines, ...).
     sidecars : Mapping
-        Each session's JSON sidecar (or None), by (participant, session): the
+        Each session's sidecar model (or None), by (participant, session): the
         protocol text, software and timing that exports and reports describe
         (:class:`Sidecars`: read from disk when asked for).
     """
@@ -187,7 +191,10 @@ def score_sessions(
                     tables[name].add(n, columns)
                 for log, (participant, session, status) in zip(scored, sessions, strict=True):
                     warnings.extend(log.warnings)
-                    protocol = ((log.sidecar or {}).get("protocol") or {}).get("name", "")
+                    if log.sidecar_error is not None:
+                        warnings.append(f"sidecar unreadable: {log.sidecar_error} The session "
+                                        "is scored from its log alone.")  # fmt: skip
+                    protocol = log.sidecar.protocol.name if log.sidecar is not None else ""
                     infos.append(SessionInfo(participant, session, protocol, status))
                     sidecars.add((participant, session), log)
         give_memory_back()  # what reading and scoring used, before the tables are made

@@ -47,7 +47,7 @@ def session_starts(scores: Scores) -> dict[tuple[str, int], pd.Timestamp]:
     """Each session's start (local time, from its sidecar), where known."""
     out = {}
     for key, meta in scores.sidecars.items():
-        text = (meta or {}).get("start_time")
+        text = meta.start_time if meta is not None else None
         if text:
             stamp = pd.to_datetime(text, errors="coerce", utc=False)
             if not pd.isna(stamp):

@@ -94,26 +94,24 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
 
 def _sidecar_faults(log) -> list[str]:
     meta = log.sidecar
+    if log.sidecar_error is not None:
+        return [f"the sidecar cannot be read: {log.sidecar_error}"]
     if meta is None:
         return [
             "no sidecar (.json) beside it; the scores need only the log, but the session's metadata is lost"
         ]
     out = []
-    if meta.get("participant") != log.participant:
+    if meta.participant != log.participant:
         out.append(
-            f"the sidecar's participant {meta.get('participant')!r} is not the log's {log.participant!r}"
+            f"the sidecar's participant {meta.participant!r} is not the log's {log.participant!r}"
         )
-    if str(meta.get("session")) != str(log.session):
-        out.append(
-            f"the sidecar's session {meta.get('session')!r} is not the log's {log.session!r}"
-        )
-    if meta.get("event_log") not in (None, log.path.name):
-        out.append(f"the sidecar names the log {meta.get('event_log')!r}, not {log.path.name!r}")
+    if meta.session != log.session:
+        out.append(f"the sidecar's session {meta.session!r} is not the log's {log.session!r}")
+    if meta.event_log != log.path.name:
+        out.append(f"the sidecar names the log {meta.event_log!r}, not {log.path.name!r}")
     rows = log.n_events
-    written = meta.get("rows_written")
-    status = meta.get("status")
-    if status in ("completed", "aborted") and written != rows:
-        out.append(f"the sidecar says {written} rows were written, the log has {rows}")
-    if status in ("completed", "aborted") and log.status != status:
-        out.append(f"the sidecar says the session {status}, the log says {log.status}")
+    if meta.status in ("completed", "aborted") and meta.rows_written != rows:
+        out.append(f"the sidecar says {meta.rows_written} rows were written, the log has {rows}")
+    if meta.status in ("completed", "aborted") and log.status != meta.status:
+        out.append(f"the sidecar says the session {meta.status}, the log says {log.status}")
     return out
