@@ -116,7 +116,8 @@ class LogView:
     def error(self, row: int, text: str) -> EventLogError:
         """An error naming the file and the file row of row ``row``."""
         k = int(self.log_of[row])
-        return EventLogError(f"{self.logs[k].path}: row {row - self.starts[k] + 2}: {text}")
+        where = f"{self.logs[k].path}: row {row - self.starts[k] + 2}"
+        return EventLogError(f"{where}: {text}", where=where)
 
 
 # ------------------------------------------------------------------- group helpers

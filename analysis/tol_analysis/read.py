@@ -33,6 +33,7 @@ from pyarrow import csv as pacsv
 from tol_analysis.arrow import from_numpy, strings, to_numpy
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.eventlog import (
+    CELL_FIX,
     EventLogError,
     check_cells,
     codebook,
@@ -388,13 +389,13 @@ def _flush(batch: _Batch):
 
 def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
     if data.n == 0:
-        raise EventLogError(f"{p}: has a header but no events.")
+        raise EventLogError(f"{p}: has a header but no events.", where=str(p), fix=CELL_FIX)
     first = data.cell("event", 0)
     if first != "session_start":
         raise EventLogError(
-            f"{p}: row 2: starts with {first!r}, not session_start: the "
-            "beginning of the log is missing."
-        )
+            f"{p}: row 2: starts with {first!r}, not session_start: the beginning of the log "
+            "is missing.", where=f"{p}: row 2", field="event", value=first, fix=CELL_FIX,
+        )  # fmt: skip
     side = p.with_suffix(".json")
     if not side.is_file():
         return SessionLog(p, data, warnings)
@@ -424,10 +425,9 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
                 if len(value) > _DIGITS:
                     raise EventLogError(
                         f"{path}: row {n}: column {name!r} holds {value!r}, a whole number "
-                        f"of more than {_DIGITS} digits, which no recorder writes. Suggested "
-                        "fix: restore the file from a backup (event logs are never edited by "
-                        "hand), or leave it out with --skip-bad."
-                    )
+                        f"of more than {_DIGITS} digits, which no recorder writes.",
+                        where=f"{path}: row {n}", field=name, value=value, fix=CELL_FIX,
+                    )  # fmt: skip
     time = np.array([float(v) if v else np.nan for v in by_name[TIME]], np.float64)
     texts = {c: list(by_name[c]) for c in TEXT_COLUMNS}
     return LogColumns.from_texts(texts, time), list(data.warnings)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .eventlog import EventLogData, EventLogError, column_index
+from .eventlog import CELL_FIX, EventLogData, EventLogError, column_index
 
 #: The kinds of attempt.
 PROBLEM, COPY = "problem", "copy"
@@ -306,14 +306,15 @@ def _walk_rows(event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, co
             if open_copy is None:
                 raise EventLogError(
                     f"{path}: row {n + 2}: {name} belongs to a copy trial (copy_of {cp[n]}) "
-                    "that has no copy_onset row before it."
-                )
+                    "that has no copy_onset row before it.", where=f"{path}: row {n + 2}",
+                    field="event", value=name, fix=CELL_FIX,
+                )  # fmt: skip
             if k != open_copy[1]:
                 raise EventLogError(
                     f"{path}: row {n + 2}: {name} belongs to trial {t} ({pid[n]}), but "
                     f"copy trial {open_copy[1][0]} began at row {open_copy[0] + 2} and has not "
-                    "ended."
-                )
+                    "ended.", where=f"{path}: row {n + 2}", field="trial", value=t, fix=CELL_FIX,
+                )  # fmt: skip
             if name == "copy_end":
                 open_copy = None
             continue
@@ -328,8 +329,9 @@ def _walk_rows(event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, co
             o = open_problem[1]
             raise EventLogError(
                 f"{path}: row {n + 2}: {name} belongs to trial {t} ({pid[n]}), but trial "
-                f"{o[0]} ({o[2]}) began at row {open_problem[0] + 2} and has not ended."
-            )
+                f"{o[0]} ({o[2]}) began at row {open_problem[0] + 2} and has not ended.",
+                where=f"{path}: row {n + 2}", field="trial", value=t, fix=CELL_FIX,
+            )  # fmt: skip
         if name == "trial_end":
             open_problem = None
 
@@ -345,9 +347,9 @@ def _check_int(path, n: int, column: str, value: str) -> None:
     if not value.isdigit():
         raise EventLogError(
             f"{path}: row {n + 2}: column {column!r} holds {value!r}; expected a whole number "
-            "of 0 or more on an onset row. Suggested fix: restore the file from a backup "
-            "(event logs are never edited by hand)."
-        )
+            "of 0 or more on an onset row.", where=f"{path}: row {n + 2}", field=column,
+            value=value, fix=CELL_FIX,
+        )  # fmt: skip
 
 
 def log_attempts(data: EventLogData) -> list[Attempt]:
