@@ -35,6 +35,9 @@ from ._source import ImportSourceError, Source, fault
 #: ``stamp`` of every imported row: the source program read its clock when it acted.
 STAMP = "clock"
 
+#: The block name of practice problems (as tol-tasks' own sessions and tol-score use it).
+PRACTICE = "practice"
+
 
 @dataclass(frozen=True)
 class Unavailable:
@@ -122,6 +125,7 @@ class SessionBuilder:
         self.rows: list[dict[str, Any]] = []
         self.trial: _Trial | None = None
         self.n_trials = 0
+        self.test_trials = 0
         self.last_ms = 0.0
         self.disagreements: list[dict[str, Any]] = []
         self.warnings: list[str] = []
@@ -224,6 +228,8 @@ class SessionBuilder:
         if self.trial is not None and not self.trial.ended:
             raise RuntimeError("a trial is still open")
         self.n_trials += 1
+        if block != PRACTICE:
+            self.test_trials += 1
         extra = dict(detail or {})
         if stated_min is not None:
             extra["source_min_moves"] = stated_min
@@ -498,16 +504,36 @@ class SessionBuilder:
         complete: bool,
         meta: dict[str, Any],
         unavailable: Iterable[Unavailable],
+        rows: tuple[int, int],
+        stage: tuple[str, str] | None = None,
         start_time: str | None = None,
         end_time: str | None = None,
     ) -> ImportedSession:
-        """The session: a ``session_end`` row when the source shows it ended (``complete``)."""
-        if self.n_trials == 0:
+        """The session: a ``session_end`` row when the source shows it ended (``complete``).
+
+        ``rows``: the first and last source rows of the session (for the error when it
+        has no test trials); ``stage``: the column and value that mark test trials in
+        the source, if it marks them.
+
+        Raises
+        ------
+        ImportSourceError
+            When the session has no test trial (practice only, or nothing).
+        """
+        if self.test_trials == 0:
+            what = "no problem attempts"
+            column = value = None
+            if stage is not None and self.n_trials:
+                what = "practice only, no test trials"
+                column, value = stage[0], f"never {stage[1]!r}"
             raise fault(
                 self.source.path,
-                f"participant {self.participant!r} session {self.session} has no problem attempts",
-                "check the file holds this "
-                "participant's task data, or leave them out with --skip-bad",
+                f"participant {self.participant!r} session {self.session} (rows "
+                f"{rows[0]}-{rows[1]}) has {what}, so nothing can be scored",
+                "give the file with this participant's test trials, or leave them out with "
+                "--skip-bad",
+                column=column,
+                value=value,
             )
         if complete:
             if self.open:

@@ -279,6 +279,8 @@ def _session(source: Source, group) -> ImportedSession:
     # else an open problem was cut off (the participant left): no trial_end, scored incomplete
     return b.finish(
         last_ms,
+        rows=(numbers[group.indices[0]], numbers[group.indices[-1]]),
+        stage=("exp_stage", "test"),
         complete=complete and not b.open,
         meta={
             "format_title": TITLE,

@@ -378,6 +378,7 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
         )
     session = b.finish(
         last_ms,
+        rows=(source.numbers[group.indices[0]], source.numbers[group.indices[-1]]),
         complete=True,
         meta={
             "format_title": TITLE,

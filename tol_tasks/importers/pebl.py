@@ -451,12 +451,19 @@ def _session(
         later = k + 1 < len(attempts)
         if outcome is None and (later or att.trial in ended_trials):  # ended unsolved
             roundstart = _round_start(summary, who, att, attempts, rows, path, numbers)
-            if stated and steps >= stated:
+            timed_out = last - roundstart >= limit_s * 1000 - 100
+            if timed_out and pending is not None:
+                # PEBL logs a time-out while waiting for the first click as a step that
+                # changed nothing: that last row is the time-out, not a drop
+                pending = None
+                b.time_out(max(b.last_ms, roundstart + limit_s * 1000), limit_s, row=last_row)
+                outcome = ("time_out", last, last_row)
+            elif stated and steps >= stated:  # PEBL's turn limit: its stated shortest
                 pending = _flush(b, pending)
                 b.move_limit(last, stated, row=last_row)
                 outcome = ("move_limit", last, last_row)
-            elif last - roundstart >= limit_s * 1000 - 100:
-                pending = None  # PEBL logs the time-out as a step that changed nothing
+            elif timed_out:  # the time ran out with a disk in hand; PEBL placed it first
+                pending = _flush(b, pending)
                 b.time_out(max(b.last_ms, roundstart + limit_s * 1000), limit_s, row=last_row)
                 outcome = ("time_out", last, last_row)
             else:
@@ -475,6 +482,7 @@ def _session(
     complete = not b.open and (summary is None or all(a.trial in ended_trials for a in attempts))
     return b.finish(
         last_ms,
+        rows=(numbers[0], numbers[-1]),
         complete=complete,
         meta={
             "format_title": "PEBL Tower of London (battery/tol)"
