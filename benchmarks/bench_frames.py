@@ -178,8 +178,8 @@ def _engine_run(win, name, start, goal, puzzle, out) -> dict:
                      speed=4, input_timing="polled")  # fmt: skip
     task.run_problem(start=start, goal=goal, feedback=False,
                      disks=getattr(puzzle, "n_disks", None))  # fmt: skip
-    stats = task.frame_stats[-1]
-    work = task._work  # every frame's work (seconds), as the sidecar's figures are made from
+    stats = task.frames.trials[-1]
+    work = task.frames.work  # every frame's work (seconds), as the sidecar's figures are made from
     task.close()
     return {
         "median_ms": stats["frame_work_median_ms"],

@@ -2,9 +2,10 @@
 
 Run from the repository root::
 
-    uv run python protocols/make_hanoi_generalized.py
+    uv run python protocols/make_hanoi_generalized.py [OUTPUT]
 
-The same code always writes the same file (a test checks this). The first
+OUTPUT defaults to ``protocols/hanoi-generalized.yaml``. The same code always
+writes the same file (a test writes it into a temporary folder and compares). The first
 block has the structure of Bishop et al. (2001): 13 problems with 2 to 4
 disks needing 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9 moves. The published item
 configurations were not available to us, so these are drawn by the generator
@@ -14,6 +15,7 @@ over 3 to 15 moves.
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from tol_tasks.protocol_format.generate import GeneratorSpec, select_problems
@@ -51,7 +53,7 @@ blocks:
 BISHOP = [(2, (3, 3), 1), (3, (4, 7), 2), (4, (8, 9), 2)]
 
 
-def main() -> None:
+def main(out: Path = OUT) -> None:
     lines = [HEADER.rstrip("\n"), "  - name: bishop", "    problems:"]
     k = 0
     for disks, levels, per in BISHOP:
@@ -66,8 +68,8 @@ def main() -> None:
     spec = GeneratorSpec(disks=4, min_moves=(3, 15), per_level=1, seed=4)
     for i, (s, g, d) in enumerate(select_problems(spec), start=1):
         lines.append(f'      - {{id: spread-{i:02d}, start: "{s}", goal: "{g}", min_moves: {d}}}')
-    OUT.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    Path(out).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":
-    main()
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else OUT)

@@ -103,3 +103,44 @@ def classic_moves(n: int, source: int = 0, target: int = 2, spare: int = 1):
         + [(n, source, target)]
         + classic_moves(n - 1, spare, target, source)
     )
+
+
+def graph_of(puzzle_code: str, _cache: dict = {}) -> dict:  # noqa: B006 - a deliberate cache
+    """The graph of an event log's ``puzzle`` code (``hanoi:3:3:0``, ``london:RGB:3-2-1``)."""
+    if puzzle_code not in _cache:
+        kind, *rest = puzzle_code.split(":")
+        if kind == "hanoi":
+            disks, pegs, adjacent = rest
+            _cache[puzzle_code] = hanoi_graph(int(disks), int(pegs), adjacent == "1")
+        else:
+            balls, caps = rest
+            _cache[puzzle_code] = london_graph(balls, tuple(int(c) for c in caps.split("-")))
+    return _cache[puzzle_code]
+
+
+def replay(rows: list[dict]) -> int:
+    """Check an event log's rows against the graphs; return the number of attempts seen.
+
+    Every placement is one legal move from the state before it; a refused or
+    empty action leaves the state as it was; a solved problem or finished copy
+    is at its goal.
+    """
+    attempts = 0
+    state = goal = graph = None
+    for row in rows:
+        event = row["event"]
+        if event in ("trial_onset", "copy_onset"):
+            attempts += 1
+            state, goal, graph = row["state"], row["goal"], graph_of(row["puzzle"])
+        elif event == "place":
+            assert row["state"] in {v for *_, v in graph[state]}, (
+                f"row {row['row']}: {state} -> {row['state']} is not one move"
+            )
+            state = row["state"]
+        elif event in ("illegal", "same_peg_drop", "pick_up", "copy_refused"):
+            assert row["state"] == state, row
+        elif event in ("solved", "copy_done") or (
+            event == "trial_end" and row["reason"] == "solved"
+        ):
+            assert state == goal, row
+    return attempts

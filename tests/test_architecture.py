@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -11,12 +12,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def _contract_counts(report: str) -> tuple[int, int]:
+    """(kept, broken) from lint-imports' closing line, ``Contracts: 4 kept, 0 broken.``"""
+    found = re.findall(r"^Contracts: (\d+) kept, (\d+) broken\.$", report, flags=re.MULTILINE)
+    assert len(found) == 1, report
+    kept, broken = found[0]
+    return int(kept), int(broken)
+
+
 def test_import_contracts_hold():
     # import-linter contracts in pyproject.toml: the core and analysis never import PsychoPy.
     exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     result = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, check=False)
+    declared = (ROOT / "pyproject.toml").read_text().count("[[tool.importlinter.contracts]]")
+    assert declared >= 4
+    assert _contract_counts(result.stdout) == (declared, 0), result.stdout + result.stderr
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "broken" not in result.stdout.lower().replace("0 broken", "")
+
+
+def test_the_contract_count_is_read_exactly():
+    assert _contract_counts("...\nContracts: 4 kept, 0 broken.\n") == (4, 0)
+    assert _contract_counts("Contracts: 3 kept, 10 broken.") == (3, 10)  # once passed as "0 broken"
 
 
 def test_importing_the_core_loads_no_gui_toolkit():

@@ -124,6 +124,13 @@ def test_the_copies_field_is_checked_like_every_other():
 
 
 # ------------------------------------------------------------- format 1 logs
+#: Columns that copy trials added to trials.csv and sessions.csv (format 2).
+_COPY_COLUMN = re.compile(
+    r"copy_(trial|source|moves_shown|moves|refused|complete|first_move_latency|time_per_move"
+    r"|median_move_time)|(min\d+_)?(mean_)?(initial|subsequent)_thinking_time(_per_move)?"
+)
+
+
 def test_version1_logs_score_as_they_did_before_copies(tmp_path):
     # tests/data/v1/scored was written by tol-score at 7f03174, before format 2.
     done = tol_score(str(V1), "--output", str(tmp_path))
@@ -131,11 +138,13 @@ def test_version1_logs_score_as_they_did_before_copies(tmp_path):
     for name in ("trials", "sessions", "moves", "wide"):
         old = pd.read_csv(V1 / "scored" / f"{name}.csv", dtype=str, keep_default_na=False)
         new = pd.read_csv(tmp_path / f"{name}.csv", dtype=str, keep_default_na=False)
-        assert list(new.columns[: len(old.columns)]) == list(old.columns) or set(
-            old.columns
-        ) <= set(new.columns), name
-        pd.testing.assert_frame_equal(new[list(old.columns)], old, obj=name)
+        # The old columns keep their order; the columns copy trials added are named here,
+        # and are empty for logs that have no copies.
+        assert [c for c in new.columns if c in old.columns] == list(old.columns), name
         added = [c for c in new.columns if c not in old.columns]
+        assert [c for c in added if not _COPY_COLUMN.fullmatch(c)] == [], name
+        assert (name in ("trials", "sessions")) == bool(added), (name, added)
+        pd.testing.assert_frame_equal(new[list(old.columns)], old, obj=name)
         assert all((new[c] == "").all() for c in added), (name, added)
     assert (tmp_path / "copy_moves.csv").read_text().count("\n") == 1  # the header only
 

@@ -108,7 +108,8 @@ def attempt(name, make):
     try:
         make()
     except TolTasksError as exc:
-        errors[name] = [type(exc).__name__, str(exc)]
+        errors[name] = [type(exc).__name__, str(exc), exc.field,
+                        repr(exc.value) if exc.has_value else None, exc.fix]
 attempt("protocol", lambda: TowerTask(win, "london-shalice", participant="P1", output=out))
 attempt("experiment", lambda: TowerTask(win, "demo", participant="P1", output=out,
                                         experiment={"name": "not one"}))
@@ -137,10 +138,14 @@ def test_bad_input_to_the_engine_is_refused_before_anything_is_drawn_or_written(
     assert "is not a psychopy.data.ExperimentHandler" in errors["experiment"][1]
     assert "Builder's `thisExp`" in errors["experiment"][1]
     assert errors["state"][0] == "TaskSetupError"
-    assert "start='GRX|B|'" in errors["state"][1]
+    assert 'run_problem: start: "GRX|B|": ball' in errors["state"][1]
+    # The facts are attributes too: the field, the value and the fix, never parsed from text.
+    assert errors["state"][2:4] == ["start", "'GRX|B|'"]
+    assert errors["state"][4] == "write a valid state of London(balls='RGB', capacities=(3, 2, 1))."
+    assert errors["experiment"][2:4] == ["experiment", "{'name': 'not one'}"]
     assert "ball 'X' on peg A is not one of this puzzle's balls" in errors["state"][1]
     assert "write each peg's balls bottom to top" in errors["state"][1]  # the fix
-    assert "is the start itself" in errors["same"][1]
+    assert "run_problem: goal: the goal GR|B| equals the start" in errors["same"][1]
     assert "already been closed" in errors["closed"][1]
     assert got["flips"] == 0  # nothing was drawn
     assert got["files"] == []  # nothing was written

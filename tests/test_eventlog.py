@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tol_tasks.runner.files import RunConfig, date_str, session_paths
+from tol_tasks.runner.files import date_str, session_paths
+from tol_tasks.runner.settings import RunSettings
 from tol_tasks.session_data.codebook.render import render_markdown
 from tol_tasks.session_data.eventlog import (
     EventLog,
@@ -129,13 +130,13 @@ def test_sidecar_is_written_atomically(tmp_path):
 
 
 def test_session_paths_follow_psychopy_and_never_collide(tmp_path):
-    cfg = RunConfig(protocol="demo", participant="P1", output=tmp_path)
+    cfg = RunSettings(participant="P1", output=tmp_path)
     now = 1_790_000_000.25
     csv1, _json1 = session_paths(cfg, "demo", now)
     assert re.fullmatch(r"P1_demo_\d{4}-\d\d-\d\d_\d\dh\d\d\.\d\d\.250\.csv", csv1.name)
     csv1.write_text("x")
     csv2, _ = session_paths(cfg, "demo", now)
     assert csv2.name == csv1.stem + "_2.csv"
-    bids = RunConfig(protocol="demo", participant="P1", session=2, output=tmp_path, bids_names=True)
+    bids = RunSettings(participant="P1", session=2, output=tmp_path, bids_names=True)
     assert session_paths(bids, "demo", now)[0].name.startswith("sub-P1_ses-2_task-demo_")
     assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d\dh\d\d\.\d\d\.\d{3}", date_str())

@@ -11,7 +11,6 @@ from tol_tasks.session_data.trial import (
     TrialState,
     block_order,
     check_participant_id,
-    puzzle_code,
 )
 
 
@@ -91,7 +90,7 @@ def test_london_full_peg():
     t.pick(1)
     res = t.drop(2)
     assert res[0]["reason"] == "peg_full"
-    assert puzzle_code(t.puzzle) == "london:RGB:3-2-1"
+    assert t.puzzle.code == "london:RGB:3-2-1"
 
 
 def test_block_order():

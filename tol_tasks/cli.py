@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .config import INPUT_TIMINGS
 from .errors import TolTasksError
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
@@ -150,35 +149,13 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
 
 
 def _run_parser() -> argparse.ArgumentParser:
+    from tol_tasks.runner.settings import add_cli_options
+
     ap = argparse.ArgumentParser(
         prog="tol-run", description="Run a participant session of a protocol in a PsychoPy window."
     )
     ap.add_argument("protocol", nargs="?", help="a protocol file, or a bundled name such as demo")
-    ap.add_argument(
-        "--resume",
-        nargs="?",
-        const="",
-        metavar="LOG",
-        help="continue an interrupted session: its event log LOG, or, without LOG, the "
-        "unfinished session of --participant and --session in --output",
-    )
-    ap.add_argument("--force", action="store_true",
-                    help="with --resume: continue even if the protocol file changed")  # fmt: skip
-    ap.add_argument("--participant", help="participant id; without it a dialog asks")
-    ap.add_argument("--session", type=int, default=1, help="session number (1)")
-    ap.add_argument("--field", action="append", default=[], metavar="NAME=VALUE",
-                    help="a participant field of the protocol (participant_fields), e.g. "
-                    "--field age=34; repeat for each (the dialog asks for them otherwise)")  # fmt: skip
-    ap.add_argument("--output", type=Path, default=Path("data"), help="data folder (./data)")
-    ap.add_argument("--windowed", action="store_true", help="a window instead of full screen")
-    ap.add_argument("--language", help="instruction language, e.g. fr")
-    ap.add_argument("--bids-names", action="store_true", help="BIDS-style file names")
-    ap.add_argument("--input-timing", choices=INPUT_TIMINGS, default="auto",
-                    help="auto: stamp input on arrival (the X Input 2 listener on Linux/X11, else "
-                    "PsychoPy's iohub); xinput2 or iohub: that source; polled: once per frame")  # fmt: skip
-    ap.add_argument("--simulate", action="store_true", help="a simulated participant plays")
-    ap.add_argument("--seed", type=int, help="with --simulate: its random seed")
-    ap.add_argument("--speed", type=float, default=1.0, help="with --simulate: times faster (1)")
+    add_cli_options(ap)  # one option per run setting (tol_tasks.runner.settings.RunSettings)
     return ap
 
 
@@ -186,9 +163,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went."""
     args = _run_parser().parse_args(argv)
     from tol_tasks.protocol_format.load import load_protocol
-    from tol_tasks.session_data.trial import check_participant_id
-
-    from .runner import RunConfig
+    from tol_tasks.runner.settings import RunSettings, settings_from_cli
 
     if args.resume is not None:
         return _resume(args)
@@ -198,9 +173,10 @@ def run_main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     try:
-        lp = load_protocol(args.protocol)
-        participant, session = args.participant, args.session
-        extra = _fields(args.field, lp)
+        lp = load_protocol(args.protocol)  # read and checked once; passed down to the session
+        participant = args.participant
+        session = args.session if args.session is not None else RunSettings.session
+        extra = _fields(args.extra_fields or [], lp)
         if participant is None:
             if args.simulate:
                 participant = "sim"
@@ -212,20 +188,12 @@ def run_main(argv: Sequence[str] | None = None) -> int:
                     print("tol-run: cancelled; nothing was written.")
                     return EXIT_OK
                 participant, session, extra = answer
-        check_participant_id(participant)
-        if args.speed <= 0:
-            print("tol-run: --speed must be above 0, e.g. 10.", file=sys.stderr)
-            return EXIT_USAGE
-        cfg = RunConfig(
-            protocol=lp.path or args.protocol, participant=participant, session=session,
-            output=args.output, windowed=args.windowed, language=args.language,
-            simulate=args.simulate, seed=args.seed, speed=args.speed,
-            bids_names=args.bids_names, extra_fields=extra, input_timing=args.input_timing,
-        )  # fmt: skip
+        settings = settings_from_cli(args, participant=participant, session=session,
+                                     extra_fields=extra)  # fmt: skip
     except TolTasksError as exc:
-        print(f"tol-run: {exc}", file=sys.stderr)
+        print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    return _run_and_report(cfg, "session")
+    return _run_and_report(settings, lp, "session")
 
 
 def _fields(pairs: list[str], lp) -> dict[str, str]:
@@ -237,21 +205,36 @@ def _fields(pairs: list[str], lp) -> dict[str, str]:
         if not sep or name not in known:
             names = ", ".join(known) or "none"
             raise TolTasksError(
-                f"--field {pair!r}: {'no NAME=VALUE' if not sep else f'{name!r} is not a participant field of {lp.name!r}'}. "
-                f"Suggested fix: give NAME=VALUE with NAME one of the protocol's participant_fields ({names})."
+                f"--field {pair!r}: {'no NAME=VALUE' if not sep else f'{name!r} is not a participant field of {lp.name!r}'}.",
+                field="--field",
+                value=pair,
+                fix=f"give NAME=VALUE with NAME one of the protocol's participant_fields ({names}).",
             )
         out[name] = value
     return out
 
 
-def _run_and_report(cfg, what: str) -> int:
+def _run_error(exc: TolTasksError) -> str:
+    """An error as tol-run says it: settings by their option, a lost write with how to go on."""
+    from tol_tasks.runner.settings import CLI, SettingsError, cli_flag
+    from tol_tasks.session_data.eventlog import EventLogWriteError
+
+    if isinstance(exc, SettingsError) and (flag := cli_flag(exc.field)) is not None:
+        fix = f" Suggested fix: {exc.fix}" if exc.fix else ""
+        return f"{flag} {exc.value!r} {exc.problem}{fix}"
+    if isinstance(exc, EventLogWriteError):
+        return f"{exc} Continue with: {CLI} --resume {exc.where}"
+    return str(exc)
+
+
+def _run_and_report(settings, protocol, what: str) -> int:
     """Run a configured session; say where the data went. Exit 0 only when completed."""
     from .runner import run_session
 
     try:
-        result = run_session(cfg)
+        result = run_session(settings, protocol)
     except TolTasksError as exc:
-        print(f"tol-run: {exc}", file=sys.stderr)
+        print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
     print(f"tol-run: {what} {result.status}: {result.rows} events in the log")
     print(f"  event log: {result.events}")
@@ -260,25 +243,21 @@ def _run_and_report(cfg, what: str) -> int:
 
 
 def _resume(args: argparse.Namespace) -> int:
+    from tol_tasks.runner.settings import RunSettings, settings_from_cli
     from tol_tasks.session_data.resume import find_interrupted
 
-    from .runner import RunConfig
-
-    if not args.resume:
-        if args.participant is None:
-            print("tol-run: --resume needs the session's .csv file, or --participant (and "
-                  "--session, --output) to find it.", file=sys.stderr)  # fmt: skip
-            return EXIT_USAGE
-        try:
-            args.resume = find_interrupted(args.output, args.participant, args.session)
-        except TolTasksError as exc:
-            print(f"tol-run: {exc}", file=sys.stderr)
-            return EXIT_USAGE
-    args.resume = Path(args.resume)
-
-    cfg = RunConfig(
-        protocol=args.protocol or "", participant="", resume=args.resume, force=args.force,
-        windowed=args.windowed, language=args.language, simulate=args.simulate, seed=args.seed,
-        speed=args.speed, input_timing=args.input_timing,
-    )  # fmt: skip
-    return _run_and_report(cfg, "resumed session")
+    try:
+        log = args.resume
+        if not log:
+            if args.participant is None:
+                print("tol-run: --resume needs the session's .csv file, or --participant (and "
+                      "--session, --output) to find it.", file=sys.stderr)  # fmt: skip
+                return EXIT_USAGE
+            log = find_interrupted(args.output or RunSettings.output, args.participant,
+                                   args.session if args.session is not None else RunSettings.session)  # fmt: skip
+        # The participant, session and language come from the interrupted session's sidecar.
+        settings = settings_from_cli(args, resume=Path(log), participant=None)
+    except TolTasksError as exc:
+        print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
+        return EXIT_USAGE
+    return _run_and_report(settings, args.protocol, "resumed session")

@@ -28,15 +28,26 @@ from pathlib import Path
 from psychopy.experiment.components import BaseComponent, Param, _translate
 from psychopy.experiment.loops import LoopInitiator, LoopTerminator
 
-from tol_tasks.config import INPUT_TIMINGS
-
-from .settings import COPIES, INPUT_MODES, TASKS
+from .settings import PARAM, PARAMS, BuilderParam
 
 _HERE = Path(__file__).parent
 
 
 class TowerOnlineError(RuntimeError):
     """The Tower component was compiled for PsychoJS, which it does not support."""
+
+
+def _param(p: BuilderParam, value) -> Param:
+    """Builder's Param for one declared parameter (its hint, label and choices translated)."""
+    extra = {}
+    if p.choices:
+        extra["allowedVals"] = list(p.choices)
+    if p.choice_labels:
+        extra["allowedLabels"] = [_translate(label) for label in p.choice_labels]
+    if p.per_repeat:
+        extra.update(updates="set every repeat", allowedUpdates=["constant", "set every repeat"])
+    return Param(value, valType=p.val_type, inputType=p.input_type, categ=p.categ,
+                 hint=_translate(p.hint), label=_translate(p.label), **extra)  # fmt: skip
 
 
 class TowerComponent(BaseComponent):
@@ -52,27 +63,23 @@ class TowerComponent(BaseComponent):
     version = "2026.2.0"
 
     def __init__(self, exp, parentName, name="tower", startType="time (s)", startVal=0.0,
-                 mode="problem", protocol="london-shallice", task="london", size=3,
-                 start="$start", goal="$goal", timeLimit="", moveLimit="", inputMode="click",
-                 showGoal=True, moveCounter=True, feedback=True, simulate=False,
-                 simSpeed=1.0, inputTiming="auto", copy="none", copyUnsolved=False):  # fmt: skip
+                 **values):  # fmt: skip
+        """``values``: parameter values by name (:data:`~tol_tasks.builder.settings.PARAMS`),
+        e.g. ``task="london", start="$start"``; the others take their defaults."""
+        unknown = sorted(set(values) - set(PARAM))
+        if unknown:
+            raise TypeError(f"TowerComponent has no parameter {', '.join(map(repr, unknown))}; "
+                            f"its parameters are {', '.join(PARAM)}")  # fmt: skip
         super().__init__(exp, parentName, name=name, startType=startType, startVal=startVal,
                          stopType="duration (s)", stopVal="")  # fmt: skip
         self.type = "Tower"
         self.url = "https://github.com/tol-tasks/tol-tasks#psychopy-builder"
         self.exp.requirePsychopyLibs(["core"])
-        self.order += ["mode", "protocol", "task", "size", "start", "goal", "timeLimit",
-                       "moveLimit", "copy", "copyUnsolved", "inputMode", "showGoal",
-                       "moveCounter", "feedback", "simulate", "simSpeed", "inputTiming"]  # fmt: skip
+        self.order += [p.name for p in PARAMS]
         self.depends = [
-            {"dependsOn": "mode", "condition": "=='protocol'", "param": p,
+            {"dependsOn": "mode", "condition": f"=={p.shown_in!r}", "param": p.name,
              "true": "show", "false": "hide"}
-            for p in ("protocol",)
-        ] + [
-            {"dependsOn": "mode", "condition": "=='problem'", "param": p,
-             "true": "show", "false": "hide"}
-            for p in ("task", "size", "start", "goal", "timeLimit", "moveLimit", "inputMode",
-                      "showGoal", "moveCounter", "feedback", "copy", "copyUnsolved")
+            for p in PARAMS if p.shown_in
         ] + [
             {"dependsOn": "simulate", "condition": "", "param": "simSpeed",
              "true": "enable", "false": "disable"},
@@ -80,102 +87,8 @@ class TowerComponent(BaseComponent):
         # The problem ends the Routine; a stop time would cut a participant off.
         for key in ("stopType", "stopVal", "durationEstim"):
             self.hideParam(key)
-        p = self.params
-        p["mode"] = Param(
-            mode, valType="str", inputType="choice", categ="Basic",
-            allowedVals=["problem", "protocol"],
-            allowedLabels=[_translate("One problem (e.g. per row of a loop)"),
-                           _translate("A whole tol-tasks protocol")],
-            hint=_translate("Run one problem each time the Routine runs, or a whole protocol "
-                            "(instructions, practice, blocks) once"),
-            label=_translate("Run"))  # fmt: skip
-        p["protocol"] = Param(
-            protocol, valType="str", inputType="file", categ="Basic",
-            hint=_translate("A protocol file (.yaml) or a bundled protocol's name, e.g. "
-                            "london-shallice, hanoi-classic (tol-protocol list)"),
-            label=_translate("Protocol"))  # fmt: skip
-        p["task"] = Param(
-            task, valType="str", inputType="choice", categ="Basic", allowedVals=list(TASKS),
-            allowedLabels=[_translate("Tower of Hanoi"), _translate("Tower of London")],
-            hint=_translate("The apparatus: Tower of Hanoi (disks on 3 pegs) or Tower of "
-                            "London (3 balls on pegs holding 3, 2, 1; Shallice, 1982)"),
-            label=_translate("Task"))  # fmt: skip
-        p["size"] = Param(
-            size, valType="int", inputType="single", categ="Basic",
-            hint=_translate("Tower of Hanoi: the number of disks (1-12); the Tower of London "
-                            "always has 3 balls"),
-            label=_translate("Disks (Hanoi)"))  # fmt: skip
-        p["start"] = Param(
-            start, valType="str", inputType="single", categ="Basic",
-            updates="set every repeat", allowedUpdates=["constant", "set every repeat"],
-            hint=_translate("The start state, one peg after another: AAA (Hanoi: the peg of "
-                            "each disk, smallest first) or 'GR|B|' (London: balls bottom to "
-                            "top, pegs split by |); $start takes it from a conditions file"),
-            label=_translate("Start"))  # fmt: skip
-        p["goal"] = Param(
-            goal, valType="str", inputType="single", categ="Basic",
-            updates="set every repeat", allowedUpdates=["constant", "set every repeat"],
-            hint=_translate("The goal state, written like the start; $goal for a column"),
-            label=_translate("Goal"))  # fmt: skip
-        p["timeLimit"] = Param(
-            timeLimit, valType="code", inputType="single", categ="Basic",
-            updates="set every repeat", allowedUpdates=["constant", "set every repeat"],
-            hint=_translate("Seconds allowed for the problem (blank: no limit); "
-                            "$time_limit for a column"),
-            label=_translate("Time limit (s)"))  # fmt: skip
-        p["moveLimit"] = Param(
-            moveLimit, valType="code", inputType="single", categ="Basic",
-            updates="set every repeat", allowedUpdates=["constant", "set every repeat"],
-            hint=_translate("Moves allowed (blank: no limit); $move_limit for a column"),
-            label=_translate("Move limit"))  # fmt: skip
-        p["copy"] = Param(
-            copy, valType="str", inputType="choice", categ="Basic", allowedVals=list(COPIES),
-            allowedLabels=[_translate("None"), _translate("The participant's own moves"),
-                           _translate("A shortest solution")],
-            hint=_translate("Follow the problem with a yoked copy trial: the moves are shown one "
-                            "at a time and the participant copies them, which measures moving "
-                            "time without planning (Owen et al., 1990); tol-score then reports "
-                            "initial and subsequent thinking times"),
-            label=_translate("Copy trial"))  # fmt: skip
-        p["copyUnsolved"] = Param(
-            copyUnsolved, valType="bool", inputType="bool", categ="Basic",
-            hint=_translate("Also copy a problem that was not solved (otherwise it has no copy)"),
-            label=_translate("Copy unsolved problems"))  # fmt: skip
-        p["inputMode"] = Param(
-            inputMode, valType="str", inputType="choice", categ="Input",
-            allowedVals=list(INPUT_MODES),
-            allowedLabels=[_translate("Click a peg, then another"), _translate("Drag and drop"),
-                           _translate("Keys (1, 2, 3)")],
-            hint=_translate("How the participant moves a piece"),
-            label=_translate("Input mode"))  # fmt: skip
-        p["inputTiming"] = Param(
-            inputTiming, valType="str", inputType="choice", categ="Input",
-            allowedVals=list(INPUT_TIMINGS),
-            hint=_translate("How presses are timed: auto (on arrival: X Input 2 on Linux, "
-                            "ioHub elsewhere), xinput2, iohub, or polled once per frame; "
-                            "the data always say which"),
-            label=_translate("Input timing"))  # fmt: skip
-        p["showGoal"] = Param(
-            showGoal, valType="bool", inputType="bool", categ="Appearance",
-            hint=_translate("Show the goal above the participant's pegs"),
-            label=_translate("Show goal"))  # fmt: skip
-        p["moveCounter"] = Param(
-            moveCounter, valType="bool", inputType="bool", categ="Appearance",
-            hint=_translate("Show 'Moves: n' while the participant works"),
-            label=_translate("Move counter"))  # fmt: skip
-        p["feedback"] = Param(
-            feedback, valType="bool", inputType="bool", categ="Appearance",
-            hint=_translate("Say 'Solved' (or that it was not) after the problem"),
-            label=_translate("Feedback"))  # fmt: skip
-        p["simulate"] = Param(
-            simulate, valType="bool", inputType="bool", categ="Testing",
-            hint=_translate("A simulated participant plays (for piloting; never for real data)"),
-            label=_translate("Simulate participant"))  # fmt: skip
-        p["simSpeed"] = Param(
-            simSpeed, valType="num", inputType="single", categ="Testing",
-            hint=_translate("With a simulated participant: how many times faster than a "
-                            "person it plays"),
-            label=_translate("Simulated speed"))  # fmt: skip
+        for p in PARAMS:
+            self.params[p.name] = _param(p, values.get(p.name, p.default))
 
     # ------------------------------------------------------------ helpers
     def _raw(self, key):
@@ -201,18 +114,11 @@ class TowerComponent(BaseComponent):
     # --------------------------------------------------------- Python code
     def writePreCode(self, buff):
         """At the script's start, before any window: check every setting."""
-        settings = {
-            "component": self._raw("name"), "mode": self._raw("mode"),
-            "protocol": self._raw("protocol"), "task": self._raw("task"),
-            "size": self._raw("size"), "start": self._raw("start"), "goal": self._raw("goal"),
-            "time_limit": self._raw("timeLimit"), "move_limit": self._raw("moveLimit"),
-            "input_mode": self._raw("inputMode"), "show_goal": bool(self._raw("showGoal")),
-            "move_counter": bool(self._raw("moveCounter")),
-            "feedback": bool(self._raw("feedback")), "simulate": bool(self._raw("simulate")),
-            "speed": self._raw("simSpeed"), "input_timing": self._raw("inputTiming"),
-            "copy": self._raw("copy"), "copy_unsolved": bool(self._raw("copyUnsolved")),
-            "experiment": self.exp.settings.params["expName"].val,
-        }  # fmt: skip
+        settings = {"component": self._raw("name")}
+        for p in PARAMS:
+            value = self._raw(p.name)
+            settings[p.field] = bool(value) if p.val_type == "bool" else value
+        settings["experiment"] = self.exp.settings.params["expName"].val
         lines = [f"    {k}={v!r},\n" for k, v in settings.items()]
         conditions = ", ".join(f"({f!r}, None)" for f in self._loop_conditions())
         code = (

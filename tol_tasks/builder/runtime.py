@@ -131,11 +131,12 @@ class BuilderTower:
         # keeps its own clock, whose zero the sidecar records.
         fmt = getattr(clock, "format", float)
         clock = clock if fmt in (float, "float", None) else None
+        run = s.run_settings()
         try:
             self.task = TowerTask(
                 win, self.protocol, participant=participant, session=session, output=output,
-                experiment=experiment, clock=clock, name=s.component, simulate=s.simulate,
-                speed=float(s.speed or 1.0), input_timing=s.input_timing, next_entry=False,
+                experiment=experiment, clock=clock, name=s.component, simulate=run.simulate,
+                speed=run.speed, input_timing=run.input_timing, next_entry=False,
             )  # fmt: skip
         except TolTasksError as exc:
             print(f'tol-tasks: error: Tower component "{s.component}": {exc}', file=sys.stderr)

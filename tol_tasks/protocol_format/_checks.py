@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tol_tasks.config import (
-    DEFAULT_BALL_COLORS,
     DEFAULT_MESSAGES,
     ID_PATTERN,
     MAX_DISKS,
@@ -19,7 +18,6 @@ from tol_tasks.config import (
 )
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
-from tol_tasks.puzzles.london import London
 
 from ._yaml import line_of
 from .model import (
@@ -27,14 +25,14 @@ from .model import (
     Input,
     Instructions,
     Issue,
-    LondonTask,
     Practice,
     Problem,
     Protocol,
     Task,
-    parse_state,
+    default_piece_color,
     problem_puzzle,
 )
+from .problem import problem_faults
 
 # ------------------------------------------------------- structural issues
 
@@ -210,9 +208,9 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
         located = _problems_that_validate(data)
 
     seen_ids: dict[str, tuple] = {}
-    most_disks = getattr(base, "n_disks", 0)
+    largest = base  # the puzzle with the most pieces any problem uses (piece colours)
     for path, prob, defaults in located:
-        if isinstance(task, LondonTask) and (prob.disks or getattr(defaults, "disks", None)):
+        if task.type == "london" and (prob.disks or getattr(defaults, "disks", None)):
             where = (*path, "disks") if prob.disks else path
             add(
                 where,
@@ -221,7 +219,7 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
             )
             continue
         puzzle = problem_puzzle(task, prob, defaults)
-        most_disks = max(most_disks, getattr(puzzle, "n_disks", 0))
+        largest = puzzle if puzzle.size > largest.size else largest
         if prob.id in seen_ids:
             add(
                 (*path, "id"),
@@ -231,48 +229,15 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
             )
         else:
             seen_ids[prob.id] = path
-        states = {}
-        for key in ("start", "goal"):
-            try:
-                states[key] = parse_state(puzzle, getattr(prob, key))
-            except TolTasksError as exc:
-                add((*path, key), str(exc).rstrip(".") + ".", f"write a valid state of {puzzle!r}.")
-        if len(states) < 2:
-            continue
-        start, goal = states["start"], states["goal"]
-        if start == goal:
-            add(
-                (*path, "goal"),
-                f"the goal {goal} equals the start: the problem is solved before it begins.",
-                "choose a different goal.",
-            )
-            continue
-        if not puzzle.is_reachable(start, goal):
-            add(
-                (*path, "goal"),
-                f"the goal {goal} cannot be reached from the start {start}.",
-                "choose a goal reachable by legal moves, or give the pegs more capacity.",
-            )
-            continue
-        d = puzzle.distance(start, goal)
-        if prob.min_moves is not None and prob.min_moves != d:
-            add(
-                (*path, "min_moves"),
-                f"states {prob.min_moves}, but the fewest moves from {start} to {goal} is {d}.",
-                f"write 'min_moves: {d}', or remove the line: tol-tasks computes it.",
-            )
-        limit = (
-            prob.move_limit
-            if prob.move_limit is not None
-            else getattr(defaults, "move_limit", None)
-        )
-        if limit is not None and limit < d:
-            where = (*path, "move_limit") if prob.move_limit is not None else path
-            add(
-                where,
-                f"a move limit of {limit} makes the problem unsolvable: it needs {d} moves.",
-                f"allow at least {d} moves.",
-            )
+        own_limit = prob.move_limit is not None
+        faults, _ = problem_faults(
+            puzzle, prob.start, prob.goal, min_moves=prob.min_moves,
+            move_limit=prob.move_limit if own_limit else getattr(defaults, "move_limit", None),
+        )  # fmt: skip
+        for fault in faults:
+            # A block's move limit is reported at the problem it makes unsolvable.
+            inherited = fault.field == "move_limit" and not own_limit
+            add(path if inherited else (*path, fault.field), fault.message, fault.fix)
 
     # The other sections, each checked on its own if the whole document failed.
     def section(name: str, cls: type):
@@ -285,6 +250,8 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
         section("instructions", Instructions),
         section("display", Display),
     )
+    if model is not None:
+        _check_block_names(model, add)
     if model is not None and model.counterbalance is not None:
         _check_counterbalance(model, add)
     if inp is not None:
@@ -292,16 +259,25 @@ def _semantic_issues(model: Protocol | None, data: dict, lines, source, base_dir
     if ins is not None:
         _check_instructions(ins, base_dir, add)
     if display is not None:
-        _check_display(display, base, most_disks, add)
+        _check_display(display, largest, add)
     return issues
+
+
+def _check_block_names(model: Protocol, add) -> None:
+    """Blocks are told apart by name: in the log's block column, the sidecar, a resume,
+    counterbalanced forms and the scores."""
+    names = [b.name for b in model.blocks]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            add(("blocks", i, "name"),
+                f"the block name {name!r} is already used by block {names.index(name) + 1}; "
+                "the event log, the sidecar, a resume and counterbalancing tell blocks apart "
+                "by name.", "give every block its own name (a block without one is 'test').")  # fmt: skip
 
 
 def _check_counterbalance(model: Protocol, add) -> None:
     cb = model.counterbalance
     names = [b.name for b in model.blocks]
-    if len(set(names)) != len(names):
-        add(("blocks",), f"block names {names!r} repeat; counterbalancing refers to blocks by name.",
-            "give every block its own name.")  # fmt: skip
     if not cb.forms and len(names) < 2:
         add(("counterbalance",), "counterbalancing block orders needs at least two blocks.",
             "add blocks, or give 'forms'.")  # fmt: skip
@@ -373,10 +349,9 @@ def _check_instructions(ins: Instructions, base_dir: Path | None, add) -> None:
                 )
 
 
-def _check_display(display: Display, base: Puzzle, most_disks: int, add) -> None:
-    pieces = {str(b) for b in getattr(base, "balls", "")} or {
-        str(k) for k in range(1, most_disks + 1)
-    }
+def _check_display(display: Display, largest: Puzzle, add) -> None:
+    """Piece colours: each key a piece of the puzzle, and a colour for every piece."""
+    pieces = {str(p) for p in largest.pieces}
     for key in display.piece_colors:
         if key not in pieces:
             add(
@@ -384,20 +359,14 @@ def _check_display(display: Display, base: Puzzle, most_disks: int, add) -> None
                 f"'{key}' is not a piece of this puzzle.",
                 f"use one of {', '.join(sorted(pieces))}.",
             )
-    if isinstance(base, London):
-        missing = sorted(
-            {
-                b
-                for b in base.balls
-                if b not in display.piece_colors and b not in DEFAULT_BALL_COLORS
-            }
+    missing = [str(p) for p in largest.pieces
+               if str(p) not in display.piece_colors and default_piece_color(largest, p) is None]  # fmt: skip
+    if missing:
+        add(
+            ("display", "piece_colors"),
+            f"ball(s) {', '.join(sorted(missing))} have no default colour.",
+            f"give a colour for each, e.g. piece_colors: {{{sorted(missing)[0]}: '#888888'}}.",
         )
-        if missing:
-            add(
-                ("display", "piece_colors"),
-                f"ball(s) {', '.join(missing)} have no default colour.",
-                f"give a colour for each, e.g. piece_colors: {{{missing[0]}: '#888888'}}.",
-            )
 
 
 def _try(adapter: TypeAdapter, value: Any):

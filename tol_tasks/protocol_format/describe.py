@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tol_tasks.puzzles.base import Puzzle
-from tol_tasks.puzzles.hanoi import Hanoi
 
 from .model import LoadedProtocol
 
@@ -48,18 +47,13 @@ def configuration_type(puzzle: Puzzle, state: Any) -> str:
 
 def puzzle_label(puzzle: Puzzle) -> str:
     """A short label: ``3 disks``, ``4 disks, 4 pegs, adjacent``, ``RGB 3/2/1``."""
-    if isinstance(puzzle, Hanoi):
-        out = f"{puzzle.n_disks} disk{'s' if puzzle.n_disks != 1 else ''}"
-        if puzzle.n_pegs != 3:
-            out += f", {puzzle.n_pegs} pegs"
-        return out + (", adjacent" if puzzle.adjacent_only else "")
-    return f"{puzzle.balls} {'/'.join(map(str, puzzle.capacities))}"
+    return puzzle.label
 
 
 def describe_problem(puzzle: Puzzle, start: Any, goal: Any) -> dict[str, Any]:
     """Minimum moves, path counts and configuration types of one problem."""
     twice: bool | None = None
-    if isinstance(puzzle, Hanoi) and puzzle.n_pegs == 3 and not puzzle.adjacent_only:
+    if puzzle.is_classic:
         twice = puzzle.largest_disk_moves_twice(start, goal)
     return {
         "puzzle": puzzle_label(puzzle),

@@ -81,7 +81,7 @@ def _candidates(spec: GeneratorSpec, puzzle: Puzzle, rng: random.Random):
                 yield start, g
             return
         for _ in range(_SAMPLE_TRIES):
-            yield start, _random_state(puzzle, rng)
+            yield start, puzzle.random_state(rng)
         return
     if puzzle.n_states**2 <= _EXHAUSTIVE_PAIRS:
         states = list(puzzle.states())
@@ -90,21 +90,7 @@ def _candidates(spec: GeneratorSpec, puzzle: Puzzle, rng: random.Random):
                 yield s, g
         return
     for _ in range(_SAMPLE_TRIES):
-        yield _random_state(puzzle, rng), _random_state(puzzle, rng)
-
-
-def _random_state(puzzle: Puzzle, rng: random.Random):
-    if isinstance(puzzle, Hanoi):
-        return puzzle.from_pegs(_random_hanoi(puzzle, rng))
-    states = list(puzzle.states())
-    return rng.choice(states)
-
-
-def _random_hanoi(puzzle: Hanoi, rng: random.Random):
-    cols: list[list[int]] = [[] for _ in range(puzzle.n_pegs)]
-    for disk in range(puzzle.n_disks, 0, -1):
-        cols[rng.randrange(puzzle.n_pegs)].append(disk)
-    return cols
+        yield puzzle.random_state(rng), puzzle.random_state(rng)
 
 
 def select_problems(spec: GeneratorSpec) -> list[tuple[str, str, int]]:

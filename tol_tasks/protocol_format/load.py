@@ -6,6 +6,7 @@ import difflib
 import hashlib
 from pathlib import Path
 
+import yaml
 from pydantic import ValidationError
 
 from ._checks import _dotted, _semantic_issues, _structural_issues
@@ -98,6 +99,28 @@ def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | N
                 "keep one of them; the last one would silently win.",
             )
         )
+    return _checked(data, text, lines, issues, source, base_dir,
+                    None if source.startswith("<") else Path(source))  # fmt: skip
+
+
+def protocol_from_data(data: dict, source: str) -> LoadedProtocol:
+    """Check a protocol given as data (what a protocol file holds, e.g. built by a program).
+
+    The data go through the same checks as a file; the protocol's text (kept in
+    each session's sidecar, hashed for its SHA-256) is the data written as YAML.
+    ``source`` names it in messages (it has no lines).
+
+    Raises
+    ------
+    ProtocolError
+        Listing every fault, each with the field, the bad value and the fix.
+    """
+    text = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=None)
+    return _checked(data, text, {}, [], source, None, None)
+
+
+def _checked(data, text: str, lines: dict, issues: list[Issue], source: str,
+             base_dir: Path | None, path: Path | None) -> LoadedProtocol:  # fmt: skip
     if not isinstance(data, dict):
         raise ProtocolError(
             [
@@ -123,10 +146,4 @@ def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | N
     if model is None:  # pragma: no cover - a failed validation always leaves an issue
         raise ProtocolError([Issue(source, 0, "", "the protocol did not validate.")])
     puzzle = model.task.puzzle()
-    return LoadedProtocol(
-        model,
-        puzzle,
-        text,
-        hashlib.sha256(text.encode()).hexdigest(),
-        None if source.startswith("<") else Path(source),
-    )
+    return LoadedProtocol(model, puzzle, text, hashlib.sha256(text.encode()).hexdigest(), path)

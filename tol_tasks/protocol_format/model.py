@@ -23,8 +23,10 @@ from pydantic import (
 
 from tol_tasks.config import (
     COLOR_NAMES,
+    DEFAULT_BALL_COLORS,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
+    DEFAULT_DISK_COLORS,
     DEFAULT_MESSAGES,
     ID_PATTERN,
     MAX_DISKS,
@@ -35,6 +37,8 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
+
+from .problem import parse_state
 
 # ------------------------------------------------------------------- errors
 
@@ -63,7 +67,14 @@ class ProtocolError(TolTasksError, ValueError):
         self.issues = issues
         n = len(issues)
         head = f"{n} problem{'s' if n != 1 else ''} in {issues[0].file}" if issues else "problem"
-        super().__init__(head + ":\n" + "\n".join(f"  {i}" for i in issues))
+        first = issues[0] if issues else None
+        # The attributes are the first issue's; every issue has its own (``issues``).
+        super().__init__(
+            head + ":\n" + "\n".join(f"  {i}" for i in issues),
+            where=f"{first.file}:{first.line}" if first and first.line else (first and first.file),
+            field=first.field if first and first.field else None,
+        )
+        self.fix = first.fix if first else None
 
 
 # ------------------------------------------------------------------- models
@@ -77,6 +88,18 @@ def _color(value: str) -> str:
     if len(v) in (4, 7) and v.startswith("#") and all(c in "0123456789abcdefABCDEF" for c in v[1:]):
         return low
     raise ValueError(f"{value!r} is not a colour")
+
+
+def default_piece_color(puzzle: Puzzle, piece) -> str | None:
+    """A piece's colour when the protocol gives none (None: the piece has no default).
+
+    Tower of Hanoi disks take :data:`~tol_tasks.config.DEFAULT_DISK_COLORS` in
+    turn from the smallest; Tower of London balls the colour of their letter
+    in :data:`~tol_tasks.config.DEFAULT_BALL_COLORS`.
+    """
+    if puzzle.kind == "hanoi":
+        return DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)]
+    return DEFAULT_BALL_COLORS.get(piece)
 
 
 Color = Annotated[
@@ -158,6 +181,10 @@ class Display(_Model):
     @classmethod
     def _check_color(cls, v: str) -> str:
         return _color(v)
+
+    def piece_color(self, puzzle: Puzzle, piece) -> str:
+        """The colour a piece is drawn in: the protocol's, else its default, else grey."""
+        return self.piece_colors.get(str(piece)) or default_piece_color(puzzle, piece) or "#888888"
 
     @field_validator("piece_colors")
     @classmethod
@@ -462,15 +489,6 @@ class LoadedProtocol:
     def languages(self) -> list[str]:
         ins = self.model.instructions
         return sorted({ins.default_language, *ins.pages, *ins.messages})
-
-
-def parse_state(puzzle: Puzzle, spec: Any):
-    """A state from a protocol's text or per-peg-list form."""
-    if isinstance(spec, str):
-        return puzzle.parse(spec)
-    if isinstance(puzzle, Hanoi):
-        return puzzle.from_pegs(spec)
-    return puzzle.from_pegs([list(col) for col in spec])
 
 
 def problem_puzzle(task, prob: Problem, defaults) -> Puzzle:

@@ -7,6 +7,7 @@ canonical text form. The solver methods take states or their texts.
 
 from __future__ import annotations
 
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Hashable, Iterator, Sequence
 from dataclasses import dataclass
@@ -57,8 +58,9 @@ class Puzzle(ABC, Generic[S]):
 
     Besides states, moves and the solver, a puzzle answers what the other
     layers need to know about the apparatus (:attr:`kind`, :attr:`size`,
-    :attr:`pieces`, :attr:`capacities`, :attr:`is_classic`, :attr:`code`), so
-    that no code outside :mod:`tol_tasks.puzzles` asks which class it is.
+    :attr:`pieces`, :attr:`capacities`, :attr:`is_classic`, :attr:`label`,
+    :attr:`code`, :meth:`random_state`), so that no code outside
+    :mod:`tol_tasks.puzzles` asks which class it is.
     """
 
     #: Number of pegs.
@@ -93,6 +95,11 @@ class Puzzle(ABC, Generic[S]):
 
     @property
     @abstractmethod
+    def label(self) -> str:
+        """A short label for tables: ``3 disks``, ``4 disks, 4 pegs, adjacent``, ``RGB 3/2/1``."""
+
+    @property
+    @abstractmethod
     def code(self) -> str:
         """The apparatus as one token, as the event log's ``puzzle`` column holds it:
         ``hanoi:<disks>:<pegs>:<adjacent only 0/1>`` or ``london:<balls>:<capacities>``,
@@ -115,6 +122,10 @@ class Puzzle(ABC, Generic[S]):
     @abstractmethod
     def states(self) -> Iterator[S]:
         """Every legal state, in a fixed order."""
+
+    def random_state(self, rng: random.Random) -> S:
+        """A legal state drawn with ``rng`` (the same generator state gives the same state)."""
+        return rng.choice(list(self.states()))
 
     @property
     @abstractmethod

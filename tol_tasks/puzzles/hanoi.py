@@ -8,6 +8,7 @@ smallest, disk ``n`` the largest.
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import product
@@ -149,6 +150,13 @@ class Hanoi(Puzzle[HanoiState]):
         return self._exact3
 
     @property
+    def label(self) -> str:
+        out = f"{self.n_disks} disk{'s' if self.n_disks != 1 else ''}"
+        if self.n_pegs != 3:
+            out += f", {self.n_pegs} pegs"
+        return out + (", adjacent" if self.adjacent_only else "")
+
+    @property
     def code(self) -> str:
         return f"hanoi:{self.n_disks}:{self.n_pegs}:{int(self.adjacent_only)}"
 
@@ -240,6 +248,13 @@ class Hanoi(Puzzle[HanoiState]):
         if missing:
             raise StateError(f"{pegs!r}: disk(s) {', '.join(map(str, missing))} missing.")
         return HanoiState(tuple(where[d] for d in range(self.n_disks, 0, -1)))
+
+    def random_state(self, rng: random.Random) -> HanoiState:
+        """A state drawn with ``rng``: each disk, largest first, on a peg drawn at random."""
+        cols: list[list[int]] = [[] for _ in range(self.n_pegs)]
+        for disk in range(self.n_disks, 0, -1):
+            cols[rng.randrange(self.n_pegs)].append(disk)
+        return self.from_pegs(cols)
 
     def tower(self, peg: int | str = 0) -> HanoiState:
         """The perfect tower: every disk on ``peg``."""

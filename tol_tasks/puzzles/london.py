@@ -115,6 +115,10 @@ class London(Puzzle[LondonState]):
         return self._capacities
 
     @property
+    def label(self) -> str:
+        return f"{self.balls} {'/'.join(map(str, self.capacities))}"
+
+    @property
     def code(self) -> str:
         return f"london:{self.balls}:{'-'.join(map(str, self.capacities))}"
 

@@ -1,22 +1,34 @@
 """Runner layer: the PsychoPy session and its drawing and input, the only code that imports PsychoPy; imports every layer below it.
 
-Importing this package does not import PsychoPy; :func:`run_session` and
-:class:`TowerTask` (the engine a PsychoPy experiment embeds) do, on first use.
-Install it with ``pip install "tol-tasks[runner]"``.
+Importing this package does not import PsychoPy: the settings
+(:class:`RunSettings`), the checks made before a window opens
+(:func:`prepare`) and the simulated participant's times need none.
+:class:`TowerTask` (the engine a PsychoPy experiment embeds) and
+:func:`run_session` import PsychoPy on first use, and say how to get it, or a
+screen, when there is none. Install it with ``pip install "tol-tasks[runner]"``.
 """
 
 from __future__ import annotations
 
-from tol_tasks.errors import TolTasksError
+from pathlib import Path
 
-from .files import RunConfig, session_paths
-from .prepare import prepare
+from tol_tasks.errors import TolTasksError
+from tol_tasks.protocol_format.model import LoadedProtocol
+
+from .files import session_paths
+from .prepare import Prepared, prepare
+from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
+from .settings import RunSettings, SettingsError
 from .simulation import SimulatedTimes
 
 __all__ = [
+    "EXPERIMENT_COLUMNS",
     "DisplayError",
+    "Prepared",
     "ProblemResult",
-    "RunConfig",
+    "RunResult",
+    "RunSettings",
+    "SettingsError",
     "SimulatedTimes",
     "TaskSetupError",
     "TowerTask",
@@ -25,48 +37,50 @@ __all__ = [
     "session_paths",
 ]
 
-#: Names served from the engine module, imported (with PsychoPy) on first use.
-_ENGINE_NAMES = ("TowerTask", "ProblemResult", "TaskSetupError", "RunResult")
-
-
-def __getattr__(name: str):
-    if name in _ENGINE_NAMES:
-        try:
-            from . import engine
-        except ImportError as exc:  # pragma: no cover - depends on the installation
-            raise ImportError(
-                f"tol_tasks.runner.{name} needs PsychoPy ({exc}). Install it with: "
-                'pip install "tol-tasks[runner]"'
-            ) from exc
-        return getattr(engine, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+#: Names served from modules that import PsychoPy, imported on first use.
+_LAZY = {"TowerTask": "engine", "TaskSetupError": "experiment"}
 
 
 class DisplayError(TolTasksError, RuntimeError):
     """No screen to open a window on."""
 
 
-def run_session(config: RunConfig):
-    """Run one participant session (see :mod:`tol_tasks.runner.run`).
+def _import_psychopy_part(module: str):
+    """A runner module that imports PsychoPy, or the project's own error with the fix."""
+    import importlib
 
-    Everything that can be checked without a screen is checked first
-    (:func:`~tol_tasks.runner.prepare.prepare`); nothing is written if it fails.
-    """
-    prepared = prepare(config)
     try:
-        from .run import run_session as _run
-    except ImportError as exc:  # pragma: no cover - depends on the installation
+        return importlib.import_module(f"{__name__}.{module}")
+    except ImportError as exc:
         if "psychopy" in str(exc).lower() or "pyglet" in str(exc).lower():
             raise ImportError(
                 f"the runner needs PsychoPy ({exc}). Install it with: "
                 'pip install "tol-tasks[runner]"  (or: uv sync --all-extras)'
-            ) from exc
+            ) from None
         raise
     except Exception as exc:
         if type(exc).__name__ == "NoSuchDisplayException":
             raise DisplayError(
-                f"no screen to show the task on ({exc}). Suggested fix: run it on a computer "
-                'with a display, or on a virtual one: xvfb-run -a -s "-screen 0 1280x1024x24" tol-run ...'
+                f"no screen to show the task on ({exc}).",
+                fix="run it on a computer with a display, or on a virtual one: "
+                'xvfb-run -a -s "-screen 0 1280x1024x24" tol-run ...',
             ) from None
         raise
-    return _run(config, prepared)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        return getattr(_import_psychopy_part(_LAZY[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def run_session(settings: RunSettings, protocol: str | Path | LoadedProtocol | None = None,
+                ) -> RunResult:  # fmt: skip
+    """Run one participant session in a window of its own (see :mod:`tol_tasks.runner.run`).
+
+    Everything that can be checked without a screen is checked first
+    (:func:`~tol_tasks.runner.prepare.prepare`, which reads the protocol once);
+    nothing is written if it fails.
+    """
+    prepared = prepare(settings, protocol)
+    return _import_psychopy_part("run").run_session(prepared)

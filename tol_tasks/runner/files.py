@@ -1,32 +1,11 @@
-"""Run settings and data file names (no PsychoPy here)."""
+"""Data file names (no PsychoPy here)."""
 
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-
-@dataclass
-class RunConfig:
-    """Everything ``tol-run`` needs; tests build one directly."""
-
-    protocol: str | Path
-    participant: str
-    session: int = 1
-    output: Path = Path("data")
-    windowed: bool = False
-    language: str | None = None
-    simulate: bool = False
-    seed: int | None = None
-    speed: float = 1.0
-    bids_names: bool = False
-    fsync: bool = True
-    input_timing: str = "auto"  # "auto" (xinput2, else iohub), "xinput2", "iohub", "polled"
-    resume: Path | None = None  # the event log of an interrupted session to continue
-    force: bool = False  # resume even if the protocol file changed
-    extra_fields: dict = field(default_factory=dict)
-    owns_window: bool = False  # True when tol-run opened the window (recorded in the sidecar)
+from .settings import RunSettings
 
 
 def date_str(t: float | None = None) -> str:
@@ -37,7 +16,7 @@ def date_str(t: float | None = None) -> str:
 
 
 def session_paths(
-    config: RunConfig, protocol_name: str, now: float | None = None
+    settings: RunSettings, protocol_name: str, now: float | None = None
 ) -> tuple[Path, Path]:
     """The event log and sidecar paths for a new session; never an existing file.
 
@@ -45,11 +24,13 @@ def session_paths(
     ``bids_names`` ``sub-<participant>_ses-<n>_task-<protocol>_<date>_events``.
     """
     stamp = date_str(now)
-    if config.bids_names:
-        stem = f"sub-{config.participant}_ses-{config.session}_task-{protocol_name}_{stamp}_events"
+    if settings.bids_names:
+        stem = (
+            f"sub-{settings.participant}_ses-{settings.session}_task-{protocol_name}_{stamp}_events"
+        )
     else:
-        stem = f"{config.participant}_{protocol_name}_{stamp}"
-    out = Path(config.output)
+        stem = f"{settings.participant}_{protocol_name}_{stamp}"
+    out = Path(settings.output)
     k = 1
     while True:
         name = stem if k == 1 else f"{stem}_{k}"

@@ -1,15 +1,19 @@
-"""Frame statistics: intervals between flips and the work done in each frame (no PsychoPy here).
+"""Frames: every flip, the frame intervals and work of each trial, and their statistics.
 
 *Frame interval*: from one flip to the next, as PsychoPy records it.
 *Frame work*: from the return of one flip to the call of the next: the time
 the task itself spends polling input and drawing, which must stay well inside
 a refresh period (16.7 ms at 60 Hz) for no frame to be dropped.
+
+:class:`FrameRecorder` flips the window and records; the statistics are pure
+functions (no PsychoPy is imported here).
 """
 
 from __future__ import annotations
 
 import math
 import statistics
+import time
 
 #: Refresh rates a real display can have; outside it (e.g. Xvfb, no vsync) the
 #: measured rate is not a frame period and the trial's median interval is used.
@@ -79,3 +83,66 @@ def frame_summary(trials: list[dict], work: list[float] = ()) -> dict:
             vals = [t[key] for t in trials if key in t]
             out[key] = max(vals) if vals else None
     return out
+
+
+class FrameRecorder:
+    """Flips the window, keeping each frame's work; records the frames of each trial.
+
+    ``trials`` gets one entry per trial (:meth:`stop`), the sidecar's
+    ``frames.trials``; ``work`` holds every frame's work in the session.
+    """
+
+    def __init__(self, win, trials: list[dict] | None = None):
+        self.win = win
+        self.refresh: float | None = None
+        self.trials: list[dict] = trials if trials is not None else []
+        self.work: list[float] = []
+        self._trial_work: list[float] | None = None
+        self._since_flip: float | None = None
+
+    def measure_refresh(self) -> float | None:
+        """The window's refresh rate, measured (None if it cannot be)."""
+        rate = self.win.getActualFrameRate(nIdentical=10, nMaxFrames=60, nWarmUpFrames=5)
+        self.refresh = float(rate) if rate else None
+        return self.refresh
+
+    def flip(self) -> None:
+        """Flip, keeping the work done since the previous flip returned."""
+        if self._since_flip is not None:
+            self.work.append(time.perf_counter() - self._since_flip)
+            if self._trial_work is not None:
+                self._trial_work.append(self.work[-1])
+        self.win.flip()
+        self._since_flip = time.perf_counter()
+
+    def next_flip_time(self, clock) -> list[float]:
+        """A list that receives ``clock``'s time of the next flip (empty until it happens)."""
+        box: list[float] = []
+        self.win.callOnFlip(lambda: box.append(clock.getTime()))
+        return box
+
+    @property
+    def recording(self) -> bool:
+        """Whether a trial's frames are being recorded."""
+        return self._trial_work is not None
+
+    def start(self) -> None:
+        """Record the frames of a trial from now."""
+        self.win.frameIntervals = []
+        self.win.recordFrameIntervals = True
+        self._trial_work = []
+
+    def stop(self, trial: int, problem_id: str, copy_of: int | None = None) -> dict:
+        """Stop recording; keep and return the trial's statistics (:func:`frame_stats`)."""
+        self.win.recordFrameIntervals = False
+        frames = frame_stats(list(self.win.frameIntervals), self.refresh, self._trial_work or [])
+        self._trial_work = None
+        entry = {"trial": trial, "problem_id": problem_id, **frames}
+        if copy_of is not None:
+            entry["copy_of"] = copy_of
+        self.trials.append(entry)
+        return frames
+
+    def summary(self) -> dict:
+        """The session's figures (:func:`frame_summary`)."""
+        return frame_summary(self.trials, self.work)

@@ -1,4 +1,11 @@
-"""Everything checked before a window opens (no PsychoPy here)."""
+"""Everything checked before a window opens (no PsychoPy here).
+
+:func:`prepare` reads and checks the protocol once (or takes the one already
+read), checks the participant id and the data folder, or, for a resumed
+session, the log, its sidecar and its protocol. What it returns is passed
+down to the session: nothing reads the protocol again, and the settings it
+was given are never changed (a resumed session gets new settings of its own).
+"""
 
 from __future__ import annotations
 
@@ -10,48 +17,70 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.session_data.resume import ResumePlan, plan_resume
-from tol_tasks.session_data.trial import check_participant_id
 
-from .files import RunConfig, session_paths
+from .files import session_paths
+from .settings import RunSettings, SettingsError
 
 
 class OutputError(TolTasksError, OSError):
     """The data folder cannot be written."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class Prepared:
-    """A checked session: its protocol, its files, and for a resume the plan."""
+    """A checked session: its protocol (read once), its files, its settings, and for a
+    resume the plan of where it stands."""
 
     protocol: LoadedProtocol
     log: Path
     sidecar: Path
+    settings: RunSettings
     resume: ResumePlan | None = None
 
 
-def prepare(config: RunConfig, protocol: LoadedProtocol | None = None) -> Prepared:
-    """Check the protocol, the participant id and the data folder (or the session to resume).
+def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None = None) -> Prepared:
+    """Check a session before anything is drawn or written.
 
-    ``protocol``: an already loaded protocol, used instead of ``config.protocol``.
-
-    Fills in participant, session and language from the sidecar when resuming.
+    Parameters
+    ----------
+    settings : RunSettings
+        With ``resume`` set, the interrupted session's log: its participant,
+        session and (unless given) language come from its sidecar.
+    protocol : str, Path or LoadedProtocol
+        A protocol file or bundled name (read and checked here, once), or a
+        protocol already loaded. Not needed to resume (the sidecar names it).
 
     Raises
     ------
     TolTasksError
-        ProtocolError, ParticipantIdError, OutputError or ResumeError, each with its fix.
+        ProtocolError, ParticipantIdError, SettingsError, OutputError or
+        ResumeError, each with its fix.
     """
-    if config.resume is not None:
-        plan = plan_resume(config.resume, force=config.force)
-        config.participant = plan.meta["participant"]
-        config.session = int(plan.meta["session"])
-        config.language = config.language or plan.meta.get("language")
-        return Prepared(plan.protocol, plan.log, plan.sidecar, plan)
-    lp = protocol if protocol is not None else load_protocol(config.protocol)
-    check_participant_id(config.participant)
-    check_writable(Path(config.output))
-    log, sidecar = session_paths(config, lp.name)
-    return Prepared(lp, log, sidecar)
+    if settings.resume is not None:
+        plan = plan_resume(settings.resume, force=settings.force)
+        resumed = settings.for_session(plan.meta.participant, plan.meta.session, plan.meta.language)
+        _check_language(resumed, plan.protocol)
+        return Prepared(plan.protocol, plan.log, plan.sidecar, resumed, plan)
+    if protocol is None:
+        raise SettingsError("protocol", None, "is missing.",
+                            "give a protocol file or a bundled name such as demo.")  # fmt: skip
+    lp = protocol if isinstance(protocol, LoadedProtocol) else load_protocol(protocol)
+    if settings.participant is None:
+        raise SettingsError("participant", None, "is missing.",
+                            "give the participant's id, e.g. 'P001'.")  # fmt: skip
+    _check_language(settings, lp)
+    check_writable(Path(settings.output))
+    log, sidecar = session_paths(settings, lp.name)
+    return Prepared(lp, log, sidecar, settings)
+
+
+def _check_language(settings: RunSettings, lp: LoadedProtocol) -> None:
+    """The language asked for must be one the protocol has texts in."""
+    language = settings.language or lp.model.instructions.default_language
+    if language not in lp.languages():
+        raise SettingsError("language", language, f"is not a language of the protocol "
+                            f"{lp.name!r}: it has no texts in it.",
+                            f"choose one of {', '.join(lp.languages())}.")  # fmt: skip
 
 
 def check_writable(out: Path) -> None:
@@ -66,6 +95,6 @@ def check_writable(out: Path) -> None:
             pass
     except OSError as exc:
         raise OutputError(
-            f"{out}: data cannot be written there ({exc.strerror}). Suggested fix: choose "
-            "another --output folder, or fix its permissions or free some space."
-        ) from None
+            f"{out}: data cannot be written there ({exc.strerror}).", where=str(out),
+            fix="choose another --output folder, or fix its permissions or free some space.",
+        ) from None  # fmt: skip

@@ -12,35 +12,23 @@ import sys
 
 from psychopy import visual
 
-from tol_tasks.session_data.sidecar import write_sidecar
-
-from .engine import RunResult, TowerTask, _now_iso
-from .files import RunConfig
-from .prepare import Prepared, prepare
+from .engine import RunResult, TowerTask
+from .prepare import Prepared
 
 #: Exit status of tol-run when the display is lost mid-session.
 EXIT_DISPLAY_LOST = 3
 
 
-def run_session(config: RunConfig, prepared: Prepared | None = None) -> RunResult:
-    """Run a session in a window of its own. Bad protocols, ids and folders are refused first.
-
-    Raises
-    ------
-    TolTasksError
-        From :func:`~tol_tasks.runner.prepare.prepare`, before the window opens.
-    """
-    p = prepared or prepare(config)
-    d = p.protocol.model.display
-    fullscr = d.fullscreen and not config.windowed
-    config.owns_window = True
+def run_session(prepared: Prepared) -> RunResult:
+    """Run a checked session (:func:`~tol_tasks.runner.prepare.prepare`) in a window of its own."""
+    d = prepared.protocol.model.display
+    fullscr = d.fullscreen and not prepared.settings.windowed
     win = visual.Window(
         size=list(d.window_size), fullscr=fullscr, screen=d.screen, units="height",
         color=d.background, allowGUI=not fullscr, checkTiming=False,
     )  # fmt: skip
     try:
-        task = TowerTask(win, p.protocol, participant=config.participant, _config=config,
-                         _prepared=p)  # fmt: skip
+        task = TowerTask.from_prepared(win, prepared, owns_window=True)
         handler = _on_display_loss(task)  # noqa: F841 - kept alive while the session runs
         return task.run()
     finally:
@@ -63,11 +51,10 @@ def _on_display_loss(task: TowerTask):
 
     def handler(_display) -> int:
         try:
-            rows = task.log.rows_written
-            task.meta.update(status="crashed", end_time=_now_iso(), rows_written=rows,
-                             error="the X display was lost")  # fmt: skip
-            with contextlib.suppress(Exception):
-                write_sidecar(task.json_path, task.meta)
+            record = task.record
+            rows = record.log.rows_written if record else 0
+            if record is not None:
+                record.mark_crashed("the X display was lost")
             print(
                 f"tol-run: the display was lost (the X server closed the connection); every "
                 f"event up to row {rows} of {task.csv_path} is kept. Suggested fix: restore "

@@ -14,11 +14,9 @@ from dataclasses import dataclass
 
 from psychopy import visual
 
-from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, PEG_LETTERS
+from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
-from tol_tasks.puzzles.hanoi import Hanoi
-from tol_tasks.session_data.trial import puzzle_code
 
 #: Units of every stimulus the task draws, whatever the caller's window uses.
 UNITS = "height"
@@ -89,10 +87,10 @@ class BoardView:
         )
         self.pieces: dict = {}
         peg_w = areas[0].w
-        for piece in self._all_pieces(puzzle):
-            color = _piece_color(puzzle, piece, display.piece_colors)
-            if isinstance(puzzle, Hanoi):
-                w = peg_w * (0.3 + 0.65 * (piece / puzzle.n_disks))
+        for piece in puzzle.pieces:
+            color = display.piece_color(puzzle, piece)
+            if puzzle.kind == "hanoi":  # disks, wider the larger
+                w = peg_w * (0.3 + 0.65 * (piece / puzzle.size))
                 stim = visual.Rect(win, width=w, height=unit * 0.9, fillColor=color,
                                    lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
             else:
@@ -107,12 +105,6 @@ class BoardView:
         self.marker = visual.Polygon(win, edges=3, radius=unit * 0.32, ori=180,
                                      fillColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
         self._marker_peg: int | None = None
-
-    @staticmethod
-    def _all_pieces(puzzle: Puzzle) -> list:
-        if isinstance(puzzle, Hanoi):
-            return list(range(1, puzzle.n_disks + 1))
-        return list(puzzle.balls)
 
     def marker_pos(self, peg: int) -> tuple[float, float]:
         """Where the copy trials' marker sits: just above the top of ``peg``."""
@@ -171,12 +163,6 @@ class BoardView:
             self.marker.draw()
 
 
-def _piece_color(puzzle: Puzzle, piece, colors: dict) -> str:
-    if isinstance(puzzle, Hanoi):
-        return colors.get(str(piece), DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)])
-    return colors.get(piece, DEFAULT_BALL_COLORS.get(piece, "#888888"))
-
-
 class TaskScreen:
     """Geometry (peg areas, pixel conversions) and the task's text stimuli for one window."""
 
@@ -219,7 +205,7 @@ class TaskScreen:
         n = puzzle.n_pegs
         width = min(self.aspect * 0.9, 1.3) * scale
         spacing = width / n
-        caps = self._capacities(puzzle)
+        caps = puzzle.capacities
         unit = self._piece_height(puzzle) * scale
         areas = []
         for i in range(n):
@@ -228,13 +214,8 @@ class TaskScreen:
             areas.append(PegArea(x, base_y + h / 2, spacing * 0.92, h, unit, scale))
         return areas
 
-    def _capacities(self, puzzle: Puzzle) -> list[int]:
-        if isinstance(puzzle, Hanoi):
-            return [puzzle.n_disks] * puzzle.n_pegs
-        return list(puzzle.capacities)
-
     def _piece_height(self, puzzle: Puzzle) -> float:
-        most = max(self._capacities(puzzle))
+        most = max(puzzle.capacities)
         return min(0.11, 0.4 / (most + 0.6)) * self.d.piece_scale
 
     def hit(self, areas: list[PegArea], px: float, py: float) -> int | None:
@@ -259,7 +240,7 @@ class TaskScreen:
     # --------------------------------------------------------------- drawing
     def board(self, name: str, puzzle: Puzzle, areas: list[PegArea]) -> BoardView:
         """The board ``name`` ("board" or "goal") for ``puzzle``, built once and reused."""
-        key = (name, puzzle_code(puzzle), tuple((a.x, a.y, a.w, a.h) for a in areas))
+        key = (name, puzzle.code, tuple((a.x, a.y, a.w, a.h) for a in areas))
         view = self._boards.get(key)
         if view is None:
             view = self._boards[key] = BoardView(self.win, puzzle, areas, self.d)

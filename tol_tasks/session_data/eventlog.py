@@ -152,9 +152,9 @@ class EventLog:
         except OSError as exc:
             raise EventLogWriteError(
                 f"{self.path}: event {values.get('event')!r} could not be written ({exc.strerror}); "
-                f"every row up to {self._row} is kept. Suggested fix: free space or fix the folder, "
-                f"then continue with: tol-run --resume {self.path}"
-            ) from None
+                f"every row up to {self._row} is kept.", where=str(self.path),
+                fix="free space or fix the folder, then resume the session.",
+            ) from None  # fmt: skip
         self._row += 1
         return self._row
 
@@ -195,11 +195,15 @@ _EXPECTED = {
 }
 
 
-def row_fault(row: list[str]) -> str | None:
-    """What is wrong with one row's cells, or None: the first cell that does not hold
-    its codebook type, or an event the codebook does not know.
+#: What to do about a damaged cell or row: logs are written by the recorder, never by hand.
+CELL_FIX = "restore the file from a backup (event logs are never edited by hand)."
 
-    The text names the column, the bad value, what was expected and the fix.
+
+def cell_fault(row: list[str]) -> tuple[str, str, str] | None:
+    """The first cell of one row that breaks the codebook, or None.
+
+    Returns ``(column, value, what was expected)``: a cell that does not hold
+    its codebook type, or an event the codebook does not know.
     """
     for i, name, kind in _TYPED:
         value = row[i]
@@ -213,19 +217,24 @@ def row_fault(row: list[str]) -> str | None:
             except ValueError:
                 ok = False
         if not ok:
-            return (
-                f"column {name!r} holds {value!r}; expected {_EXPECTED[kind]}. Suggested fix: "
-                "restore the file from a backup (event logs are never edited by hand), or "
-                "leave it out with --skip-bad."
-            )
+            return name, value, _EXPECTED[kind]
     event = row[_EVENT_INDEX]
     if event not in _EVENTS:
-        return (
-            f"column 'event' holds {event!r}, which is not an event of format "
-            f"{EVENT_LOG_VERSION} ({', '.join(sorted(_EVENTS))}). Suggested fix: restore the "
-            "file from a backup, or leave it out with --skip-bad."
-        )
+        return "event", event, (f"an event of format {EVENT_LOG_VERSION} "
+                                f"({', '.join(sorted(_EVENTS))})")  # fmt: skip
     return None
+
+
+def row_fault(row: list[str]) -> str | None:
+    """What is wrong with one row's cells, or None (see :func:`cell_fault`).
+
+    The text names the column, the bad value, what was expected and the fix.
+    """
+    fault = cell_fault(row)
+    if fault is None:
+        return None
+    column, value, expected = fault
+    return f"column {column!r} holds {value!r}; expected {expected}. Suggested fix: {CELL_FIX}"
 
 
 def check_cells(data: EventLogData) -> None:
@@ -234,12 +243,17 @@ def check_cells(data: EventLogData) -> None:
     Raises
     ------
     EventLogError
-        Naming the file, the row, the column, the bad value and what was expected.
+        Naming the file, the row, the column, the bad value and what was
+        expected (``where``, ``field``, ``value`` and ``fix`` attributes too).
     """
     for n, row in enumerate(data.records, start=2):
-        fault = row_fault(row)
+        fault = cell_fault(row)
         if fault is not None:
-            raise EventLogError(f"{data.path}: row {n}: {fault}")
+            column, value, expected = fault
+            raise EventLogError(
+                f"{data.path}: row {n}: column {column!r} holds {value!r}; expected {expected}.",
+                where=f"{data.path}: row {n}", field=column, value=value, fix=CELL_FIX,
+            )  # fmt: skip
 
 
 def _cell(v: Any) -> str:
@@ -301,12 +315,12 @@ def read_event_log(path: str | Path) -> EventLogData:
     try:
         raw = p.read_bytes()
     except OSError as exc:
-        raise EventLogError(f"{p}: cannot be read: {exc.strerror}.") from None
+        raise EventLogError(f"{p}: cannot be read: {exc.strerror}.", where=str(p)) from None
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EventLogError(
-            f"{p}: not a tol-tasks event log (not UTF-8 text at byte {exc.start})."
+            f"{p}: not a tol-tasks event log (not UTF-8 text at byte {exc.start}).", where=str(p)
         ) from None
     out = EventLogData(p)
     lines = text.split("\n")
@@ -319,7 +333,9 @@ def read_event_log(path: str | Path) -> EventLogData:
         )
     expected = list(columns())
     if not lines or not lines[0].strip():
-        raise EventLogError(f"{p}: empty file, not a tol-tasks event log (no header row).")
+        raise EventLogError(
+            f"{p}: empty file, not a tol-tasks event log (no header row).", where=str(p)
+        )
     header = next(csv.reader([lines[0]]))
     for version in READABLE_VERSIONS:
         if header == list(columns(version)):
@@ -330,8 +346,10 @@ def read_event_log(path: str | Path) -> EventLogData:
         raise EventLogError(
             f"{p}: row 1: not a tol-tasks event log (format "
             f"{' or '.join(map(str, READABLE_VERSIONS))}): the header "
-            + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns.")
-            + " Suggested fix: give the .csv event log written by tol-run."
+            + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns."),
+            where=f"{p}: row 1",
+            field="header",
+            fix="give the .csv event log written by tol-run.",
         )
     width = len(header)
     records = out.records
@@ -355,12 +373,14 @@ def _parse_rows(p: Path, lines: list[str], width: int, records: list, warnings: 
             if len(values) != width:
                 raise EventLogError(
                     f"{p}: row {i}: {len(values)} fields, expected {width}. The file is "
-                    "damaged before its end. Suggested fix: restore it from a backup."
-                )
+                    "damaged before its end.", where=f"{p}: row {i}",
+                    fix="restore it from a backup.",
+                )  # fmt: skip
             if values[0] != str(i - 1):
                 warnings.append(
                     f"{p}: row {i}: numbered {values[0]!r}, expected {i - 1}: a row is missing."
                 )
             records.append(values)
     except csv.Error as exc:
-        raise EventLogError(f"{p}: row {len(records) + 2}: unreadable CSV ({exc}).") from None
+        where = f"{p}: row {len(records) + 2}"
+        raise EventLogError(f"{where}: unreadable CSV ({exc}).", where=where) from None

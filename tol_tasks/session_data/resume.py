@@ -1,6 +1,10 @@
 """Where an interrupted session stands: what is finished, what was cut off.
 
 Pure (no PsychoPy): the runner asks it where to continue, the tests check it.
+The log is split into attempts by :func:`~tol_tasks.session_data.attempts.log_attempts`,
+the one walker every reader uses; the sidecar is read with its model
+(:class:`~tol_tasks.session_data.sidecar.Sidecar`). What the session does next
+is the session plan's decision (:mod:`tol_tasks.session_data.plan`).
 """
 
 from __future__ import annotations
@@ -13,8 +17,9 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
 
-from .eventlog import EventLogError, read_event_log
-from .sidecar import read_sidecar
+from .attempts import PROBLEM, log_attempts
+from .eventlog import EventLogData, EventLogError, column_index, read_event_log
+from .sidecar import Sidecar, SidecarError
 
 
 class ResumeError(TolTasksError, ValueError):
@@ -32,7 +37,7 @@ class Progress:
     discontinued : set
         Blocks ended by the discontinue rule.
     interrupted : tuple or None
-        (block, problem id) of an attempt that began and never ended.
+        (block, problem id) of the attempt the log ends in, cut off before its end.
     last_trial : int
         The last trial number used.
     last_row : int
@@ -52,33 +57,36 @@ class Progress:
     instructions_done: bool = False
 
     def finished(self, block: str, problem_id: str, attempts: int) -> bool:
+        """Solved, or every one of its ``attempts`` used."""
         done = self.outcomes.get((block, problem_id), [])
         return "solved" in done or len(done) >= attempts
 
     def attempts_used(self, block: str, problem_id: str) -> int:
+        """Attempts of the problem that reached their end."""
         return len(self.outcomes.get((block, problem_id), []))
 
 
-def progress_of(rows: list[dict]) -> Progress:
-    """Read a session's progress from its event log rows."""
+def progress_of(data: EventLogData) -> Progress:
+    """Read a session's progress from its event log."""
     p = Progress()
-    open_trial = None
-    for r in rows:
-        ev = r["event"]
-        if r["time"]:
-            p.last_time = max(p.last_time, float(r["time"]))
-        p.last_row = int(r["row"])
-        if r["trial"]:
-            p.last_trial = max(p.last_trial, int(r["trial"]))
-        if ev == "trial_onset":
+    c = column_index()
+    i_time, i_row, i_event, i_block = c["time"], c["row"], c["event"], c["block"]
+    for rec in data.records:
+        if rec[i_time]:
+            p.last_time = max(p.last_time, float(rec[i_time]))
+        p.last_row = int(rec[i_row])
+        if rec[i_event] == "discontinue":
+            p.discontinued.add(rec[i_block])
+    attempts = log_attempts(data)
+    for a in attempts:
+        p.last_trial = max(p.last_trial, a.trial)
+        if a.kind == PROBLEM:
             p.instructions_done = True
-            open_trial = (r["block"], r["problem_id"])
-        elif ev == "trial_end":
-            p.outcomes[(r["block"], r["problem_id"])].append(r["reason"])
-            open_trial = None
-        elif ev == "discontinue":
-            p.discontinued.add(r["block"])
-    p.interrupted = open_trial
+            if a.complete:
+                p.outcomes[(a.block, a.problem_id)].append(a.outcome)
+    last = attempts[-1] if attempts else None
+    if last is not None and last.kind == PROBLEM and not last.complete:
+        p.interrupted = (last.block, last.problem_id)
     return p
 
 
@@ -88,7 +96,7 @@ class ResumePlan:
 
     log: Path
     sidecar: Path
-    meta: dict
+    meta: Sidecar
     protocol: LoadedProtocol
     progress: Progress
     protocol_note: str = ""
@@ -106,24 +114,25 @@ def plan_resume(log: str | Path, force: bool = False) -> ResumePlan:
     log = Path(log)
     side = log.with_suffix(".json")
     if not log.is_file():
-        raise ResumeError(
-            f"{log}: no such event log. Suggested fix: give the .csv file of the interrupted session."
-        )
+        raise ResumeError(f"{log}: no such event log.", where=str(log),
+                          fix="give the .csv file of the interrupted session.")  # fmt: skip
     try:
-        meta = read_sidecar(side)
-    except (OSError, ValueError) as exc:
+        meta = Sidecar.read(side)
+    except SidecarError as exc:
         raise ResumeError(
-            f"{side}: the sidecar is missing or damaged ({exc}); resuming needs it for the "
-            "protocol and the problem order. Suggested fix: restore it from a backup."
-        ) from None
-    if meta.get("status") == "completed":
-        raise ResumeError(f"{log}: this session is already completed; there is nothing to resume.")
+            f"{side}: the sidecar is missing or damaged ({exc.message}); resuming needs it for "
+            "the protocol and the problem order.", where=str(side), fix="restore it from a backup.",
+        ) from None  # fmt: skip
+    if meta.status == "completed":
+        raise ResumeError(f"{log}: this session is already completed; there is nothing to resume.",
+                          where=str(log))  # fmt: skip
     try:
         data = read_event_log(log)
+        progress = progress_of(data)
     except EventLogError as exc:
-        raise ResumeError(f"cannot resume: {exc}") from None
-    proto = meta.get("protocol", {})
-    path, sha, note = proto.get("path"), proto.get("sha256"), ""
+        raise ResumeError(f"cannot resume: {exc}", where=exc.where) from None
+    proto = meta.protocol
+    path, sha, note = proto.path, proto.sha256, ""
     try:
         if path and Path(path).is_file():
             lp = load_protocol(path)
@@ -131,16 +140,17 @@ def plan_resume(log: str | Path, force: bool = False) -> ResumePlan:
                 if not force:
                     raise ResumeError(
                         f"the protocol {path} changed since the session started (SHA-256 "
-                        f"{sha[:12]}... then, {lp.sha256[:12]}... now). Suggested fix: restore the "
-                        "original file, or pass --force to resume with the current version."
-                    )
+                        f"{sha[:12]}... then, {lp.sha256[:12]}... now).", where=path,
+                        fix="restore the original file, or pass --force to resume with the "
+                        "current version.",
+                    )  # fmt: skip
                 note = f"resumed with a changed protocol (sha256 {lp.sha256})"
         else:
-            lp = load_protocol_text(proto["text"], f"{side} (copy of {path})")
+            lp = load_protocol_text(proto.text, f"{side} (copy of {path})")
             note = f"protocol file {path} not found; resumed with the copy kept in the sidecar"
     except ProtocolError as exc:
-        raise ResumeError(f"cannot resume: {exc}") from None
-    return ResumePlan(log, side, meta, lp, progress_of(data.rows), note)
+        raise ResumeError(f"cannot resume: {exc}", where=exc.where) from None
+    return ResumePlan(log, side, meta, lp, progress, note)
 
 
 def find_interrupted(folder: str | Path, participant: str, session: int) -> Path:
@@ -155,20 +165,21 @@ def find_interrupted(folder: str | Path, participant: str, session: int) -> Path
     found = []
     for side in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime):
         try:
-            meta = read_sidecar(side)
-        except (OSError, ValueError):
-            continue
-        if meta.get("participant") == participant and str(meta.get("session")) == str(session):
-            found.append((side.with_suffix(".csv"), meta.get("status")))
+            meta = Sidecar.read(side)
+        except SidecarError:
+            continue  # not a sidecar (or a damaged one): not this session's
+        if meta.participant == participant and meta.session == session:
+            found.append((side.with_suffix(".csv"), meta.status))
     unfinished = [log for log, status in found if status != "completed" and log.is_file()]
     if unfinished:
         return unfinished[-1]
     if found:
         raise ResumeError(
             f"participant {participant} session {session} in {folder} is already completed; "
-            "there is nothing to resume."
-        )
+            "there is nothing to resume.", where=str(folder),
+        )  # fmt: skip
     raise ResumeError(
-        f"no session of participant {participant}, session {session} in {folder}. Suggested fix: "
-        "check --participant, --session and --output, or give the session's .csv file."
+        f"no session of participant {participant}, session {session} in {folder}.",
+        where=str(folder),
+        fix="check --participant, --session and --output, or give the session's .csv file.",
     )

@@ -1,9 +1,29 @@
-"""The JSON sidecar that describes a session, written atomically.
+"""The JSON sidecar that describes a session: its model, written down once, and its file.
 
-Written when the session starts (status ``incomplete``) and rewritten when it
-ends (``completed``, ``aborted`` or ``crashed``). Each write goes to a
-temporary file that is then renamed over the old one, so the sidecar on disk
-is always a whole JSON document.
+The sidecar sits beside the event log (same name, ``.json``) and says what
+the log alone cannot: who and which session, the protocol (with its full
+text and SHA-256), the software, the screen and window, how time and input
+were taken, frame statistics, the block orders drawn, counterbalancing and
+every resume. :class:`Sidecar` is its model: every key, its type and its
+meaning, from which the shipped JSON Schema
+(``codebook/sidecar-v2.schema.json``) and the reference page
+(``docs/sidecar.md``) are generated.
+
+Any recorder can fill it. The PsychoPy runner fills every section; a
+recorder without a window (a browser, an importer of another tool's files)
+leaves out what it does not have (``screen``, ``window``, ``timing``,
+``frames``, ``layout``: all optional), names itself in ``recorder``, its
+input in ``source``, and lists in ``unavailable`` the event-log columns and
+measures it could not record.
+
+Versions: 1 (tol-tasks 0.1) had no ``recorder``, ``source`` or
+``unavailable``; version 2 adds them. Sidecars of every readable version
+read into the current model (:meth:`Sidecar.read`); unknown keys are kept.
+
+Writing: :func:`write_sidecar` writes a temporary file that is then renamed
+over the old one, so the sidecar on disk is always a whole JSON document. It
+is written when a session starts (status ``incomplete``) and again when it
+ends (``completed``, ``aborted`` or ``crashed``).
 """
 
 from __future__ import annotations
@@ -12,14 +32,365 @@ import json
 import os
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-SIDECAR_VERSION = 1
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from tol_tasks.errors import TolTasksError
+
+#: Version of the sidecar written by this release.
+SIDECAR_VERSION = 2
+
+#: Every sidecar version this release reads.
+READABLE_SIDECAR_VERSIONS = (1, 2)
+
+#: How a session ended (``incomplete`` while it runs, or after a crash that left no end).
 STATUSES = ("incomplete", "completed", "aborted", "crashed")
 
+Status = Literal["incomplete", "completed", "aborted", "crashed"]
 
-def write_sidecar(path: Path, data: dict[str, Any]) -> None:
+
+class SidecarError(TolTasksError, ValueError):
+    """A sidecar cannot be read: not JSON, or a key missing or of the wrong type."""
+
+
+class _Section(BaseModel):
+    # Unknown keys are kept (a lab's note, a later version's key): a sidecar is never refused
+    # for holding more than this release knows.
+    model_config = ConfigDict(extra="allow")
+
+
+class ProtocolCopy(_Section):
+    """The protocol the session ran, copied whole (a session can be re-run or resumed from it)."""
+
+    name: str = Field(description="The protocol's name.")
+    version: str | None = Field(None, description="The protocol's own version (its `version` key).")
+    path: str | None = Field(
+        None, description="Where the protocol file was read from (null: not a file)."
+    )
+    sha256: str = Field(description="SHA-256 of `text`, the protocol file's exact bytes as UTF-8.")
+    text: str = Field(description="The protocol file's exact text.")
+
+
+class Recorder(_Section):
+    """What recorded the session."""
+
+    name: str = Field(description="`tol-run`, `TowerTask` (a PsychoPy script or Builder "
+                      "experiment), or another recorder's name (a browser plugin, an importer).")  # fmt: skip
+    version: str | None = Field(None, description="The recorder's version.")
+    runtime: str | None = Field(
+        None, description="What it ran in, e.g. `PsychoPy 2026.2.5` or a browser."
+    )
+
+
+class Source(_Section):
+    """Provenance of a session converted from another tool's files (absent when recorded here)."""
+
+    format: str = Field(description="The original data's format, e.g. `pebl-tol`.")
+    files: list[str] = Field(default_factory=list, description="The original files' names.")
+    sha256: list[str] = Field(default_factory=list, description="SHA-256 of each original file.")
+    note: str | None = Field(None, description="Anything the conversion assumed or left out.")
+
+
+class Software(_Section):
+    """Versions of the software that recorded the session."""
+
+    tol_tasks: str | None = Field(None, description="tol-tasks' version.")
+    psychopy: str | None = Field(None, description="PsychoPy's version (null: not PsychoPy).")
+    python: str | None = Field(None, description="Python's version.")
+    os: str | None = Field(None, description="The operating system (`platform.platform()`).")
+
+
+class Screen(_Section):
+    """The screen the window was on."""
+
+    index: int | None = Field(None, description="Which screen (0: the first).")
+    size: list[int] | None = Field(None, description="Its size in pixels, [width, height].")
+
+
+class Window(_Section):
+    """The window the task drew in."""
+
+    size: list[int] | None = Field(None, description="Size in pixels, [width, height].")
+    position: list[int] | None = Field(
+        None, description="Top-left corner on the screen in pixels (null: unknown)."
+    )
+    fullscreen: bool | None = Field(None, description="Whether it filled the screen.")
+    units: str | None = Field(None, description="The units the task drew in (`height`).")
+    owner: str | None = Field(None, description="`tol-run` (it opened the window) or `caller` "
+                              "(the experiment's own window).")  # fmt: skip
+
+
+class InputLost(_Section):
+    """The on-arrival input source died mid-session; the session went on polled."""
+
+    time: float = Field(description="Session time of the loss, seconds.")
+    reason: str = Field(description="Why, as the source reported it.")
+    method_before: str = Field(description="The method until then.")
+    method_after: str = Field(description="The method after (`polled`).")
+
+
+class Timing(_Section):
+    """How times were taken. Every time in the event log is on one session clock."""
+
+    clock: str | None = Field(None, description="The session clock, in words.")
+    clock_function: str | None = Field(None, description="The function that reads it.")
+    clock_zero: float | None = Field(None, description="`clock_function()` at session time 0.")
+    clock_zero_monotonic: float | None = Field(
+        None, description="`time.monotonic()` at session time 0."
+    )
+    input_method: str | None = Field(None, description="How presses were stamped: `xinput2-raw`, "
+                                     "`iohub` (on arrival) or `polled` (once per frame).")  # fmt: skip
+    input_fallback_reason: str | None = Field(None, description="Why on-arrival input could not "
+                                              "be had (null: it was, or polled was asked for).")  # fmt: skip
+    input_reconciled: str | None = Field(
+        None, description="How on-arrival and window events are paired, in words."
+    )
+    unmatched_presses: int | None = Field(
+        None, description="Presses only the window saw (stamped polled)."
+    )
+    input_lost: InputLost | None = Field(None, description="Set when the on-arrival source died.")
+    expected_resolution_s: float | None = Field(
+        None, description="The stamps' expected resolution in seconds (null: unknown)."
+    )
+    trial_onset: str | None = Field(None, description="What a trial's onset time is, in words.")
+    frame_work: str | None = Field(
+        None, description="What the frame work figures measure, in words."
+    )
+
+
+class Frames(_Section):
+    """Frame statistics: per trial (as in the `trial_end` and `copy_end` rows) and for the session."""
+
+    trials: list[dict[str, Any]] = Field(
+        default_factory=list,
+        description="One entry per trial: `trial`, `problem_id`, `copy_of` (copy trials), "
+        "`frames`, `dropped_frames`, `frame_period_ms`, `period_source`, "
+        "`frame_interval_mean_ms`, `frame_interval_max_ms`, `frame_work_median_ms`, "
+        "`frame_work_p99_ms`, `frame_work_max_ms` (see the event-log codebook).",
+    )
+    total_frames: int | None = Field(None, description="Frames drawn in all trials.")
+    total_dropped_frames: int | None = Field(None, description="Dropped frames in all trials.")
+    frame_interval_max_ms: float | None = Field(None, description="The longest frame interval, ms.")
+    frame_interval_mean_ms: float | None = Field(None, description="The mean frame interval, ms.")
+    frame_work_median_ms: float | None = Field(None, description="Median work per frame, ms.")
+    frame_work_p99_ms: float | None = Field(
+        None, description="99th percentile of work per frame, ms."
+    )
+    frame_work_max_ms: float | None = Field(None, description="The most work in one frame, ms.")
+
+
+class PegRect(_Section):
+    """A peg's clickable rectangle on the participant's board."""
+
+    peg: str = Field(description="The peg's letter.")
+    left: float = Field(description="Left edge, window pixels from the left.")
+    top: float = Field(description="Top edge, window pixels from the top.")
+    width: float = Field(description="Width in pixels.")
+    height: float = Field(description="Height in pixels.")
+
+
+class Layout(_Section):
+    """Where the pegs were, so that the log's `x`, `y` can be related to them."""
+
+    puzzle: str = Field(description="The apparatus, as the event log's `puzzle` column writes it.")
+    pegs: list[PegRect] = Field(default_factory=list, description="Each peg's rectangle.")
+    coordinates: str | None = Field(None, description="The coordinate system, in words.")
+
+
+class Simulation(_Section):
+    """The simulated participant's settings (a simulated session is never real data)."""
+
+    seed: int | None = Field(None, description="Its random seed (null: 0).")
+    speed: float | None = Field(None, description="How many times faster than a person it played.")
+    plan: float | None = Field(
+        None, description="Median planning time before a problem's first move, s."
+    )
+    think: float | None = Field(None, description="Median thinking time before each later move, s.")
+    reach: float | None = Field(None, description="Median time to reach for a piece, s.")
+    carry: float | None = Field(None, description="Median time to carry a piece, s.")
+    click: float | None = Field(None, description="Duration of a click, s.")
+    spread: float | None = Field(None, description="Sigma of the log-normal times (0: fixed).")
+    error_rate: float | None = Field(None, description="Chance of a legal non-optimal move.")
+    illegal_rate: float | None = Field(None, description="Chance of trying an illegal move first.")
+    copy_error_rate: float | None = Field(
+        None, description="Chance of taking the wrong piece in a copy trial."
+    )
+
+
+class ExperimentRef(_Section):
+    """The PsychoPy ExperimentHandler the task added rows to."""
+
+    name: str = Field(description="The prefix of the task's columns.")
+    data_file: str = Field(description="The handler's data file name.")
+
+
+class BlockRecord(_Section):
+    """A block as it ran: its problems' order and the shuffle's seed."""
+
+    name: str = Field(description="The block's name.")
+    order: list[str] = Field(default_factory=list, description="Problem ids in the order run.")
+    shuffled: bool = Field(False, description="Whether the order was shuffled.")
+    seed: int | None = Field(
+        None, description="The shuffle's seed (drawn and kept when the protocol gave none)."
+    )
+
+
+class CounterbalanceRecord(_Section):
+    """The counterbalanced form this session got."""
+
+    by: str = Field(description="Assigned by `session` or `participant`.")
+    form: str = Field(description="The form's name (`order-k` for a Latin-square order).")
+    blocks: list[str] = Field(description="The blocks it ran, in order.")
+
+
+class ResumeRecord(_Section):
+    """One resume of an interrupted session."""
+
+    time: str = Field(description="When it was resumed (local time, ISO 8601).")
+    after_row: int = Field(description="The last complete row of the log before it.")
+    previous_status: str | None = Field(None, description="The sidecar's status before it.")
+    interrupted: list[str] = Field(default_factory=list, description="[block, problem id] of the "
+                                   "attempt cut off (run again from its start), or empty.")  # fmt: skip
+    note: str = Field(
+        "", description="E.g. that the protocol had changed or came from this sidecar's copy."
+    )
+
+
+class Sidecar(BaseModel):
+    """A session's sidecar (version 2). See the module's description and ``docs/sidecar.md``."""
+
+    model_config = ConfigDict(extra="allow", title="tol-tasks session sidecar")
+
+    sidecar_version: int = Field(SIDECAR_VERSION, description="The sidecar format's version.")
+    event_log: str = Field(description="The event log's file name (beside the sidecar).")
+    event_log_version: int = Field(description="The event log's format version.")
+    status: Status = Field("incomplete", description="`incomplete` while the session runs (or "
+                           "after a crash that left no end), then `completed`, `aborted` (the "
+                           "quit key) or `crashed`.")  # fmt: skip
+    participant: str = Field(description="The participant id.")
+    session: int = Field(description="The session number.")
+    extra_fields: dict[str, Any] = Field(
+        default_factory=dict, description="The protocol's participant fields, as given."
+    )
+    language: str | None = Field(None, description="The language of the participant's texts.")
+    start_time: str | None = Field(
+        None, description="When the session started (local time, ISO 8601)."
+    )
+    end_time: str | None = Field(None, description="When it ended (null while it runs).")
+    recorder: Recorder | None = Field(
+        None, description="What recorded it (version 2; null in version 1)."
+    )
+    source: Source | None = Field(None, description="For converted data: where it came from.")
+    unavailable: list[str] = Field(default_factory=list, description="Event-log columns or "
+                                   "measures the recorder could not record (their cells are "
+                                   "empty, never invented).")  # fmt: skip
+    protocol: ProtocolCopy = Field(description="The protocol, whole.")
+    software: Software | None = Field(None, description="Software versions.")
+    screen: Screen | None = Field(None, description="The screen (null: no screen, e.g. imported).")
+    window: Window | None = Field(None, description="The window.")
+    refresh_rate_hz: float | None = Field(
+        None, description="The measured refresh rate (null: unknown)."
+    )
+    timing: Timing | None = Field(None, description="How times and presses were taken.")
+    frames: Frames | None = Field(None, description="Frame statistics.")
+    layout: Layout | None = Field(None, description="Where the pegs were on the screen.")
+    simulate: Simulation | None = Field(
+        None, description="The simulated participant's settings (null: a person)."
+    )
+    experiment: ExperimentRef | None = Field(
+        None, description="The PsychoPy ExperimentHandler it added rows to."
+    )
+    blocks: list[BlockRecord] = Field(
+        default_factory=list, description="The blocks as they started, in order."
+    )
+    counterbalance: CounterbalanceRecord | None = Field(
+        None, description="The form (null: not counterbalanced)."
+    )
+    resumes: list[ResumeRecord] = Field(default_factory=list, description="Every resume, in order.")
+    rows_written: int = Field(
+        0, description="Rows of the event log when the sidecar was last written."
+    )
+    error: str | None = Field(None, description="What stopped a crashed session.")
+
+    # --------------------------------------------------------------- files
+    @classmethod
+    def from_dict(cls, data: Any, where: str = "<sidecar>") -> Sidecar:
+        """The model of a sidecar's JSON data (of any readable version).
+
+        Raises
+        ------
+        SidecarError
+            Naming the file, the key, the value and the fix.
+        """
+        if not isinstance(data, dict):
+            raise SidecarError(f"{where}: not a tol-tasks sidecar (not a JSON object).",
+                               where=where, fix="give the .json file written beside the event log.")  # fmt: skip
+        version = data.get("sidecar_version")
+        if version not in READABLE_SIDECAR_VERSIONS:
+            raise SidecarError(
+                f"{where}: sidecar_version={version!r} is not one this release reads "
+                f"({', '.join(map(str, READABLE_SIDECAR_VERSIONS))}).", where=where,
+                field="sidecar_version", value=version,
+                fix="read it with the tol-tasks release that wrote it, or a newer one.",
+            )  # fmt: skip
+        try:
+            return cls.model_validate(data)
+        except ValidationError as exc:
+            err = exc.errors(include_url=False)[0]
+            key = ".".join(str(p) for p in err["loc"])
+            value = err.get("input")
+            what = "is missing" if err["type"] == "missing" else f"= {value!r}: {err['msg']}"
+            raise SidecarError(f"{where}: key {key!r} {what}.", where=where, field=key,
+                               value=value if err["type"] != "missing" else None,
+                               fix="restore the sidecar from a backup (sidecars are written "
+                               "by the recorder, never by hand).") from None  # fmt: skip
+
+    @classmethod
+    def read(cls, path: str | Path) -> Sidecar:
+        """Read and check the sidecar at ``path``.
+
+        Raises
+        ------
+        SidecarError
+            The file is missing, not JSON, or does not hold a sidecar.
+        """
+        p = Path(path)
+        try:
+            data = json.loads(p.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise SidecarError(f"{p}: cannot be read ({exc.strerror}).", where=str(p),
+                               fix="give the .json file written beside the event log.") from None  # fmt: skip
+        except ValueError as exc:
+            raise SidecarError(f"{p}: not JSON ({exc}).", where=str(p),
+                               fix="restore the sidecar from a backup.") from None  # fmt: skip
+        return cls.from_dict(data, str(p))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The sidecar as JSON data, in the current version (every key of the model)."""
+        out = self.model_dump(mode="json")
+        out["sidecar_version"] = SIDECAR_VERSION
+        return out
+
+    def write(self, path: str | Path) -> None:
+        """Write the sidecar to ``path`` atomically (see :func:`write_sidecar`)."""
+        write_sidecar(path, self.to_dict())
+
+    @classmethod
+    def json_schema(cls) -> dict[str, Any]:
+        """The JSON Schema of the current version (shipped as ``codebook/sidecar-v2.schema.json``)."""
+        schema = cls.model_json_schema()
+        return {
+            "$schema": "https://json-schema.org/draft/2020-12/schema",
+            "$id": f"https://tol-tasks.org/schemas/sidecar-v{SIDECAR_VERSION}.schema.json",
+            **schema,
+        }
+
+
+def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename)."""
+    if isinstance(data, Sidecar):
+        data = data.to_dict()
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
@@ -36,5 +407,5 @@ def write_sidecar(path: Path, data: dict[str, Any]) -> None:
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
-    """Read a sidecar."""
+    """Read a sidecar as plain JSON data (no checks; :meth:`Sidecar.read` checks and upgrades)."""
     return json.loads(Path(path).read_text(encoding="utf-8"))

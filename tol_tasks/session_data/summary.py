@@ -8,6 +8,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .attempts import PROBLEM, log_attempts
 from .eventlog import EventLogError, read_event_log
 
 
@@ -22,17 +23,19 @@ def summarize(folder: Path) -> str:
     except EventLogError as exc:
         return str(exc)
     lines = [f"{log} ({len(data.rows)} events)"]
-    onset = {}
-    for r in data.rows:
-        if r["event"] == "trial_onset":
-            onset[r["trial"]] = r
-        if r["event"] == "trial_end":
-            o = onset.get(r["trial"], {})
-            lines.append(
-                f"  trial {r['trial']:>2} {r['problem_id']:<12} {o.get('state', '')} -> "
-                f"{o.get('goal', '')}: {r['reason']} in {r['moves']} moves, "
-                f"{float(r['trial_time']):.1f} s"
-            )
+    try:
+        attempts = log_attempts(data)
+    except EventLogError as exc:
+        return str(exc)
+    rows = data.rows
+    for a in attempts:
+        if a.kind != PROBLEM or not a.complete:
+            continue
+        onset, end = rows[a.onset], rows[a.end]
+        lines.append(
+            f"  trial {a.trial:>2} {a.problem_id:<12} {onset['state']} -> {onset['goal']}: "
+            f"{a.outcome} in {end['moves']} moves, {float(end['trial_time']):.1f} s"
+        )
     lines.extend(f"  warning: {w}" for w in data.warnings)
     return "\n".join(lines)
 

@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError, TolTasksError
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
 from tol_tasks.puzzles.base import Puzzle
+
+from .detail import format_detail
 
 #: Participant ids: what a file name can safely hold.
 _PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
@@ -37,30 +40,39 @@ def check_participant_id(pid: str) -> str:
             elif not pid:
                 bad = " It is empty."
         raise ParticipantIdError(
-            f"participant id {pid!r} cannot be used.{bad} Suggested fix: use 1 to 64 letters, "
-            "digits, '-', '_' or '.', starting with a letter or digit (e.g. 'P001')."
-        )
+            f"participant id {pid!r} cannot be used.{bad}", field="participant", value=pid,
+            fix="use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit "
+            "(e.g. 'P001').",
+        )  # fmt: skip
     return pid
 
 
-def puzzle_code(puzzle: Puzzle) -> str:
-    """The apparatus as one token (:attr:`Puzzle.code <tol_tasks.puzzles.base.Puzzle.code>`)."""
-    return puzzle.code
+def block_order(n: int, order: str, seed: int | None,
+                draw_seed: Callable[[], int] | None = None) -> tuple[list[int], int | None]:  # fmt: skip
+    """Problem indices in running order and the seed used.
 
-
-def block_order(n: int, order: str, seed: int | None) -> tuple[list[int], int | None]:
-    """Problem indices in running order and the seed used (drawn if shuffled without one)."""
+    ``order`` ``fixed``: file order (``seed`` is returned as given).
+    ``shuffled``: the indices shuffled by ``random.Random(seed).shuffle``
+    (Python's Mersenne Twister); without a seed one is drawn by ``draw_seed``
+    (default: the operating system's randomness) and returned, so that it can
+    be recorded.
+    """
     idx = list(range(n))
     if order != "shuffled":
         return idx, seed
     if seed is None:
-        seed = random.SystemRandom().randrange(2**31)
+        seed = draw_seed() if draw_seed is not None else random.SystemRandom().randrange(2**31)
     random.Random(seed).shuffle(idx)
     return idx, seed
 
 
 class _OnBoard:
-    """What a problem attempt and a copy trial share: the board from the start, the events."""
+    """What a problem attempt and a copy trial share: the board from the start, the events.
+
+    ``kind`` says which it is: ``problem`` or ``copy``.
+    """
+
+    kind: ClassVar[str]
 
     spec: ProblemSpec
     state: Any
@@ -91,6 +103,7 @@ class TrialState(_OnBoard):
     ``placed`` keeps the completed moves, (from peg, to peg), in order.
     """
 
+    kind: ClassVar[str] = "problem"
     spec: ProblemSpec
     rules: Rules
     attempt: int = 1
@@ -149,7 +162,7 @@ class TrialState(_OnBoard):
         limit = self.spec.move_limit
         if limit is not None and self.moves >= limit and not self.done:
             self.outcome = "move_limit"
-            return [self._ev("move_limit", detail=f"limit={limit}")]
+            return [self._ev("move_limit", detail=format_detail(limit=limit))]
         return []
 
     def tick(self, trial_time: float) -> list[dict]:
@@ -158,8 +171,17 @@ class TrialState(_OnBoard):
         if limit is not None and not self.done and trial_time >= limit:
             self.outcome = "time_out"
             self.held = None
-            return [self._ev("time_out", detail=f"limit={limit:g}")]
+            return [self._ev("time_out", detail=format_detail(limit=f"{limit:g}"))]
         return []
+
+
+def moves_text(moves: list[tuple[int, int]]) -> str:
+    """Moves as the ``detail`` column writes them: ``A>C,A>B`` (from peg > to peg)."""
+    return ",".join(f"{PEG_LETTERS[a]}>{PEG_LETTERS[b]}" for a, b in moves)
+
+
+def _shown(src: int, dst: int) -> str:
+    return format_detail(shown=moves_text([(src, dst)]))
 
 
 def copy_sequence(puzzle: Puzzle, start, goal, moves: list[tuple[int, int]],
@@ -186,6 +208,7 @@ class CopyState(_OnBoard):
     handle both the same way.
     """
 
+    kind: ClassVar[str] = "copy"
     spec: ProblemSpec
     sequence: list[tuple[int, int]]
     attempt: int = 1
@@ -222,7 +245,7 @@ class CopyState(_OnBoard):
         if peg != src:
             self.refused += 1
             return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
-                             reason="wrong_piece", detail=f"shown={PEG_LETTERS[src]}>{PEG_LETTERS[dst]}")]  # fmt: skip
+                             reason="wrong_piece", detail=_shown(src, dst))]  # fmt: skip
         self.held = peg
         return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
 
@@ -241,7 +264,7 @@ class CopyState(_OnBoard):
         if peg != dst:
             self.refused += 1
             return [self._ev("copy_refused", piece=piece, from_peg=a, to_peg=b,
-                             reason="wrong_peg", detail=f"shown={a}>{PEG_LETTERS[dst]}")]  # fmt: skip
+                             reason="wrong_peg", detail=_shown(src, dst))]  # fmt: skip
         move = self.puzzle.check_move(self.state, src, peg)  # legal: it was made before
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1

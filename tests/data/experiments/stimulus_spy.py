@@ -57,7 +57,7 @@ real_flip = win.flip
 
 def flip(*a, **k):
     # (attribute writes since the last flip, whether this flip is inside a trial)
-    in_trial = task is not None and task._trial_work is not None
+    in_trial = task is not None and task.frames is not None and task.frames.recording
     per_frame.append((sum(writes.values()), in_trial))
     writes.clear()
     return real_flip(*a, **k)

@@ -1,0 +1,138 @@
+"""Today's runner writes the event sequences recorded before the rebuild (runner part).
+
+``tests/data/golden/sessions`` holds seeded simulated sessions recorded at
+commit ab09369 by ``tests/data/golden/make_golden.py``: every bundled
+protocol, a protocol with yoked copy trials, and a session cut off as
+``kill -9`` leaves it and then resumed. Each test here runs the same session
+the same way, with the same script's own functions (into ``tmp_path``), and
+compares the logs row by row: every column but the timestamps (``time``,
+``trial_time``) and the pointer positions (``x``, ``y``), and every ``detail``
+pair but the frame statistics of ``trial_end`` and ``copy_end`` rows (the only
+values that depend on the machine). Block orders, seeds, feedback texts, copy
+sequences and resume details must be equal.
+
+The same run also checks what every session must satisfy on its own: rows
+numbered without a gap, every placement one legal move of an independent
+breadth-first graph, every attempt ended with its frame statistics, and a
+sidecar that describes the session.
+
+The golden files are never re-made: they are the proof that behaviour did not change.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tests.reference import replay
+from tol_tasks.session_data.detail import parse_detail
+from tol_tasks.session_data.eventlog import columns, read_event_log
+from tol_tasks.session_data.sidecar import SIDECAR_VERSION, Sidecar, read_sidecar
+
+GOLDEN = Path(__file__).parent / "data" / "golden"
+SCHEMA = Path(__file__).parents[1] / "tol_tasks/session_data/codebook/sidecar-v2.schema.json"
+
+#: Columns whose values depend on the clock or the window's place, not on behaviour.
+UNSTABLE_COLUMNS = ("time", "trial_time", "x", "y")
+#: ``detail`` keys of trial_end and copy_end rows that measure the machine (frame statistics).
+FRAME_KEYS = frozenset(
+    {
+        "frames", "dropped_frames", "frame_period_ms", "period_source",
+        "frame_interval_mean_ms", "frame_interval_max_ms",
+        "frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms",
+    }
+)  # fmt: skip
+
+
+def _make_golden():
+    """The recording script itself, so that the sessions are run exactly as it ran them."""
+    spec = importlib.util.spec_from_file_location("make_golden", GOLDEN / "make_golden.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+MAKE = _make_golden()
+
+#: The longest sessions; the everyday loop runs the others.
+_SLOW = {"hanoi-generalized", "resumed"}
+
+
+def _comparable(path: Path) -> list[dict]:
+    rows = read_event_log(path).rows
+    keep = [c for c in columns() if c not in UNSTABLE_COLUMNS]
+    out = []
+    for r in rows:
+        row = {c: r[c] for c in keep}
+        detail = parse_detail(r["detail"])
+        if r["event"] in ("trial_end", "copy_end"):
+            detail = {k: v for k, v in detail.items() if k not in FRAME_KEYS}
+        row["detail"] = detail
+        out.append(row)
+    return out
+
+
+def _check_on_its_own(rows: list[dict], meta: dict) -> None:
+    """What every simulated session satisfies, whatever it was compared with."""
+    assert [int(r["row"]) for r in rows] == list(range(1, len(rows) + 1))
+    assert rows[-1]["event"] == "session_end"
+    assert rows[-1]["reason"] == "completed"
+    assert replay(rows) >= 3
+    onsets = sum(r["event"] in ("trial_onset", "copy_onset") for r in rows)
+    ends = [r for r in rows if r["event"] in ("trial_end", "copy_end")]
+    cut_off = sum(
+        r["event"] == "resume" and parse_detail(r["detail"])["interrupted"] != "/" for r in rows
+    )
+    assert len(ends) == onsets - cut_off
+    assert all("dropped_frames=" in r["detail"] for r in ends)
+    assert meta["status"] == "completed"
+    assert meta["protocol"]["name"] == parse_detail(rows[0]["detail"])["protocol"]
+    assert meta["rows_written"] == len(rows)
+    assert meta["timing"]["input_method"] == "polled"
+    assert len(meta["layout"]["pegs"]) >= 3
+    # Today's sidecar: the current version, valid for the shipped schema and the model.
+    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft202012Validator(schema).validate(meta)
+    assert meta["sidecar_version"] == SIDECAR_VERSION
+    assert Sidecar.from_dict(meta).recorder.name == "tol-run"
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n
+        for n in [*MAKE.PROTOCOLS, "resumed"]
+    ],
+)
+def test_a_seeded_session_writes_the_recorded_event_sequence(name, xdisplay, tmp_path, monkeypatch):
+    monkeypatch.setenv("DISPLAY", xdisplay["DISPLAY"])
+    if name == "resumed":
+        log, side = MAKE.resumed(tmp_path)
+    else:
+        log, side = MAKE.run(name, MAKE.PROTOCOLS[name], tmp_path)
+    got, want = _comparable(log), _comparable(GOLDEN / "sessions" / f"{name}.csv")
+    for k, (g, w) in enumerate(zip(got, want, strict=False), start=2):
+        assert g == w, f"{name}: row {k} differs from the recording"
+    assert len(got) == len(want), f"{name}: {len(got)} rows, the recording has {len(want)}"
+    _check_on_its_own(read_event_log(log).rows, read_sidecar(side))
+
+
+def test_the_comparison_sees_a_changed_move_and_a_changed_order(tmp_path):
+    # The comparison itself can fail: a different placement or block order is seen,
+    # a different frame count is not.
+    want = _comparable(GOLDEN / "sessions" / "demo.csv")
+    text = (GOLDEN / "sessions" / "demo.csv").read_text(encoding="utf-8")
+    first_place = next(line for line in text.splitlines() if ",place," in line)
+    for old, new in [
+        (first_place, first_place.replace(",place,", ",illegal,")),
+        ("order=demo-1,demo-2,demo-3", "order=demo-2,demo-1,demo-3"),
+        ("frames=", "frames=9"),
+    ]:
+        changed = tmp_path / "changed.csv"
+        changed.write_text(text.replace(old, new, 1), encoding="utf-8")
+        same = _comparable(changed) == want
+        assert same == (old == "frames="), old

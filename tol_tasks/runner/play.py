@@ -1,0 +1,381 @@
+"""Playing on the window: the frame loop of a problem attempt or a yoked copy trial, and the
+screens between them (instruction pages, messages, pauses).
+
+Both kinds of trial begin the same way (:meth:`_Trial._begin`: the first
+frame is drawn and its flip time is the onset) and run the same frame loop
+(:meth:`_Trial._loop`): every press, release and key goes to the trial's
+state machine (:mod:`tol_tasks.session_data.trial`), and each action it
+returns is written to the log. What differs is drawn and logged by
+:class:`ProblemTrial` and :class:`CopyTrial`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from tol_tasks.config import PEG_LETTERS
+from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec
+from tol_tasks.session_data.detail import format_detail
+from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
+
+from .frames import FrameRecorder
+from .inputs import InputSource
+from .results import ProblemResult
+from .screen import TaskScreen
+
+#: Size of the participant's board and of the goal, relative to the full layout.
+BOARD_SCALE = 0.95
+GOAL_SCALE = 0.5
+
+
+class AbortSession(Exception):  # noqa: N818 - a signal, not an error
+    """The quit key was pressed at session time ``t``."""
+
+    def __init__(self, t: float):
+        self.t = t
+
+
+@dataclass
+class Stage:
+    """What a running session plays on: the window's screen and frames, the input, the clock,
+    the log writer, the protocol and the participant's texts.
+
+    ``speed``: how many times faster than real time pauses pass (the simulated
+    participant's speed; 1 for a person). ``simulate``: the participant is simulated
+    (time limits are checked on its scaled time).
+    """
+
+    screen: TaskScreen
+    frames: FrameRecorder
+    input: InputSource
+    clock: object
+    write: Callable[..., None]
+    protocol: LoadedProtocol
+    messages: dict[str, str]
+    speed: float = 1.0
+    simulate: bool = False
+
+    @property
+    def model(self):
+        return self.protocol.model
+
+    def check_quit(self, events) -> None:
+        """Raise :class:`AbortSession` if the quit key is among ``events``."""
+        for ev in events:
+            if ev.kind == "key" and ev.key == self.model.input.quit_key:
+                raise AbortSession(ev.t)
+
+    def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
+        """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
+        end = self.clock.getTime() + seconds / self.speed
+        while self.clock.getTime() < end:
+            self.check_quit(self.input.poll())
+            draw()
+            self.frames.flip()
+
+    def message(self, text: str, seconds: float) -> None:
+        """A text alone on the screen for ``seconds``."""
+        label = self.screen.label("message", small=False)
+        self.wait(seconds, lambda: label.draw(text))
+
+    def instructions(self, language: str) -> None:
+        """Each instruction page until the participant clicks or presses space."""
+        lp = self.protocol
+        base_dir = lp.path.parent if lp.path else None
+        for k, page in enumerate(lp.pages(language), start=1):
+            shown = self.frames.next_flip_time(self.clock)
+            self.screen.draw_page(page, base_dir)
+            self.frames.flip()
+            self.write("page_shown", time=shown[0], problem_id=f"page-{k}", stamp="flip")
+            self.input.on_page(self.clock.getTime())
+            while True:
+                evs = self.input.poll()
+                self.check_quit(evs)
+                done = [
+                    e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")
+                ]
+                if done:
+                    self.write("page_left", time=done[0].t, problem_id=f"page-{k}",
+                               input=done[0].source, stamp=done[0].stamp)  # fmt: skip
+                    break
+                self.screen.draw_page(page, base_dir)
+                self.frames.flip()
+
+    def boards(self, puzzle):
+        """Peg areas of the participant's board and of the goal (None if hidden)."""
+        d, screen = self.model.display, self.screen
+        if not d.show_goal:
+            return screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
+        if d.goal_position == "top":
+            return (
+                screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
+                screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
+            )
+        side = screen.aspect * 0.25 * (1 if d.goal_position == "right" else -1)
+        return (
+            screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
+            screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
+        )
+
+
+class _Trial:
+    """A trial on the board: its onset and its frame loop (shared by problems and copies)."""
+
+    state: TrialState | CopyState
+
+    def __init__(self, stage: Stage, spec: ProblemSpec, base: dict):
+        self.stage = stage
+        self.spec = spec
+        self.base = base  # the columns every row of the trial carries
+        self.first_pick: float | None = None
+        self.drag = None
+        self._onset: list[float] = []  # receives the onset (the first frame's flip time)
+
+    def draw(self) -> None:  # pragma: no cover - each kind draws its own
+        raise NotImplementedError
+
+    @property
+    def t0(self) -> float:
+        """The onset: session time of the flip that first showed the trial."""
+        return self._onset[0]
+
+    def _begin(self) -> float:
+        """Draw the first frame and flip it: its flip time is the onset (returned)."""
+        self._onset = self.stage.frames.next_flip_time(self.stage.clock)
+        self.draw()
+        self.stage.frames.start()
+        self.stage.frames.flip()
+        return self.t0
+
+    def _on_event(self, ev, name: str, row: dict) -> None:
+        if name == "pick_up" and self.first_pick is None:
+            self.first_pick = ev.t - self.t0
+
+    def _loop(self, areas, after_flip: Callable[[], None] | None = None) -> None:
+        """The frame loop until the trial is done.
+
+        Every press, release and key is turned into the trial's peg actions;
+        each action it returns is logged and passed to :meth:`_on_event`.
+        """
+        st, trial, t0, base = self.stage, self.state, self.t0, self.base
+        screen, mode = st.screen, st.model.input.mode
+        peg_keys = list(st.model.input.keys or [])
+        st.input.on_trial(trial, areas, st.clock.getTime())
+        while not trial.done:
+            evs = st.input.poll()
+            st.check_quit(evs)
+            for ev in evs:
+                results = []
+                if ev.t < t0 and ev.kind != "key":
+                    continue  # pressed before the problem was on screen: not meant for it
+                if ev.kind == "key":
+                    if mode == "keys" and ev.key in peg_keys:
+                        peg = peg_keys.index(ev.key)
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                elif mode == "drag":
+                    peg = screen.hit(areas, ev.x, ev.y)
+                    if ev.kind == "press" and peg is not None:
+                        results = trial.pick(peg)
+                    elif ev.kind == "release":
+                        results = trial.drop(peg)
+                        self.drag = None
+                elif ev.kind == "press":
+                    peg = screen.hit(areas, ev.x, ev.y)
+                    if peg is not None:
+                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                for r in results:
+                    name = r.pop("event")
+                    st.write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,
+                             stamp=ev.stamp, event_name=name, **base, **r)  # fmt: skip
+                    self._on_event(ev, name, r)
+            now = st.clock.getTime()
+            st.input.after(trial, now)
+            for r in trial.tick((now - t0) * st.speed if st.simulate else now - t0):
+                st.write(time=now, trial_time=now - t0, stamp="clock",
+                         event_name=r.pop("event"), **base, **r)  # fmt: skip
+            if mode == "drag" and trial.held is not None and not st.simulate:
+                self.drag = st.input.pointer()
+            self.draw()
+            st.frames.flip()
+            if after_flip is not None:
+                after_flip()
+
+    def _stop(self, copy_of: int | None = None) -> tuple[str, float]:
+        """Stop the frame record: the trial's frame statistics (as ``detail``) and its duration."""
+        frames = self.stage.frames.stop(self.base["trial"], self.spec.id, copy_of)
+        return format_detail(frames), self.stage.clock.getTime() - self.t0
+
+
+class ProblemTrial(_Trial):
+    """One attempt at a problem: onset, the frame loop, its end, and its feedback.
+
+    :meth:`play` returns the attempt's :class:`ProblemResult`; if the quit key
+    cuts it off, :attr:`result` holds the aborted result and
+    :class:`AbortSession` goes on up.
+    """
+
+    def __init__(self, stage: Stage, spec: ProblemSpec, block: str, attempt: int, trial_no: int,
+                 event_log: str):  # fmt: skip
+        super().__init__(stage, spec, {"block": block, "trial": trial_no, "attempt": attempt,
+                                       "problem_id": spec.id})  # fmt: skip
+        self.state = TrialState(spec, stage.model.rules, attempt=attempt)
+        self.event_log = event_log
+        self.result: ProblemResult | None = None
+        self.notice: tuple[str, float] | None = None
+        screen, puzzle = stage.screen, spec.puzzle
+        self.areas, goal_areas = stage.boards(puzzle)
+        self.board = screen.board("board", puzzle, self.areas)
+        self.goal = screen.board("goal", puzzle, goal_areas) if goal_areas else None
+        if self.goal is not None:
+            self.goal.show(spec.goal)
+            self.goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
+        self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
+        self.moves_pos = (-0.45 * screen.aspect + 0.12, 0.45)
+        self.time_pos = (0.45 * screen.aspect - 0.15, 0.45)
+
+    @property
+    def outcome(self) -> str | None:
+        return self.state.outcome
+
+    def draw(self) -> None:
+        st, trial, d, msg = self.stage, self.state, self.stage.model.display, self.stage.messages
+        if self.goal is not None:
+            self.labels["goal_label"].draw(msg["goal_label"], (0, self.goal_top))
+            self.goal.draw()
+        self.board.show(trial.state, trial.held, self.drag)
+        self.board.draw()
+        if d.show_move_counter:
+            self.labels["moves"].draw(msg["moves_label"].format(moves=trial.moves), self.moves_pos)
+        limit = self.spec.time_limit
+        if d.show_time_left and limit and self._onset:
+            left = max(0, limit - (st.clock.getTime() - self.t0))
+            self.labels["time_left"].draw(msg["time_label"].format(seconds=int(left + 0.999)),
+                                          self.time_pos)  # fmt: skip
+        if self.notice and st.clock.getTime() < self.notice[1]:
+            self.labels["notice"].draw(self.notice[0], (0, -0.05))
+
+    def _on_event(self, ev, name: str, row: dict) -> None:
+        super()._on_event(ev, name, row)
+        if row.get("reason") and self.stage.model.display.show_illegal_message:
+            text = self.stage.messages.get(f"illegal_{row['reason']}")
+            if text:
+                self.notice = (text, self.stage.clock.getTime() + 1.2 / self.stage.speed)
+
+    def play(self) -> ProblemResult:
+        st, spec = self.stage, self.spec
+        t0 = self._begin()
+        st.write("trial_onset", time=t0, trial_time=0.0, state=str(spec.start), goal=str(spec.goal),
+                 puzzle=spec.puzzle.code, moves=0, stamp="flip", **self.base)  # fmt: skip
+        try:
+            self._loop(self.areas)
+        except AbortSession:
+            self.result = self._end("aborted")
+            raise
+        self.result = self._end(self.state.outcome)
+        return self.result
+
+    def _end(self, outcome: str) -> ProblemResult:
+        """Frame statistics, the trial_end row (not for an aborted attempt), the result."""
+        detail, total = self._stop()
+        trial, spec = self.state, self.spec
+        if outcome != "aborted":
+            self.stage.write("trial_end", trial_time=total, reason=trial.outcome,
+                             state=str(trial.state), moves=trial.moves, detail=detail, **self.base)  # fmt: skip
+        return ProblemResult(
+            problem_id=spec.id, block=self.base["block"], attempt=self.base["attempt"],
+            start=str(spec.start), goal=str(spec.goal), min_moves=spec.min_moves,
+            moves=trial.moves, solved=outcome == "solved", outcome=outcome,
+            planning_time=self.first_pick, total_time=total, event_log=self.event_log,
+        )  # fmt: skip
+
+    def feedback(self) -> None:
+        """Say whether the problem was solved (the feedback row), over the final board."""
+        text = feedback_text(self.state, self.spec, self.stage.model.feedback, self.stage.messages)
+        self.stage.write("feedback", detail=format_detail(text=text), **self.base)
+        label = self.stage.screen.label("feedback")
+        self.stage.wait(self.stage.model.timing.feedback_duration,
+                        lambda: (self.draw(), label.draw(text, (0, -0.1))))  # fmt: skip
+
+
+def feedback_text(trial: TrialState, spec: ProblemSpec, kind: str, msg: dict[str, str]) -> str:
+    """The feedback after an attempt: solved (with the moves, for ``kind`` ``moves``) or not."""
+    if trial.outcome == "solved":
+        if kind == "moves":
+            return msg["moves_feedback"].format(moves=trial.moves, min_moves=spec.min_moves)
+        return msg["solved"]
+    lead = {"time_out": msg["time_out"], "move_limit": msg["move_limit"]}.get(trial.outcome, "")
+    return (lead + " " + msg["not_solved"]).strip()
+
+
+class CopyTrial(_Trial):
+    """A yoked copy trial of problem attempt ``copy_of``: the moves shown one at a time.
+
+    The board is the problem's, in the same place and size, at the
+    problem's start and without the goal; the piece to take is outlined and
+    the peg to put it on marked. Each move shown is logged (``copy_cue``) with
+    the flip that showed it.
+    """
+
+    def __init__(self, stage: Stage, spec: ProblemSpec, block: str, attempt: int, trial_no: int,
+                 copy_of: int, sequence: list[tuple[int, int]], source: str):  # fmt: skip
+        super().__init__(stage, spec, {"block": block, "trial": trial_no, "attempt": attempt,
+                                       "problem_id": spec.id, "copy_of": copy_of})  # fmt: skip
+        self.state = CopyState(spec, sequence, attempt=attempt)
+        self.sequence = sequence
+        self.source = source
+        self.areas = stage.boards(spec.puzzle)[0]
+        self.board = stage.screen.board("board", spec.puzzle, self.areas)
+        self.label = stage.screen.label("copy_label")
+        # The cue drawn last: [flip-time box, move index, piece, state]; logged once its flip is known.
+        self.cue: list = [None, -1, None, ""]
+
+    def draw(self) -> None:
+        trial = self.state
+        shown = trial.cue
+        if shown is not None and self.cue[1] != trial.moves:
+            self.cue[:] = [self.stage.frames.next_flip_time(self.stage.clock), trial.moves,
+                           trial.top_piece(shown[0]), str(trial.state)]  # fmt: skip
+        self.label.draw(self.stage.messages["copy_label"], (0, 0.42))
+        self.board.show(trial.state, trial.held, self.drag, cue=shown)
+        self.board.draw()
+
+    def _log_cue(self) -> None:
+        box, k, piece, state = self.cue
+        if box is not None and len(box) == 1:
+            a, b = self.sequence[k]
+            self.stage.write("copy_cue", time=box[0], trial_time=box[0] - self.t0, piece=piece,
+                             from_peg=PEG_LETTERS[a], to_peg=PEG_LETTERS[b], moves=k,
+                             state=state, stamp="flip", **self.base)  # fmt: skip
+            box.append(None)  # logged
+
+    def play(self, result: ProblemResult) -> None:
+        """Run the copy; its outcome goes into ``result``'s ``copy_`` fields."""
+        st, spec = self.stage, self.spec
+        t0 = self._begin()
+        st.write("copy_onset", time=t0, trial_time=0.0, state=str(spec.start),
+                 goal=str(self.state.end_state()), puzzle=spec.puzzle.code, moves=0,
+                 stamp="flip", detail=format_detail(source=self.source,
+                                                    sequence=moves_text(self.sequence)),
+                 **self.base)  # fmt: skip
+        self._log_cue()
+        outcome = "aborted"
+        try:
+            self._loop(self.areas, after_flip=self._log_cue)
+            outcome = self.state.outcome
+        finally:
+            self._end(outcome, result)
+        st.wait(st.model.timing.inter_trial_interval)
+
+    def _end(self, outcome: str, result: ProblemResult) -> None:
+        detail, total = self._stop(self.base["copy_of"])
+        trial = self.state
+        if outcome != "aborted":
+            self.stage.write("copy_end", trial_time=total, reason=outcome, state=str(trial.state),
+                             moves=trial.moves, detail=detail, **self.base)  # fmt: skip
+        result.copy_trial = self.base["trial"]
+        result.copy_outcome = outcome
+        result.copy_moves = trial.moves
+        result.copy_refused = trial.refused
+        result.copy_first_move_latency = self.first_pick
+        result.copy_total_time = total

@@ -1,0 +1,240 @@
+"""A run's settings, declared once (no PsychoPy here).
+
+:class:`RunSettings` is the one declaration of what a session is run with
+besides its protocol: who (participant, session), where the data go, the
+language, how presses are timed, the simulated participant. Each field
+carries its type, default, help text, choices and the front ends that offer
+it, and every value is checked in one place (:meth:`RunSettings.__post_init__`).
+The front ends are derived from it, field for field:
+
+- ``tol-run``'s options (:func:`add_cli_options`, :func:`settings_from_cli`);
+- :class:`~tol_tasks.runner.TowerTask`'s keyword arguments (the same names
+  and defaults; a test holds them to it);
+- the Builder component's parameters (:data:`BUILDER_PARAMS` maps each to
+  its field; their hints and choices come from here).
+
+Settings are frozen: code that needs other values makes new settings
+(:func:`dataclasses.replace`), so nothing changes the settings it was given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tol_tasks.config import INPUT_TIMINGS
+from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.trial import check_participant_id
+
+from .simulation import SimulatedTimes
+
+#: The front ends a setting can be offered by.
+CLI, TASK, BUILDER = "tol-run", "TowerTask", "Builder"
+
+
+class SettingsError(TolTasksError, ValueError):
+    """A run setting has a value it cannot have; names the setting, the value and the fix.
+
+    Attributes
+    ----------
+    problem : str
+        What is wrong with the value, without the setting's name (front ends
+        name it their own way: ``--speed`` for tol-run, a Builder parameter).
+    """
+
+    def __init__(self, name: str, value: Any, problem: str, fix: str) -> None:
+        super().__init__(f"{name}={value!r} {problem}", field=name, value=value, fix=fix)
+        self.problem = problem
+
+
+def _about(help: str, *, fronts: tuple[str, ...], choices: tuple | None = None,
+           cli: dict | None = None) -> dict:  # fmt: skip
+    """The description of a field of :class:`RunSettings` (its ``metadata``).
+
+    ``cli``: how ``tol-run`` spells the option when it is not ``--<name>``
+    (argparse keywords: ``flag``, ``metavar``, ``action``...).
+    """
+    return {"help": help, "fronts": fronts, "choices": choices, "cli": cli or {}}
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """The settings of one run of a session (see the module's description).
+
+    Raises
+    ------
+    SettingsError
+        On a value a setting cannot have (ParticipantIdError for a participant id).
+    """
+
+    # fmt: off
+    participant: str | None = field(default=None, metadata=_about(
+        "participant id: 1 to 64 letters, digits, '-', '_' or '.' (tol-run: without it a "
+        "dialog asks; a resumed session keeps its own)", fronts=(CLI, TASK)))
+    session: int = field(default=1, metadata=_about("session number (1)", fronts=(CLI, TASK)))
+    output: Path = field(default=Path("data"), metadata=_about(
+        "folder of the event log and its sidecar (./data)", fronts=(CLI, TASK)))
+    language: str | None = field(default=None, metadata=_about(
+        "language of the participant's texts, e.g. fr (the protocol's default if none)",
+        fronts=(CLI, TASK)))
+    input_timing: str = field(default="auto", metadata=_about(
+        "how presses are timed: auto (on arrival: the X Input 2 listener on Linux/X11, else "
+        "PsychoPy's ioHub), xinput2 or iohub (that source), or polled once per frame; the "
+        "data always say which", fronts=(CLI, TASK, BUILDER), choices=INPUT_TIMINGS))
+    simulate: bool | SimulatedTimes = field(default=False, metadata=_about(
+        "a simulated participant plays (for piloting and tests; never for real data)",
+        fronts=(CLI, TASK, BUILDER)))
+    seed: int | None = field(default=None, metadata=_about(
+        "with simulate: the simulated participant's random seed", fronts=(CLI, TASK)))
+    speed: float = field(default=1.0, metadata=_about(
+        "with simulate: how many times faster than a person it plays (1)",
+        fronts=(CLI, TASK, BUILDER)))
+    fsync: bool = field(default=True, metadata=_about(
+        "force every event to the disk, not only to the operating system", fronts=(TASK,)))
+    bids_names: bool = field(default=False, metadata=_about(
+        "BIDS-style file names", fronts=(CLI, TASK)))
+    extra_fields: dict = field(default_factory=dict, metadata=_about(
+        "participant fields of the protocol (participant_fields), e.g. --field age=34; repeat "
+        "for each (tol-run's dialog asks for them otherwise)", fronts=(CLI, TASK),
+        cli={"flag": "--field", "metavar": "NAME=VALUE", "action": "append", "default": []}))
+    windowed: bool = field(default=False, metadata=_about(
+        "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
+    resume: Path | None = field(default=None, metadata=_about(
+        "continue an interrupted session: its event log LOG, or, without LOG, the unfinished "
+        "session of --participant and --session in --output", fronts=(CLI,),
+        cli={"metavar": "LOG", "nargs": "?", "const": ""}))
+    force: bool = field(default=False, metadata=_about(
+        "with --resume: continue even if the protocol file changed", fronts=(CLI,)))
+    # fmt: on
+
+    def __post_init__(self) -> None:
+        # The one place a run's settings are checked.
+        if self.participant is not None:
+            check_participant_id(self.participant)
+        if isinstance(self.session, bool) or not isinstance(self.session, int) or self.session < 1:
+            self._fail("session", self.session, "is not a session number.",
+                       "give a whole number of 1 or more.")  # fmt: skip
+        if self.input_timing not in INPUT_TIMINGS:
+            self._fail("input_timing", self.input_timing, "is not a timing method.",
+                       f"use one of {', '.join(INPUT_TIMINGS)}.")  # fmt: skip
+        if not isinstance(self.simulate, (bool, SimulatedTimes)):
+            self._fail("simulate", self.simulate, "is neither True, False nor SimulatedTimes.",
+                       "give True to let the simulated participant play, or SimulatedTimes(...) "
+                       "to fix its times.")  # fmt: skip
+        if (
+            isinstance(self.speed, bool)
+            or not isinstance(self.speed, (int, float))
+            or not self.speed > 0
+        ):
+            self._fail("speed", self.speed, "is not a speed above 0.",
+                       "give how many times faster than a person, e.g. 10.")  # fmt: skip
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
+            self._fail("seed", self.seed, "is not a whole number.", "give a whole number, or None.")
+        if not isinstance(self.extra_fields, dict):
+            self._fail("extra_fields", self.extra_fields, "is not a mapping of field names to values.",
+                       "give a dict such as {'age': '34'}.")  # fmt: skip
+        object.__setattr__(self, "output", Path(self.output))
+        object.__setattr__(self, "speed", float(self.speed))
+        object.__setattr__(self, "extra_fields", dict(self.extra_fields))
+        if self.resume is not None:
+            object.__setattr__(self, "resume", Path(self.resume))
+
+    @staticmethod
+    def _fail(name: str, value: Any, problem: str, fix: str) -> None:
+        raise SettingsError(name, value, problem, fix)
+
+    @property
+    def simulated_times(self) -> SimulatedTimes | None:
+        """The simulated participant's times: those given, the defaults, or None (a person)."""
+        if isinstance(self.simulate, SimulatedTimes):
+            return self.simulate
+        return SimulatedTimes() if self.simulate else None
+
+    def for_session(self, participant: str, session: int, language: str | None) -> RunSettings:
+        """These settings for a resumed session: its participant and session; its language
+        unless one was given."""
+        return dataclasses.replace(self, participant=participant, session=session,
+                                   language=self.language or language)  # fmt: skip
+
+
+def fields_for(front: str) -> list[dataclasses.Field]:
+    """The fields of :class:`RunSettings` that ``front`` offers, in declaration order."""
+    return [f for f in dataclasses.fields(RunSettings) if front in f.metadata["fronts"]]
+
+
+def defaults_for(front: str) -> dict[str, Any]:
+    """Each field's default, for the fields ``front`` offers."""
+    out = {}
+    for f in fields_for(front):
+        out[f.name] = f.default_factory() if f.default is dataclasses.MISSING else f.default
+    return out
+
+
+# ------------------------------------------------------------------ tol-run
+def _cli_flag(f: dataclasses.Field) -> str:
+    return f.metadata["cli"].get("flag", "--" + f.name.replace("_", "-"))
+
+
+def cli_flag(name: str | None) -> str | None:
+    """The ``tol-run`` option of the setting ``name`` (None: tol-run does not offer it)."""
+    return next((_cli_flag(f) for f in fields_for(CLI) if f.name == name), None)
+
+
+def add_cli_options(parser: argparse.ArgumentParser) -> None:
+    """``tol-run``'s options, one per field offered to it, with the field's help and choices.
+
+    Every option's value is None unless given, so that :func:`settings_from_cli`
+    knows which were given; the defaults are the fields'.
+    """
+    for f in fields_for(CLI):
+        spec = dict(f.metadata["cli"])
+        flag = spec.pop("flag", _cli_flag(f))
+        kwargs: dict[str, Any] = {"dest": f.name, "help": f.metadata["help"]}
+        base = (
+            f.type.split("|")[0].strip()
+            if isinstance(f.type, str)
+            else getattr(f.type, "__name__", "")
+        )
+        if base == "bool":
+            kwargs.update(action="store_true", default=None)
+        else:
+            kwargs["type"] = {"int": int, "float": float, "Path": Path}.get(base, str)
+            kwargs["default"] = None
+        if f.metadata["choices"]:
+            kwargs["choices"] = f.metadata["choices"]
+        kwargs.update(spec)
+        if kwargs.get("action") == "append":
+            kwargs.pop("type", None)
+        parser.add_argument(flag, **kwargs)
+
+
+def settings_from_cli(args: argparse.Namespace, **overrides: Any) -> RunSettings:
+    """Settings from parsed ``tol-run`` options (``overrides``: values found otherwise,
+    e.g. from the participant dialog); options not given keep their defaults."""
+    given = {f.name: getattr(args, f.name) for f in fields_for(CLI)
+             if getattr(args, f.name, None) not in (None, [])}  # fmt: skip
+    given.pop("extra_fields", None)  # NAME=VALUE pairs: checked against the protocol by the caller
+    return RunSettings(**{**given, **overrides})
+
+
+# ------------------------------------------------------------------ Builder
+#: The Tower component's parameters that are run settings: parameter -> (field, label, category).
+BUILDER_PARAMS = {
+    "simulate": ("simulate", "Simulate participant", "Testing"),
+    "simSpeed": ("speed", "Simulated speed", "Testing"),
+    "inputTiming": ("input_timing", "Input timing", "Input"),
+}
+
+
+def builder_param(name: str) -> dict[str, Any]:
+    """What the Builder parameter ``name`` is: its field, label, category, hint, choices, default."""
+    field_name, label, categ = BUILDER_PARAMS[name]
+    f = next(f for f in fields_for(BUILDER) if f.name == field_name)
+    hint = f.metadata["help"][0].upper() + f.metadata["help"][1:]
+    return {"field": field_name, "label": label, "categ": categ, "hint": hint,
+            "choices": f.metadata["choices"], "default": f.default}  # fmt: skip
