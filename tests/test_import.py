@@ -9,6 +9,7 @@ the independent BFS of tests/reference.py, never from tol_tasks.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import shutil
@@ -81,13 +82,15 @@ def test_every_session_is_written_with_a_sidecar_naming_its_source(imported):
     ]  # fmt: skip
     side = json.loads((imported / "W1002_ses-1_expfactory-tol.json").read_text())
     source = EF / "tower_of_london.csv"
-    import hashlib
-
-    assert side["import"]["format"] == "expfactory-tol"
-    assert side["import"]["source_file"] == "tower_of_london.csv"
-    assert side["import"]["source_sha256"] == hashlib.sha256(source.read_bytes()).hexdigest()
+    assert side["source"]["format"] == "expfactory-tol"
+    assert side["source"]["files"] == ["tower_of_london.csv"]
+    assert side["source"]["sha256"] == [hashlib.sha256(source.read_bytes()).hexdigest()]
+    assert side["recorder"]["name"] == "tol-import"
     assert side["import"]["importer_version"] >= 1
     assert side["protocol"]["name"] == "expfactory-tol"
+    # A PEBL log's summary is named beside it
+    pebl = json.loads((imported / "101_ses-1_pebl-tol.json").read_text())
+    assert pebl["source"]["files"] == ["tol-101.csv", "tol-summary-101.csv"]
     assert side["participant"] == "W1002"
     assert side["session"] == 1
     # Which field gives each time, and its resolution
@@ -96,8 +99,20 @@ def test_every_session_is_written_with_a_sidecar_naming_its_source(imported):
     # What the source cannot give is listed, with what the scores then mean
     measures = {u["measure"] for u in side["import"]["unavailable"]}
     assert "illegal attempts" in measures
+    assert set(side["unavailable"]) == measures
     jp = json.loads((imported / "J01_ses-1_jspsych-tol.json").read_text())
     assert "pick-ups" in {u["measure"] for u in jp["import"]["unavailable"]}
+
+
+def test_every_sidecar_validates_against_the_shipped_json_schema(imported):
+    import jsonschema
+
+    schema = json.loads((Path(__file__).parents[1] / "tol_tasks" / "session_data" / "codebook"
+                         / "sidecar-v2.schema.json").read_text())  # fmt: skip
+    sides = sorted(imported.glob("*.json"))
+    assert len(sides) == 10
+    for side in sides:
+        jsonschema.validate(json.loads(side.read_text()), schema)
 
 
 def test_the_logs_pass_tol_score_verify(imported):

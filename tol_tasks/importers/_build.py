@@ -540,10 +540,7 @@ class SessionBuilder:
                 raise RuntimeError("an attempt is still open at the end of a complete session")
             self._emit("session_end", max(ms or 0.0, self.last_ms), reason="completed")
         section = {
-            "format": self.fmt,
-            "source_file": self.source.name,
             "source_path": str(self.source.path),
-            "source_sha256": self.source.sha256,
             "source_participant": self.participant,
             **meta,
             "unavailable": [u.as_dict() for u in unavailable],

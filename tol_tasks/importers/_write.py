@@ -11,6 +11,7 @@ session are already there is not written again.
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import platform
@@ -21,11 +22,14 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.session_data import (
-    EVENT_LOG_VERSION,
-    SIDECAR_VERSION,
-    EventLog,
-    write_sidecar,
+from tol_tasks.session_data import EVENT_LOG_VERSION, EventLog
+from tol_tasks.session_data.sidecar import (
+    ProtocolCopy,
+    Recorder,
+    Sidecar,
+    Software,
+    Source,
+    Timing,
 )
 
 from ._build import ImportedSession
@@ -65,9 +69,8 @@ class Folder:
         for side in p.glob("*.json"):
             try:
                 meta = json.loads(side.read_text(encoding="utf-8"))
-                imp = meta["import"]
-                key = (imp["source_sha256"], str(meta["participant"]), int(meta["session"]))
-            except (OSError, ValueError, KeyError, TypeError):
+                key = (meta["source"]["sha256"][0], str(meta["participant"]), int(meta["session"]))
+            except (OSError, ValueError, KeyError, TypeError, IndexError):
                 continue  # not an imported session's sidecar
             folder.known[key] = side.with_suffix(".csv")
         return folder
@@ -120,7 +123,7 @@ def write_session(s: ImportedSession, folder: Folder) -> tuple[str, Path]:
     finally:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-    write_sidecar(side, sidecar(s, log.name, rows))
+    sidecar(s, log.name, rows).write(side)
     folder.known[key] = log
     return "written", log
 
@@ -133,51 +136,87 @@ def _fsync(path: Path) -> None:
         os.close(fd)
 
 
-def sidecar(s: ImportedSession, log: str, rows: int) -> dict:
-    """The sidecar of an imported session: today's keys, with what the source cannot tell
-    left empty, and the ``import`` section (provenance, times, unavailable measures)."""
-    times = s.meta.get("times", {})
-    return {
-        "sidecar_version": SIDECAR_VERSION,
-        "event_log": log,
-        "event_log_version": EVENT_LOG_VERSION,
-        "status": "completed" if s.complete else "incomplete",
-        "participant": s.participant,
-        "session": s.session,
-        "extra_fields": {},
-        "language": None,
-        "start_time": s.start_time,
-        "end_time": s.end_time,
-        "protocol": {"name": s.format, "version": None, "path": None, "sha256": None, "text": None},
-        "software": {
-            "tol_tasks": __version__,
-            "python": sys.version.split()[0],
-            "os": platform.platform(),
-            "recorded_with": s.meta.get("format_title"),
+def sidecar(s: ImportedSession, log: str, rows: int) -> Sidecar:
+    """The sidecar of an imported session (the session_data model, version 2).
+
+    What the source cannot tell stays empty (no screen, window, frames, layout);
+    ``recorder`` is tol-import, ``source`` the original file(s) and their
+    SHA-256, ``unavailable`` the measures the source does not record. The
+    model has no place for the rest of the provenance, which goes in the
+    ``import`` section (kept as an extra key): which source field gives each
+    time, each unavailable measure's reason and consequence, the stated
+    minimums that disagree with the solver, the apparatus and how it was
+    known, the importer's version and when it ran.
+    """
+    meta = dict(s.meta)
+    times = meta.get("times", {})
+    files, sums = [s.source.name], [s.source.sha256]
+    summary = meta.pop("summary_file", None), meta.pop("summary_sha256", None)
+    if summary[0]:
+        files.append(summary[0])
+        sums.append(summary[1])
+    return Sidecar(
+        event_log=log,
+        event_log_version=EVENT_LOG_VERSION,
+        status="completed" if s.complete else "incomplete",
+        participant=s.participant,
+        session=s.session,
+        start_time=s.start_time,
+        end_time=s.end_time,
+        recorder=Recorder(
+            name="tol-import",
+            version=f"{__version__} (importer {IMPORTER_VERSION})",
+            runtime=meta.get("format_title"),
+        ),
+        source=Source(
+            format=s.format,
+            files=files,
+            sha256=sums,
+            note=_note(meta),
+        ),
+        unavailable=[u["measure"] for u in meta.get("unavailable", [])],
+        protocol=ProtocolCopy(
+            name=s.format, version=None, path=None, sha256=_EMPTY_SHA256, text=""
+        ),
+        software=Software(
+            tol_tasks=__version__, python=sys.version.split()[0], os=platform.platform()
+        ),
+        timing=Timing(
+            clock=times.get("clock"),
+            expected_resolution_s=times.get("resolution_s"),
+            trial_onset=times.get("trial_onset"),
+        ),
+        rows_written=rows,
+        **{
+            "import": {
+                **meta,
+                "importer_version": IMPORTER_VERSION,
+                "imported_at": datetime.now(timezone.utc)
+                .astimezone()
+                .isoformat(timespec="seconds"),
+            }
         },
-        "screen": None,
-        "window": None,
-        "refresh_rate_hz": None,
-        "timing": {
-            "clock": times.get("clock"),
-            "clock_zero": None,
-            "input_method": None,
-            "input_fallback_reason": None,
-            "expected_resolution_s": times.get("resolution_s"),
-            "trial_onset": times.get("trial_onset"),
-            "stamp": "every row is stamped 'clock': the source program read its clock when it "
-            "acted; import.times says which field gives each time",
-        },
-        "frames": None,
-        "layout": None,
-        "blocks": None,
-        "counterbalance": None,
-        "resumes": [],
-        "simulate": None,
-        "rows_written": rows,
-        "import": {
-            **s.meta,
-            "importer_version": IMPORTER_VERSION,
-            "imported_at": datetime.now(timezone.utc).astimezone().isoformat(timespec="seconds"),
-        },
-    }
+    )
+
+
+#: The protocol text of an imported session: none (the other tool ran no tol-tasks protocol).
+_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
+
+
+def _note(meta: dict) -> str:
+    """``source.note``: what the conversion assumed, in one sentence or two."""
+    parts = [
+        f"Converted by tol-import from {meta.get('format_title')}; no tol-tasks protocol ran "
+        "(protocol.text is empty)."
+    ]
+    apparatus = meta.get("apparatus") or {}
+    if apparatus.get("basis"):
+        parts.append(f"Apparatus: {apparatus['basis']}.")
+    if apparatus.get("defaults_used"):
+        used = ", ".join(f"{k}={v}" for k, v in apparatus["defaults_used"].items())
+        parts.append(f"Not saved by the source, the tool's defaults were used: {used}.")
+    parts.append(
+        "import.times says which source field gives each time; import.unavailable why "
+        "each measure is missing."
+    )
+    return " ".join(parts)
