@@ -26,7 +26,7 @@ from . import expfactory, jspsych, pebl, psytoolkit
 from ._build import ImportedSession
 from ._format import Format, ImportOptions
 from ._source import ImportSourceError, Source, read_source
-from ._write import Folder, log_name, write_session
+from ._write import Folder, Writer, log_name
 
 #: Every format, by name (the ``--format`` values), in the order they are tried.
 FORMATS: dict[str, Format] = {
@@ -88,6 +88,8 @@ class ImportReport:
         settings the source does not record, notes.
     trials : int
         Problem attempts in the sessions written.
+    events : int
+        Event-log rows written.
     """
 
     written: list[Path] = field(default_factory=list)
@@ -95,6 +97,7 @@ class ImportReport:
     skipped: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     trials: int = 0
+    events: int = 0
 
     def text(self, output: Path) -> str:
         """The closing summary ``tol-import`` prints."""
@@ -149,7 +152,15 @@ def import_files(
         )
     paths = [Path(p) for p in paths]
     report = ImportReport()
-    folder = Folder.open(output)
+    writer = Writer(Folder.open(output))
+    try:
+        _import(paths, fmt, options, skip_bad, progress, report, writer)
+    finally:
+        writer.close()  # what was written before an error is completed, never lost
+    return report
+
+
+def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
     given = {p.resolve() for p in paths}
 
     def bad(exc: ImportSourceError) -> None:
@@ -181,17 +192,17 @@ def import_files(
         for _label, build in units:
             try:
                 session: ImportedSession = build()
-                status, where = write_session(session, folder)
+                status, where = writer.add(session)
             except ImportSourceError as exc:
                 bad(exc)
                 continue
             if status == "written":
                 report.written.append(where)
                 report.trials += session.trials
+                report.events += len(session.rows)
                 report.warnings.extend(session.warnings)
             else:
                 report.already.append(where)
-    return report
 
 
 def _check_options(format_: Format, options: ImportOptions) -> None:

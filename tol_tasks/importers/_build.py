@@ -23,11 +23,12 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError, TolTasksError
-from tol_tasks.puzzles import Puzzle
+from tol_tasks.puzzles import Puzzle, from_code
 from tol_tasks.session_data.detail import format_detail
 
 from ._source import ImportSourceError, Source, fault
@@ -129,9 +130,6 @@ class SessionBuilder:
         self.last_ms = 0.0
         self.disagreements: list[dict[str, Any]] = []
         self.warnings: list[str] = []
-        self._moves: dict[tuple[str, str, int, int], tuple[str, str] | str] = {}
-        self._diffs: dict[tuple[str, str, str], tuple[int, int] | None] = {}
-        self._dist: dict[tuple[str, str, str], int] = {}
         self._emit(
             "session_start",
             0.0,
@@ -177,12 +175,7 @@ class SessionBuilder:
         return self.trial
 
     def distance(self, puzzle: Puzzle, start: str, goal: str) -> int:
-        key = (puzzle.code, start, goal)
-        d = self._dist.get(key)
-        if d is None:
-            d = puzzle.distance(start, goal)
-            self._dist[key] = d
-        return d
+        return _fewest(puzzle.code, start, goal)
 
     # -------------------------------------------------------------- events
     def onset(
@@ -213,8 +206,8 @@ class SessionBuilder:
         Returns the solver's minimum number of moves.
         """
         try:
-            start = str(puzzle.parse(start))
-            goal = str(puzzle.parse(goal))
+            start = _canonical(puzzle.code, start)
+            goal = _canonical(puzzle.code, goal)
             minimum = self.distance(puzzle, start, goal)
         except TolTasksError as exc:
             raise fault(
@@ -309,8 +302,7 @@ class SessionBuilder:
     def top(self, peg: int) -> str | None:
         """The piece on top of ``peg`` now (None if empty)."""
         t = self._open()
-        col = t.puzzle.pegs_of(t.state)[peg]
-        return str(col[-1]) if col else None
+        return _tops(t.puzzle.code, t.state)[peg]
 
     def pick_up(self, ms: float, peg: int, *, row: int, column: str, value) -> str:
         """The participant took the top piece of ``peg``; returns the piece."""
@@ -345,15 +337,7 @@ class SessionBuilder:
         ``piece``: the piece the source says moved (checked).
         """
         t = self._open()
-        key = (t.puzzle.code, t.state, a, b)
-        hit = self._moves.get(key)
-        if hit is None:
-            try:
-                move = t.puzzle.check_move(t.state, a, b)
-                hit = (str(t.puzzle.apply(t.state, move)), str(move.piece))
-            except IllegalMoveError as exc:
-                hit = str(exc).rstrip(".")
-            self._moves[key] = hit
+        hit = _step(t.puzzle.code, t.state, a, b)
         if isinstance(hit, str):
             raise fault(
                 self.source.path,
@@ -411,15 +395,7 @@ class SessionBuilder:
         t = self._open()
         if new_state == t.state:
             return None
-        key = (t.puzzle.code, t.state, new_state)
-        if key not in self._diffs:
-            found = None
-            for m in t.puzzle.legal_moves(t.state):
-                if str(t.puzzle.apply(t.state, m)) == new_state:
-                    found = (m.source, m.target)
-                    break
-            self._diffs[key] = found
-        found = self._diffs[key]
+        found = _between(t.puzzle.code, t.state, new_state)
         if found is None:
             raise fault(
                 self.source.path,
@@ -559,6 +535,44 @@ class SessionBuilder:
             start_time=start_time,
             end_time=end_time,
         )
+
+
+# The puzzle questions of importing, asked by puzzle code and state text and cached across
+# sessions (a file of many participants asks the same ones again and again).
+@lru_cache(maxsize=1 << 14)
+def _canonical(code: str, text: str) -> str:
+    return str(from_code(code).parse(text))
+
+
+@lru_cache(maxsize=1 << 14)
+def _fewest(code: str, start: str, goal: str) -> int:
+    return from_code(code).distance(start, goal)
+
+
+@lru_cache(maxsize=1 << 16)
+def _tops(code: str, state: str) -> tuple[str | None, ...]:
+    return tuple(str(col[-1]) if col else None for col in from_code(code).pegs_of(state))
+
+
+@lru_cache(maxsize=1 << 16)
+def _step(code: str, state: str, a: int, b: int) -> tuple[str, str] | str:
+    """(the state after, the piece moved), or why the move is illegal."""
+    puzzle = from_code(code)
+    try:
+        move = puzzle.check_move(state, a, b)
+    except IllegalMoveError as exc:
+        return str(exc).rstrip(".")
+    return str(puzzle.apply(state, move)), str(move.piece)
+
+
+@lru_cache(maxsize=1 << 16)
+def _between(code: str, state: str, new: str) -> tuple[int, int] | None:
+    """(source, target) of the one legal move from ``state`` to ``new``, or None."""
+    puzzle = from_code(code)
+    for m in puzzle.legal_moves(state):
+        if str(puzzle.apply(state, m)) == new:
+            return m.source, m.target
+    return None
 
 
 def ms_value(path, text: str, *, row: int, column: str, allow_negative: bool = False) -> float:

@@ -1,28 +1,27 @@
 """Writing imported sessions: an event log and its sidecar each, never over anything.
 
-A session's log is written whole to a hidden temporary file in the output
-folder, then linked to its name (which fails if the name exists), so a crash
-leaves either the whole log or none, and nothing already there is replaced.
-Its sidecar follows (written atomically). Before writing, the folder's
-sidecars are read once: a session whose source file (SHA-256), participant and
-session are already there is not written again.
+A session's log is written whole into a new file (created exclusively, so
+nothing already there is replaced) and forced to the disk; its sidecar follows
+(written atomically), so a sidecar always describes a whole log. Before
+writing, the folder's sidecars are read once: a session whose source file
+(SHA-256), participant and session are already there is not written again.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import platform
 import re
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.session_data import EVENT_LOG_VERSION, EventLog
+from tol_tasks.session_data import EVENT_LOG_VERSION
 from tol_tasks.session_data.sidecar import (
     ProtocolCopy,
     Recorder,
@@ -31,6 +30,7 @@ from tol_tasks.session_data.sidecar import (
     Source,
     Timing,
 )
+from tol_tasks.session_data.whole import write_event_log
 
 from ._build import ImportedSession
 from ._source import ImportSourceError
@@ -76,56 +76,89 @@ class Folder:
         return folder
 
 
-def write_session(s: ImportedSession, folder: Folder) -> tuple[str, Path]:
-    """Write one session; returns ``("written" or "already", path of its log)``.
+class Writer:
+    """Writes imported sessions into a :class:`Folder`, in small batches.
 
-    Raises
-    ------
-    ImportSourceError
-        When its file name is taken by another session (another source, or a
-        session the folder holds under that name), naming both and the fix.
+    Each log is created exclusively and written whole as its session comes;
+    every :attr:`BATCH` sessions (and at :meth:`close`) the batch's logs are
+    forced to the disk together (in parallel, so the file system commits them
+    at once rather than one by one), then their sidecars are written (each
+    atomically). A sidecar is written only once its log is on the disk, so a
+    session the folder lists as imported is always whole.
     """
-    key = (s.source.sha256, s.participant, s.session)
-    if key in folder.known:
-        return "already", folder.known[key]
-    log = folder.path / log_name(s.participant, s.session, s.format)
-    side = log.with_suffix(".json")
-    for taken in (log, side):
-        if taken.exists():
-            raise ImportSourceError(
-                f"{s.source.path}: participant {s.participant!r} session {s.session}: {taken} "
-                "already exists and holds another session (another source file, or one not "
-                "imported). Nothing was overwritten. Suggested fix: give this session another "
-                "number with --session, or import into another folder with --output."
-            )
-    tmp = folder.path / f".{log.name}.part"
-    with contextlib.suppress(FileNotFoundError):
-        tmp.unlink()
-    try:
-        with EventLog(tmp, fsync=False) as out:
-            for row in s.rows:
-                out.write(**row)
-            rows = out.rows_written
-        _fsync(tmp)
+
+    BATCH = 64
+
+    def __init__(self, folder: Folder) -> None:
+        self.folder = folder
+        self.pending: list[tuple[ImportedSession, Path, int]] = []
+        self._pool = ThreadPoolExecutor(max_workers=8)
+
+    def add(self, s: ImportedSession) -> tuple[str, Path]:
+        """Write one session's log; returns ``("written" or "already", path of its log)``.
+
+        Raises
+        ------
+        ImportSourceError
+            When its file name is taken by another session (another source, or a
+            session the folder holds under that name), naming both and the fix.
+        """
+        key = (s.source.sha256, s.participant, s.session)
+        if key in self.folder.known:
+            return "already", self.folder.known[key]
+        log = self.folder.path / log_name(s.participant, s.session, s.format)
+        side = log.with_suffix(".json")
+        for taken in (log, side):
+            if taken.exists():
+                alone = " without its sidecar (an import cut off?)" if not side.exists() else ""
+                raise ImportSourceError(
+                    f"{s.source.path}: participant {s.participant!r} session {s.session}: "
+                    f"{taken} already exists{alone} and holds another session (another source "
+                    "file, or one not imported). Nothing was overwritten. Suggested fix: give "
+                    "this session another number with --session, or import into another folder "
+                    "with --output."
+                )
         try:
-            os.link(tmp, log)  # fails if the name was taken meanwhile: never overwrites
+            rows = write_event_log(log, s.rows, fsync=False)
         except FileExistsError:
             raise ImportSourceError(
-                f"{log} appeared while importing; nothing was overwritten. Suggested fix: "
-                "import again."
+                f"{log} appeared while importing; nothing was overwritten. Suggested fix: import "
+                "again."
             ) from None
-    except OSError as exc:
-        raise ImportSourceError(
-            f"{log}: cannot be written ({exc.strerror}); the sessions written before it are kept. "
-            "Suggested fix: free space or fix the folder's permissions, then import again "
-            "(sessions already imported are recognised and not written twice)."
-        ) from None
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
-    sidecar(s, log.name, rows).write(side)
-    folder.known[key] = log
-    return "written", log
+        except OSError as exc:
+            raise ImportSourceError(
+                f"{log}: cannot be written ({exc.strerror}); the sessions written before it are "
+                "kept. Suggested fix: free space or fix the folder's permissions, then import "
+                "again (sessions already imported are recognised and not written twice)."
+            ) from None
+        self.folder.known[key] = log
+        self.pending.append((s, log, rows))
+        if len(self.pending) >= self.BATCH:
+            self.flush()
+        return "written", log
+
+    def flush(self) -> None:
+        """Force the pending logs to the disk, then write their sidecars."""
+        if not self.pending:
+            return
+        batch, self.pending = self.pending, []
+        try:
+            list(self._pool.map(_fsync, [log for _, log, _ in batch]))
+            list(self._pool.map(lambda item: sidecar(item[0], item[1].name, item[2]).write(
+                item[1].with_suffix(".json")), batch))  # fmt: skip
+            _fsync(self.folder.path)
+        except OSError as exc:
+            raise ImportSourceError(
+                f"{self.folder.path}: the last sessions' files cannot be completed "
+                f"({exc.strerror}); a log without its sidecar is not counted as imported. "
+                "Suggested fix: free space or fix the folder, remove those logs, and import again."
+            ) from None
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self._pool.shutdown()
 
 
 def _fsync(path: Path) -> None:

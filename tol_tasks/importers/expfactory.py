@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from functools import lru_cache
 
 from tol_tasks.puzzles import London
 
@@ -116,42 +117,50 @@ def _parse_position(
     source: Source, text: str, *, row: int, column: str, capacities: tuple[int, ...] | None = None
 ) -> tuple[list[list[int]], tuple[int, ...]]:
     """Each peg's ball numbers (bottom first, zeros dropped) and the capacities seen."""
-    bad = fault(
-        source.path,
-        "not a position of the task's board: one list per peg, bottom first, "
-        "padded with 0 to the peg's capacity, balls 1-3 each at most once",
-        FIX,
-        row=row,
-        column=column,
-        value=text,
-    )
-    t = text.strip()
+    got = _decode(text.strip(), capacities or CAPACITIES)
+    if got is None:
+        raise fault(
+            source.path,
+            "not a position of the task's board: one list per peg, bottom first, padded with 0 "
+            "to the peg's capacity, balls 1-3 each at most once",
+            FIX,
+            row=row,
+            column=column,
+            value=text,
+        )
+    pegs, caps = got
+    return [list(p) for p in pegs], caps
+
+
+@lru_cache(maxsize=4096)
+def _decode(t: str, flat_capacities: tuple[int, ...]):
+    """(pegs, capacities) of a position's text, or None; ``flat_capacities`` split a
+    flattened position (jsPsych 5's CSV)."""
     try:
         if t.startswith("["):
             pegs = json.loads(t)
             if not isinstance(pegs, list) or not all(isinstance(p, list) for p in pegs):
-                raise bad
+                return None
             slots = [[int(v) for v in p] for p in pegs]
         else:
             flat = [int(v) for v in t.split(",")]
-            caps = capacities or CAPACITIES
-            if len(flat) != sum(caps):
-                raise bad
+            if len(flat) != sum(flat_capacities):
+                return None
             slots, k = [], 0
-            for c in caps:
+            for c in flat_capacities:
                 slots.append(flat[k : k + c])
                 k += c
     except (ValueError, TypeError):
-        raise bad from None
-    balls: list[list[int]] = []
+        return None
+    balls: list[tuple[int, ...]] = []
     seen: set[int] = set()
     for peg in slots:
         on = [v for v in peg if v != 0]
         if any(v not in BALLS or v in seen for v in on) or peg[: len(on)] != on:
-            raise bad
+            return None
         seen.update(on)
-        balls.append(on)
-    return balls, tuple(len(p) for p in slots)
+        balls.append(tuple(on))
+    return tuple(balls), tuple(len(p) for p in slots)
 
 
 def _text(pegs: list[list[int]]) -> str:
