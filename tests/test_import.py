@@ -260,3 +260,67 @@ def test_the_python_api_imports_without_the_command_line(tmp_path):
     assert [p.name for p in report.written] == ["202_ses-3_pebl-toh.csv"]
     assert report.trials == 6
     shutil.rmtree(tmp_path)
+
+
+def test_jspsych_contrib_limits_and_the_done_button(scored, imported):
+    j02 = _by(scored["move"], "J02")
+    assert j02[("2", "1")]["move_limit_reached"] == "true"  # max_moves 6, saved
+    assert j02[("4", "1")]["time_out"] == "true"  # time_limit 4000 ms, saved
+    assert math.isclose(number(j02[("4", "1")]["total_time"]), 4.0)
+    log = (imported / "J01_ses-1_jspsych-tol.csv").read_text().splitlines()
+    ends = [line for line in log if ",trial_end," in line]
+    assert ",gave_up," in ends[-1]  # the done button, pressed unsolved
+
+
+def test_a_session_cut_off_mid_problem_is_imported_incomplete(tmp_path):
+    """The participant closed the browser during a problem: no feedback row, no end row."""
+    rows = json.loads((EF / "W1003.json").read_text())
+    last_onset = max(i for i, r in enumerate(rows) if r.get("trial_id") == "feedback")
+    cut = rows[: last_onset - 3]  # inside the last problem, before its feedback
+    src = tmp_path / "cut.json"
+    src.write_text(json.dumps(cut))
+    out = tmp_path / "out"
+    _import(out, src, "--participant", "W1003")
+    side = json.loads((out / "W1003_ses-1_expfactory-tol.json").read_text())
+    assert side["status"] == "incomplete"
+    log = (out / "W1003_ses-1_expfactory-tol.csv").read_text()
+    assert ",session_end," not in log
+    done = run("tol-score", out, "--output", tmp_path / "scored")
+    assert done.returncode == 0, done.stderr
+    trials = scored_trials(tmp_path / "scored")
+    assert trials[-1]["complete"] == "false"
+    assert trials[-2]["complete"] == "true"
+
+
+def test_a_participant_whose_clock_starts_again_gets_the_next_session(tmp_path):
+    """The same worker twice in one file (the task was run again): sessions 1 and 2."""
+    rows = json.loads((EF / "W1003.json").read_text())
+    src = tmp_path / "twice.json"
+    src.write_text(json.dumps([{**r, "worker_id": "W9"} for r in rows + rows]))
+    out = tmp_path / "out"
+    _import(out, src)
+    assert sorted(p.name for p in out.glob("*.csv")) == [
+        "W9_ses-1_expfactory-tol.csv", "W9_ses-2_expfactory-tol.csv"]  # fmt: skip
+
+
+def test_a_whole_log_is_what_eventlog_writes_row_by_row(tmp_path):
+    from tol_tasks.session_data import EventLog
+    from tol_tasks.session_data.whole import write_event_log
+
+    rows = [
+        {"participant": "P", "session": 1, "event": "session_start", "time": 0.0},
+        {"participant": "P", "session": 1, "event": "trial_onset", "time": 1.5, "trial": 1,
+         "state": "GR|B|", "goal": "G|BR|", "detail": "a=1;b=x\ny"},
+        {"participant": "P", "session": 1, "event": "place", "time": 2.25, "moves": 1,
+         "input": "mouse", "x": None},
+    ]  # fmt: skip
+    with EventLog(tmp_path / "live.csv", fsync=False) as log:
+        for r in rows:
+            log.write(**dict(r))
+    assert write_event_log(tmp_path / "whole.csv", rows) == 3
+    assert (tmp_path / "whole.csv").read_bytes() == (tmp_path / "live.csv").read_bytes()
+    with pytest.raises(FileExistsError):
+        write_event_log(tmp_path / "whole.csv", rows)
+    with pytest.raises(ValueError, match="not event log columns: colour"):
+        write_event_log(tmp_path / "other.csv", [{"event": "place", "colour": "red"}])
+    assert not (tmp_path / "other.csv").exists()
