@@ -183,7 +183,9 @@ def test_nothing_already_in_the_folder_is_overwritten(tmp_path, capsys):
     taken.write_text("a session of another study\n")
     code, _, err = tol_import(capsys, PB / "toh-202.csv", "--output", out)
     assert code == 2
-    assert f"{taken} already exists without its sidecar (an import cut off?) and holds another" in err
+    assert (
+        f"{taken} already exists without its sidecar (an import cut off?) and holds another" in err
+    )
     assert "--session" in err
     assert taken.read_text() == "a session of another study\n"
     assert not (out / "202_ses-1_pebl-toh.json").exists()
