@@ -31,10 +31,15 @@ EF = FIXTURES / "expfactory"
 JP = FIXTURES / "jspsych"
 PB = FIXTURES / "pebl"
 
+# The imported folder and its scores are made once: every test of this module on one worker.
+pytestmark = pytest.mark.xdist_group("import")
+
 
 def _import(out: Path, *args) -> None:
-    done = run("tol-import", *args, "--output", out)
-    assert done.returncode == 0, done.stderr
+    """tol-import, in this process (its command line; test_import_errors runs the command)."""
+    from tol_tasks.importers.cli import main
+
+    assert main([*map(str, args), "--output", str(out)]) == 0
 
 
 @pytest.fixture(scope="module")
