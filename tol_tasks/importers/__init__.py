@@ -208,8 +208,8 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
 def _check_options(format_: Format, options: ImportOptions) -> None:
     extra = [name for name in options.given() if name not in format_.options]
     if extra:
-        flags = ", ".join("--" + name.replace("_", "-") for name in extra)
-        takes = ", ".join("--" + n.replace("_", "-") for n in sorted(format_.options)) or "none"
+        flags = ", ".join(map(ImportOptions.flag, extra))
+        takes = ", ".join(map(ImportOptions.flag, sorted(format_.options))) or "none"
         raise ImportSourceError(
             f"{flags} does not apply to {format_.name} ({format_.title}), which takes: {takes}. "
             "Suggested fix: leave it out (tol-import never ignores an option)."

@@ -23,47 +23,51 @@ PARTICIPANT_COLUMNS = (
 SESSION_COLUMNS = ("session", "session_id", "ses")
 
 
+def _option(kind: str, metavar: str, group: str, help: str):
+    """An :class:`ImportOptions` field, with what ``tol-import`` needs to offer it as a flag."""
+    return field(default=None, metadata={"kind": kind, "metavar": metavar, "group": group,
+                                         "help": help})  # fmt: skip
+
+
+WHO, TASK = "participants and sessions", "settings the source does not record"
+
+
 @dataclass(frozen=True)
 class ImportOptions:
-    """Settings a source may not record, given by the person importing (``tol-import`` options).
+    """Settings a source may not record, given by the person importing.
 
-    Each format accepts only some of them (:attr:`Format.options`); giving
-    another is an error, never ignored.
-
-    Attributes
-    ----------
-    participant : str, optional
-        The participant of a file that names none (``--participant``).
-    session : int, optional
-        The session number (``--session``; default 1). A participant who
-        appears twice in one file (the tool's clock starts again) gets the next
-        numbers.
-    participant_column, session_column : str, optional
-        The columns naming them, when not one of the usual names.
-    capacities : tuple of int, optional
-        Each peg's capacity, left to right (``--capacities 3,2,1``), when the
-        source does not record it.
-    time_limit : float, optional
-        Seconds per problem, when the source does not record it.
-    move_limit : int, optional
-        Moves per problem, when the source does not record it.
-    end_delay : float, optional
-        jsPsych-contrib's ``end_delay`` in milliseconds (default 1000), to place
-        trials on the session clock.
+    Each field is declared once here, with the ``tol-import`` flag it becomes
+    (``--`` and its name with dashes) and that flag's help. Each format accepts
+    only some of them (:attr:`Format.options`); giving another is an error,
+    never ignored. A participant who appears twice in one file (the tool's
+    clock starts again) gets the session numbers after ``session``.
     """
 
-    participant: str | None = None
-    session: int | None = None
-    participant_column: str | None = None
-    session_column: str | None = None
-    capacities: tuple[int, ...] | None = None
-    time_limit: float | None = None
-    move_limit: int | None = None
-    end_delay: float | None = None
+    participant: str | None = _option("text", "ID", WHO,
+                                      "the participant of a file that names none")  # fmt: skip
+    session: int | None = _option("count", "N", WHO,
+                                  "session number for files that give none (default 1)")  # fmt: skip
+    participant_column: str | None = _option(
+        "text", "NAME", WHO, "the column naming participants (default: worker_id, participant, "
+        "subject, ... whichever the file has)")  # fmt: skip
+    session_column: str | None = _option("text", "NAME", WHO, "the column giving sessions")
+    capacities: tuple[int, ...] | None = _option(
+        "capacities", "3,2,1", TASK, "each peg's capacity, left to right (jspsych-tol, pebl-tol)")  # fmt: skip
+    time_limit: float | None = _option(
+        "seconds", "SECONDS", TASK, "time per problem (jspsych-tol; pebl-tol and pebl-toh: "
+        "default 120)")  # fmt: skip
+    move_limit: int | None = _option("count", "N", TASK, "moves per problem (jspsych-tol)")
+    end_delay: float | None = _option(
+        "seconds", "MS", TASK, "the trials' end_delay in milliseconds (jspsych-tol; default 1000)")  # fmt: skip
 
     def given(self) -> list[str]:
         """The names of the options that were given."""
         return [f.name for f in fields(self) if getattr(self, f.name) is not None]
+
+    @staticmethod
+    def flag(name: str) -> str:
+        """The command-line flag of the option ``name``."""
+        return "--" + name.replace("_", "-")
 
 
 #: One participant session to build: a label for messages, and the function that builds it.

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from dataclasses import fields
 from pathlib import Path
 
 from tol_tasks import __version__
@@ -46,6 +47,11 @@ def _positive(kind):
     return parse
 
 
+#: How each kind of option is read from the command line.
+_PARSERS = {"text": str, "count": _positive(int), "seconds": _positive(float),
+            "capacities": _capacities}  # fmt: skip
+
+
 def _parser() -> argparse.ArgumentParser:
     formats = "\n".join(f"  {f.name:<15} {f.title}" for f in FORMATS.values())
     ap = argparse.ArgumentParser(
@@ -71,40 +77,14 @@ def _parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--list-formats", action="store_true", help="list the formats and exit")
     ap.add_argument("--version", action="version", version=f"tol-tasks {__version__}")
-    who = ap.add_argument_group("participants and sessions")
-    who.add_argument("--participant", help="the participant of a file that names none")
-    who.add_argument(
-        "--session", type=_positive(int), help="session number for files that give none (default 1)"
-    )
-    who.add_argument(
-        "--participant-column",
-        metavar="NAME",
-        help="the column naming participants (default: worker_id, participant, "
-        "subject, ... whichever the file has)",
-    )
-    who.add_argument("--session-column", metavar="NAME", help="the column giving sessions")
-    task = ap.add_argument_group("settings the source does not record")
-    task.add_argument(
-        "--capacities",
-        type=_capacities,
-        metavar="3,2,1",
-        help="each peg's capacity, left to right (jspsych-tol, pebl-tol)",
-    )
-    task.add_argument(
-        "--time-limit",
-        type=_positive(float),
-        metavar="SECONDS",
-        help="time per problem (jspsych-tol; pebl-tol and pebl-toh: default 120)",
-    )
-    task.add_argument(
-        "--move-limit", type=_positive(int), metavar="N", help="moves per problem (jspsych-tol)"
-    )
-    task.add_argument(
-        "--end-delay",
-        type=_positive(float),
-        metavar="MS",
-        help="the trials' end_delay in milliseconds (jspsych-tol; default 1000)",
-    )
+    groups: dict[str, argparse._ArgumentGroup] = {}
+    for f in fields(ImportOptions):
+        meta = f.metadata
+        group = groups.get(meta["group"]) or groups.setdefault(
+            meta["group"], ap.add_argument_group(meta["group"])
+        )
+        group.add_argument(ImportOptions.flag(f.name), dest=f.name, type=_PARSERS[meta["kind"]],
+                           metavar=meta["metavar"], help=meta["help"])  # fmt: skip
     return ap
 
 
@@ -122,16 +102,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("give the data files to import")
     if args.output is None:
         parser.error("--output is required: the folder for the event logs")
-    options = ImportOptions(
-        participant=args.participant,
-        session=args.session,
-        participant_column=args.participant_column,
-        session_column=args.session_column,
-        capacities=args.capacities,
-        time_limit=args.time_limit,
-        move_limit=args.move_limit,
-        end_delay=args.end_delay,
-    )
+    options = ImportOptions(**{f.name: getattr(args, f.name) for f in fields(ImportOptions)})
     try:
         report = import_files(args.files, args.output, args.format, options, skip_bad=args.skip_bad)
     except ImportSourceError as exc:

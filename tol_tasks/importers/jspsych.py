@@ -45,6 +45,10 @@ REQUIRED = ("start_state", "goal_state", "moves", "rt", "time_elapsed")
 #: The plugin's defaults for what a trial does not save.
 DEFAULTS = {"peg_capacities": (3, 3, 3), "time_limit": None, "max_moves": None, "end_delay": 1000}
 
+#: The ImportOptions field that gives each of them.
+OPTION_OF = {"peg_capacities": "capacities", "time_limit": "time_limit",
+             "max_moves": "move_limit", "end_delay": "end_delay"}  # fmt: skip
+
 TIMES = {
     "clock": "jsPsych's time_elapsed: milliseconds since the experiment began, from "
     "Date.getTime() differences; zero of the session clock",
@@ -370,11 +374,11 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
     warnings = []
     if defaults_used:
         used = ", ".join(f"{c}={_show(DEFAULTS[c])}" for c in sorted(defaults_used))
+        flags = ", ".join(ImportOptions.flag(OPTION_OF[c]) for c in sorted(defaults_used))
         warnings.append(
             f"{source.name}: participant {group.participant}: the trials do not save {used}; "
-            "the plugin's defaults were used (pass --capacities, --time-limit, --move-limit, "
-            "--end-delay, or save the parameters with save_trial_parameters, if the experiment "
-            "set them)"
+            f"the plugin's defaults were used (if the experiment set them, pass {flags}, or "
+            "save them with save_trial_parameters)"
         )
     session = b.finish(
         last_ms,

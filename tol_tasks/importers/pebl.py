@@ -42,64 +42,20 @@ from ._people import group_sessions
 from ._source import ImportSourceError, Source, fault, read_source
 
 TOL_NAME, TOH_NAME = "pebl-tol", "pebl-toh"
-TOL_COLUMNS = (
-    "sub",
-    "trial",
-    "size",
-    "current",
-    "end",
-    "step",
-    "reset",
-    "tries",
-    "score",
-    "abstime",
-    "trialtime",
-    "clicktime",
-    "done",
-)
-TOH_COLUMNS = (
-    "sub",
-    "trial",
-    "size",
-    "current",
-    "end",
-    "step",
-    "abstime",
-    "trialtime",
-    "clicktime",
-    "done",
-)
-TOL_SUMMARY = (
-    "sub",
-    "trial",
-    "size",
-    "shortest",
-    "startlab",
-    "endlab",
-    "startconf",
-    "endconf",
-    "success",
-    "tries",
-    "score",
-    "steps",
-    "roundstart",
-    "starttime",
-    "firsttime",
-    "time",
-)
-TOH_SUMMARY = (
-    "sub",
-    "trial",
-    "size",
-    "shortest",
-    "startlab",
-    "endlab",
-    "startconf",
-    "endconf",
-    "success",
-    "steps",
-    "time",
-)
+
+
+def _header(line: str) -> tuple[str, ...]:
+    return tuple(line.split(","))
+
+
+# The headers as PEBL's GetNewDataFile calls write them (TOL.pbl, TOH.pbl).
+TOL_COLUMNS = _header("sub,trial,size,current,end,step,reset,tries,score,abstime,trialtime,"
+                      "clicktime,done")  # fmt: skip
+TOH_COLUMNS = _header("sub,trial,size,current,end,step,abstime,trialtime,clicktime,done")
+TOL_SUMMARY = _header("sub,trial,size,shortest,startlab,endlab,startconf,endconf,success,tries,"
+                      "score,steps,roundstart,starttime,firsttime,time")  # fmt: skip
+TOH_SUMMARY = _header("sub,trial,size,shortest,startlab,endlab,startconf,endconf,success,steps,"
+                      "time")  # fmt: skip
 
 #: PEBL's balls 1-6 as ball letters (1-3 red, yellow, blue in PEBL's comments; 4-6 are labels).
 BALLS = "RYBGPO"
