@@ -178,6 +178,7 @@ def _session(source: Source, group) -> ImportedSession:
     last_ms = 0.0
     last_click: dict | None = None
     complete = False
+    end_ms = 0.0
     for i in group.indices:
         row, n = rows[i], numbers[i]
         tid = row.get("trial_id", "")
@@ -185,6 +186,7 @@ def _session(source: Source, group) -> ImportedSession:
         te = row.get("time_elapsed", "")
         if tid == "end":
             complete = True
+            end_ms = max(last_ms, ms_value(path, te, row=n, column="time_elapsed"))
         if not position or position == "null":
             if tid == "feedback" and b.open:
                 _end(b, last_ms, row, n, last_click)
@@ -287,7 +289,7 @@ def _session(source: Source, group) -> ImportedSession:
         _end(b, last_ms, {}, numbers[group.indices[-1]], last_click)
     # else an open problem was cut off (the participant left): no trial_end, scored incomplete
     return b.finish(
-        last_ms,
+        end_ms if complete else last_ms,
         rows=(numbers[group.indices[0]], numbers[group.indices[-1]]),
         stage=("exp_stage", "test"),
         complete=complete and not b.open,
