@@ -42,7 +42,10 @@ def fault(
 
 
 def _show(value) -> str:
-    text = str(value)
+    """A cell's value for a message: as the file writes it (a list or object as JSON)."""
+    text = (
+        json.dumps(value, separators=(",", ":")) if isinstance(value, (dict, list)) else str(value)
+    )
     return repr(text if len(text) <= 80 else text[:77] + "...")
 
 

@@ -317,7 +317,7 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
                     FIX,
                     row=n,
                     column="moves",
-                    value=json.dumps(m),
+                    value=m,
                 )
             prev = m["time"]
             last_move = onset + m["time"]
@@ -328,7 +328,7 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
                 m["to"],
                 row=n,
                 column="moves",
-                value=json.dumps(m),
+                value=m,
                 piece=ball,
             )
         final = row.get("final_state", "")

@@ -49,7 +49,14 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
             i = where.get(k)
             if i is None:
                 raise ValueError(f"not event log columns: {k}")
-            cells[i] = _cell(v)
+            kind = type(v)
+            # Fast paths with _cell's result: a text without line breaks as it is, an int.
+            if kind is str and "\n" not in v and "\r" not in v:
+                cells[i] = v
+            elif kind is int:
+                cells[i] = str(v)
+            else:
+                cells[i] = _cell(v)
         cells[0] = str(n)
         out.writerow(cells)
     p = Path(path)
