@@ -76,3 +76,51 @@ def test_a_new_core_module_is_protected_by_where_it_lives(tmp_path):
     assert result.returncode != 0
     assert "tol_tasks.puzzles.newsolver -> tol_tasks.runner" in result.stdout
     assert "tol_tasks.puzzles.newsolver -> psychopy" in result.stdout
+
+
+def test_no_module_of_the_runner_is_over_400_lines():
+    # One job per module (issue 20): the engine was 1,062 lines in one class.
+    sizes = {p.name: len(p.read_text(encoding="utf-8").splitlines())
+             for p in (ROOT / "tol_tasks" / "runner").glob("*.py")}  # fmt: skip
+    assert len(sizes) >= 15
+    assert {name: n for name, n in sizes.items() if n > 400} == {}
+
+
+def test_no_code_outside_puzzles_asks_which_puzzle_class_it_has():
+    # The puzzle interface answers (kind, size, pieces, capacities, is_classic, label, code).
+    import ast
+
+    classes = {"Hanoi", "London", "HanoiState", "LondonState"}
+    found = []
+    for path in (ROOT / "tol_tasks").rglob("*.py"):
+        if "puzzles" in path.parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "isinstance":
+                names = {n.id for n in ast.walk(node.args[1]) if isinstance(n, ast.Name)}
+                if names & classes:
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+    assert found == []
+
+
+def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_screen():
+    code = (
+        "import json, sys\n"
+        "import tol_tasks.runner as r\n"
+        "from tol_tasks.runner import RunSettings, prepare, SimulatedTimes, ProblemResult\n"
+        "import tol_tasks.builder.settings\n"
+        "loaded = sorted(m for m in sys.modules if m.split('.')[0] in {'psychopy', 'pyglet'})\n"
+        "try:\n"
+        "    r.TowerTask\n"
+        "    error = None\n"
+        "except r.DisplayError as exc:\n"
+        "    error = [str(exc), exc.fix]\n"
+        "print(json.dumps({'loaded': loaded, 'error': error}))\n"
+    )
+    env = {k: v for k, v in __import__("os").environ.items() if k != "DISPLAY"}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    got = json.loads(out.strip().splitlines()[-1])
+    assert got["loaded"] == []
+    assert got["error"][0].startswith("no screen to show the task on")
+    assert "xvfb-run" in got["error"][1]

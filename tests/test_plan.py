@@ -148,12 +148,9 @@ BLOCKS = """\
 blocks:
   - name: one
     attempts: 3
-    problems:
-      - {id: p1, start: AAA, goal: CCC}
-      - {id: p2, start: AAA, goal: BBB}
+    problems: [{id: p1, start: AAA, goal: CCC}, {id: p2, start: AAA, goal: BBB}]
   - name: two
-    problems:
-      - {id: q1, start: AAA, goal: ACC}
+    problems: [{id: q1, start: AAA, goal: ACC}]
 """
 
 
@@ -169,10 +166,9 @@ def test_attempts_until_solved_then_the_next_problem_and_the_next_block():
 
 
 def test_a_shuffled_block_uses_python_s_shuffle_of_its_seed_and_records_it():
+    more = ", ".join(f"{{id: p{k}, start: AAA, goal: BBB}}" for k in range(2, 8))
     lp = _protocol(BLOCKS.replace("    attempts: 3\n", "    order: shuffled\n    seed: 41\n")
-                   .replace("      - {id: p2, start: AAA, goal: BBB}\n",
-                            "".join(f"      - {{id: p{k}, start: AAA, goal: BBB}}\n"
-                                    for k in range(2, 8))))  # fmt: skip
+                   .replace("{id: p2, start: AAA, goal: BBB}", more))  # fmt: skip
     ids = [f"p{k}" for k in range(1, 8)]
     expected = ids[:]
     random.Random(41).shuffle(expected)  # the documented algorithm, independently
@@ -193,17 +189,10 @@ def test_a_shuffle_without_a_seed_draws_one_and_records_it():
 # ------------------------------------------------------------------------ R5
 DISCONTINUE = """\
 blocks:
-  - name: d
-    attempts: 2
-    discontinue_after: 2
-    problems:
-      - {id: p1, start: AAA, goal: CCC}
-      - {id: p2, start: AAA, goal: BBB}
-      - {id: p3, start: AAA, goal: ACC}
-      - {id: p4, start: AAA, goal: ABB}
-  - name: e
-    problems:
-      - {id: q1, start: AAA, goal: CCC}
+  - {name: d, attempts: 2, discontinue_after: 2, problems: [
+      {id: p1, start: AAA, goal: CCC}, {id: p2, start: AAA, goal: BBB},
+      {id: p3, start: AAA, goal: ACC}, {id: p4, start: AAA, goal: ABB}]}
+  - {name: e, problems: [{id: q1, start: AAA, goal: CCC}]}
 """
 
 
@@ -451,6 +440,6 @@ def test_block_names_must_differ():
     with pytest.raises(ProtocolError) as err:
         _protocol(BLOCKS.replace("name: two", "name: one"))
     (issue,) = err.value.issues
-    assert (issue.line, issue.field) == (11, "blocks[1].name")
+    assert (issue.line, issue.field) == (9, "blocks[1].name")
     assert "the block name 'one' is already used by block 1" in issue.message
     assert issue.fix.startswith("give every block its own name")

@@ -18,6 +18,7 @@ from tests.runner_tools import (
     key_over_window,
     running_tol_run,
     session_files,
+    short_protocol,
     sidecar_of,
     tol_run,
     wait_for_rows,
@@ -26,17 +27,7 @@ from tests.runner_tools import (
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
-SHORT = """\
-format: 1
-name: short
-task: {type: hanoi, disks: 3}
-display: {fullscreen: false, window_size: [800, 600]}
-feedback: none
-timing: {inter_trial_interval: 0, feedback_duration: 0}
-blocks:
-  - problems:
-      - {id: p1, start: AAA, goal: ACC, min_moves: 3}
-"""
+SHORT = short_protocol("short", "ACC")  # three moves: 1 A->B, 2 A->C, 1 B->C
 
 
 def _click_peg(peg: str, meta: dict, env: dict) -> None:

@@ -11,23 +11,14 @@ from tests.runner_tools import (
     key_over_window,
     running_tol_run,
     session_files,
+    short_protocol,
     sidecar_of,
     tol_run,
     wait_for_rows,
 )
 from tol_tasks.session_data.eventlog import read_event_log
 
-PROTOCOL = """\
-format: 1
-name: timing
-task: {type: hanoi, disks: 3}
-display: {fullscreen: false, window_size: [800, 600]}
-feedback: none
-timing: {inter_trial_interval: 0, feedback_duration: 0}
-blocks:
-  - problems:
-      - {id: p1, start: AAA, goal: CCC}
-"""
+PROTOCOL = short_protocol("timing", "CCC")
 
 
 def _inject(env: dict, meta: dict, pegs: str) -> list[float]:

@@ -94,9 +94,10 @@ class Puzzle(ABC, Generic[S]):
         return False
 
     @property
-    @abstractmethod
     def label(self) -> str:
-        """A short label for tables: ``3 disks``, ``4 disks, 4 pegs, adjacent``, ``RGB 3/2/1``."""
+        """A short label for tables: ``3 disks``, ``4 disks, 4 pegs, adjacent``, ``RGB 3/2/1``
+        (a puzzle without one of its own is labelled by its :attr:`code`)."""
+        return self.code
 
     @property
     @abstractmethod

@@ -52,7 +52,7 @@ def _import_psychopy_part(module: str):
     try:
         return importlib.import_module(f"{__name__}.{module}")
     except ImportError as exc:
-        if "psychopy" in str(exc).lower() or "pyglet" in str(exc).lower():
+        if (exc.name or "").split(".")[0] in ("psychopy", "pyglet"):  # the module not found
             raise ImportError(
                 f"the runner needs PsychoPy ({exc}). Install it with: "
                 'pip install "tol-tasks[runner]"  (or: uv sync --all-extras)'

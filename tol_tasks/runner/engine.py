@@ -23,12 +23,12 @@ with the pieces of the runner, each in a module of its own: the trials'
 frame loop (:mod:`.play`), the record of the session (:mod:`.session`, its
 sidecar from :mod:`.metadata`), the window (:mod:`.window`), the frames
 (:mod:`.frames`), the input sources (:mod:`.inputs`) and the
-ExperimentHandler rows (:mod:`.experiment`).
+ExperimentHandler rows (:mod:`.experiment`); the steps are carried out by
+:mod:`.steps`.
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from pathlib import Path
 
@@ -39,30 +39,20 @@ from tol_tasks.config import COPY_SOURCES
 from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
-from tol_tasks.session_data.plan import (
-    MESSAGE_SECONDS,
-    Attempt,
-    BlockStart,
-    Discontinue,
-    End,
-    Instructions,
-    Message,
-    SessionPlan,
-    copy_follows,
-)
-from tol_tasks.session_data.trial import copy_sequence
+from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
-from .inputs import open_input
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
-from .play import AbortSession, CopyTrial, ProblemTrial, Stage
+from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
 from .screen import TaskScreen
-from .session import SessionRecord
+from .session import SessionRecord, check_clock
 from .settings import RunSettings
 from .simulation import SimulatedTimes
+from .sources import open_input
+from .steps import StepRunner
 from .window import WindowClaim, check_window
 
 __all__ = ["EXPERIMENT_COLUMNS", "ProblemResult", "RunResult", "TaskSetupError", "TowerTask"]
@@ -122,7 +112,7 @@ class TowerTask:
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
             bids_names=bids_names, extra_fields=extra_fields or {},
         )  # fmt: skip
-        _check_clock(clock)
+        check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
 
     @classmethod
@@ -137,7 +127,7 @@ class TowerTask:
         """
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
-        _check_clock(clock)
+        check_clock(clock)
         task = cls.__new__(cls)
         task._setup(win, prepared, rows, clock, owns_window=owns_window)
         return task
@@ -159,8 +149,6 @@ class TowerTask:
         self._given_clock = clock
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
-        self._copy_shown = False
-        self._copies_refused = False
 
     # ------------------------------------------------------------- public
     @property
@@ -201,7 +189,7 @@ class TowerTask:
             walk = self.plan.walk()
             step = walk.next()
             while not isinstance(step, End):
-                step = walk.next(self._carry_out(step))
+                step = walk.next(self._steps.carry_out(step))
             status = "completed"
         except AbortSession as ab:
             status = "aborted"
@@ -251,7 +239,7 @@ class TowerTask:
         show = self.plan.feedback if feedback is None else feedback
         self._window.claim()
         try:
-            self._attempt(Attempt(spec, block, 1, feedback=show, copies=copies, last=True))
+            self._steps.attempt(Attempt(spec, block, 1, feedback=show, copies=copies, last=True))
         except AbortSession as ab:
             # The attempt's result is kept (outcome "aborted" if it was cut off, its own
             # outcome if the quit key came during its feedback); the session ends.
@@ -308,71 +296,6 @@ class TowerTask:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    # ------------------------------------------------------------ the steps
-    def _carry_out(self, step) -> str | None:
-        """Carry out one step of the plan; an attempt's outcome, else None."""
-        stage = self._stage
-        if isinstance(step, Attempt):
-            return self._attempt(step)
-        if isinstance(step, Instructions):
-            stage.instructions(self.language)
-        elif isinstance(step, Message):
-            stage.message(self.msg[step.key], step.seconds)
-        elif isinstance(step, BlockStart):
-            self._record.start_block(step)
-        elif isinstance(step, Discontinue):
-            self._record.discontinue(step.block, step.failures)
-        else:  # pragma: no cover - a step kind the plan added and the engine does not know
-            raise TypeError(f"the engine cannot carry out a {step.kind!r} step")
-        return None
-
-    def _attempt(self, step: Attempt) -> str:
-        """One attempt: the problem, its feedback and pause, and a copy trial if one follows."""
-        stage, rec = self._stage, self._record
-        trial = ProblemTrial(stage, step.problem, step.block, step.attempt, rec.next_trial(),
-                             rec.events_path.name)  # fmt: skip
-        try:
-            result = trial.play()
-        except AbortSession:
-            self.results.append(trial.result)
-            self.rows.add(trial.result)
-            raise
-        self.results.append(result)
-        try:
-            if step.feedback:
-                trial.feedback()
-            stage.wait(self.model.timing.inter_trial_interval)
-            if copy_follows(step, trial.outcome):
-                self._copy(step, trial, result)
-        finally:
-            self.rows.add(result)
-        return trial.outcome
-
-    def _copy(self, step: Attempt, trial: ProblemTrial, result: ProblemResult) -> None:
-        """The yoked copy trial of ``trial`` (rule R7 of the plan)."""
-        if self._record.log.version < 2:
-            self._warn_no_copies()
-            return
-        spec = step.problem
-        sequence = copy_sequence(spec.puzzle, spec.start, spec.goal, trial.state.placed,
-                                 step.copies.moves)  # fmt: skip
-        if not sequence:  # an own-moves copy of an attempt without a completed move
-            return
-        if not self._copy_shown:
-            self._stage.message(self.msg["copy_start"], MESSAGE_SECONDS["copy_start"])
-            self._copy_shown = True
-        copy = CopyTrial(self._stage, spec, step.block, step.attempt, self._record.next_trial(),
-                         trial.base["trial"], sequence, step.copies.moves)  # fmt: skip
-        copy.play(result)
-
-    def _warn_no_copies(self) -> None:
-        """A resumed format 1 log has no copy_of column: its session runs no copies."""
-        if not self._copies_refused:
-            self._copies_refused = True
-            print(f"tol-tasks: warning: {self.csv_path} is a format 1 event log (written before "
-                  "copy trials); the resumed session runs no copy trials. Start a new session "
-                  "to have them.", file=sys.stderr)  # fmt: skip
-
     # ------------------------------------------------------ opening, ending
     def _open(self) -> None:
         """Open the log, the input and the sidecar at the first problem (once)."""
@@ -410,6 +333,8 @@ class TowerTask:
         inp.on_lost = lambda t, reason: self._record.input_lost(t, reason, inp.method)
         self._record.save()
         self._record.begin(self.plan.form)
+        self._steps = StepRunner(self._stage, self._record, self.rows, self.results,
+                                 self.language)  # fmt: skip
 
     def _write(self, event_name: str | None = None, **values) -> None:
         self._record.write(event_name, **values)
@@ -420,12 +345,3 @@ class TowerTask:
             return self._record.finish(status, self._stage.input, self._stage.frames)
         finally:
             self._window.restore()
-
-
-def _check_clock(clock) -> None:
-    if clock is not None and not callable(getattr(clock, "getTime", None)):
-        raise TaskSetupError(
-            f"clock={clock!r} has no getTime().", field="clock", value=clock,
-            fix="pass a psychopy.core.Clock (e.g. Builder's globalClock), or leave clock out "
-            "to let the task keep its own.",
-        )  # fmt: skip

@@ -62,7 +62,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         resolution = _ARRIVAL_RESOLUTION_S[inp.method]
     else:
         resolution = (1 / refresh) if refresh and refresh <= 300 else None
-    times = getattr(inp, "times", None)
+    times = s.simulated_times  # the simulated participant's (None: a person)
     return Sidecar(
         event_log=prepared.log.name,
         event_log_version=EVENT_LOG_VERSION,
@@ -124,11 +124,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
             pegs=[PegRect(**r) for r in stage.screen.pixel_rects(areas)],
             coordinates="window pixels from the top-left",
         ),
-        simulate=(
-            Simulation(seed=s.seed, speed=stage.speed, **times.as_dict())
-            if s.simulate and times is not None
-            else None
-        ),
+        simulate=(Simulation(seed=s.seed, speed=stage.speed, **times.as_dict()) if times else None),
         experiment=experiment,
     )
 

@@ -17,8 +17,19 @@ from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 from tol_tasks.session_data.plan import BlockStart
 from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
 
+from .experiment import TaskSetupError
 from .metadata import now_iso
 from .prepare import Prepared
+
+
+def check_clock(clock) -> None:
+    """The caller's clock, if any, must have ``getTime()`` (a ``psychopy.core.Clock``)."""
+    if clock is not None and not callable(getattr(clock, "getTime", None)):
+        raise TaskSetupError(
+            f"clock={clock!r} has no getTime().", field="clock", value=clock,
+            fix="pass a psychopy.core.Clock (e.g. Builder's globalClock), or leave clock out "
+            "to let the task keep its own.",
+        )  # fmt: skip
 
 
 class SessionRecord:

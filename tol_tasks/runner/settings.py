@@ -105,7 +105,7 @@ class RunSettings:
     resume: Path | None = field(default=None, metadata=_about(
         "continue an interrupted session: its event log LOG, or, without LOG, the unfinished "
         "session of --participant and --session in --output", fronts=(CLI,),
-        cli={"metavar": "LOG", "nargs": "?", "const": ""}))
+        cli={"metavar": "LOG", "nargs": "?", "const": "", "type": str}))
     force: bool = field(default=False, metadata=_about(
         "with --resume: continue even if the protocol file changed", fronts=(CLI,)))
     # fmt: on

@@ -120,6 +120,13 @@ class Instructions(Step):
 
 
 @dataclass(frozen=True)
+class End(Step):
+    """The session is over."""
+
+    kind: ClassVar[str] = "end"
+
+
+@dataclass(frozen=True)
 class Message(Step):
     """Show the participant text ``key`` for ``seconds``."""
 
@@ -177,13 +184,6 @@ class Discontinue(Step):
     kind: ClassVar[str] = "discontinue"
     block: str
     failures: int
-
-
-@dataclass(frozen=True)
-class End(Step):
-    """The session is over."""
-
-    kind: ClassVar[str] = "end"
 
 
 def copy_follows(step: Attempt, outcome: str | None) -> bool:

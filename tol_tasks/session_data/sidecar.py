@@ -54,6 +54,21 @@ class SidecarError(TolTasksError, ValueError):
     """A sidecar cannot be read: not JSON, or a key missing or of the wrong type."""
 
 
+def _opt(description: str) -> Any:
+    """An optional key: null when the recorder does not have it."""
+    return Field(None, description=description)
+
+
+def _req(description: str) -> Any:
+    """A key every sidecar has."""
+    return Field(description=description)
+
+
+def _many(description: str) -> Any:
+    """A list, empty when there is nothing to list."""
+    return Field(default_factory=list, description=description)
+
+
 class _Section(BaseModel):
     # Unknown keys are kept (a lab's note, a later version's key): a sidecar is never refused
     # for holding more than this release knows.
@@ -63,194 +78,171 @@ class _Section(BaseModel):
 class ProtocolCopy(_Section):
     """The protocol the session ran, copied whole (a session can be re-run or resumed from it)."""
 
-    name: str = Field(description="The protocol's name.")
-    version: str | None = Field(None, description="The protocol's own version (its `version` key).")
-    path: str | None = Field(
-        None, description="Where the protocol file was read from (null: not a file)."
-    )
-    sha256: str = Field(description="SHA-256 of `text`, the protocol file's exact bytes as UTF-8.")
-    text: str = Field(description="The protocol file's exact text.")
+    name: str = _req("The protocol's name.")
+    version: str | None = _opt("The protocol's own version (its `version` key).")
+    path: str | None = _opt("Where the protocol file was read from (null: not a file).")
+    sha256: str = _req("SHA-256 of `text`, the protocol file's exact bytes as UTF-8.")
+    text: str = _req("The protocol file's exact text.")
 
 
 class Recorder(_Section):
     """What recorded the session."""
 
-    name: str = Field(description="`tol-run`, `TowerTask` (a PsychoPy script or Builder "
+    name: str = _req("`tol-run`, `TowerTask` (a PsychoPy script or Builder "
                       "experiment), or another recorder's name (a browser plugin, an importer).")  # fmt: skip
-    version: str | None = Field(None, description="The recorder's version.")
-    runtime: str | None = Field(
-        None, description="What it ran in, e.g. `PsychoPy 2026.2.5` or a browser."
-    )
+    version: str | None = _opt("The recorder's version.")
+    runtime: str | None = _opt("What it ran in, e.g. `PsychoPy 2026.2.5` or a browser.")
 
 
 class Source(_Section):
     """Provenance of a session converted from another tool's files (absent when recorded here)."""
 
-    format: str = Field(description="The original data's format, e.g. `pebl-tol`.")
-    files: list[str] = Field(default_factory=list, description="The original files' names.")
-    sha256: list[str] = Field(default_factory=list, description="SHA-256 of each original file.")
-    note: str | None = Field(None, description="Anything the conversion assumed or left out.")
+    format: str = _req("The original data's format, e.g. `pebl-tol`.")
+    files: list[str] = _many("The original files' names.")
+    sha256: list[str] = _many("SHA-256 of each original file.")
+    note: str | None = _opt("Anything the conversion assumed or left out.")
 
 
 class Software(_Section):
     """Versions of the software that recorded the session."""
 
-    tol_tasks: str | None = Field(None, description="tol-tasks' version.")
-    psychopy: str | None = Field(None, description="PsychoPy's version (null: not PsychoPy).")
-    python: str | None = Field(None, description="Python's version.")
-    os: str | None = Field(None, description="The operating system (`platform.platform()`).")
+    tol_tasks: str | None = _opt("tol-tasks' version.")
+    psychopy: str | None = _opt("PsychoPy's version (null: not PsychoPy).")
+    python: str | None = _opt("Python's version.")
+    os: str | None = _opt("The operating system (`platform.platform()`).")
 
 
 class Screen(_Section):
     """The screen the window was on."""
 
-    index: int | None = Field(None, description="Which screen (0: the first).")
-    size: list[int] | None = Field(None, description="Its size in pixels, [width, height].")
+    index: int | None = _opt("Which screen (0: the first).")
+    size: list[int] | None = _opt("Its size in pixels, [width, height].")
 
 
 class Window(_Section):
     """The window the task drew in."""
 
-    size: list[int] | None = Field(None, description="Size in pixels, [width, height].")
-    position: list[int] | None = Field(
-        None, description="Top-left corner on the screen in pixels (null: unknown)."
-    )
-    fullscreen: bool | None = Field(None, description="Whether it filled the screen.")
-    units: str | None = Field(None, description="The units the task drew in (`height`).")
-    owner: str | None = Field(None, description="`tol-run` (it opened the window) or `caller` "
+    size: list[int] | None = _opt("Size in pixels, [width, height].")
+    position: list[int] | None = _opt("Top-left corner on the screen in pixels (null: unknown).")
+    fullscreen: bool | None = _opt("Whether it filled the screen.")
+    units: str | None = _opt("The units the task drew in (`height`).")
+    owner: str | None = _opt("`tol-run` (it opened the window) or `caller` "
                               "(the experiment's own window).")  # fmt: skip
 
 
 class InputLost(_Section):
     """The on-arrival input source died mid-session; the session went on polled."""
 
-    time: float = Field(description="Session time of the loss, seconds.")
-    reason: str = Field(description="Why, as the source reported it.")
-    method_before: str = Field(description="The method until then.")
-    method_after: str = Field(description="The method after (`polled`).")
+    time: float = _req("Session time of the loss, seconds.")
+    reason: str = _req("Why, as the source reported it.")
+    method_before: str = _req("The method until then.")
+    method_after: str = _req("The method after (`polled`).")
 
 
 class Timing(_Section):
     """How times were taken. Every time in the event log is on one session clock."""
 
-    clock: str | None = Field(None, description="The session clock, in words.")
-    clock_function: str | None = Field(None, description="The function that reads it.")
-    clock_zero: float | None = Field(None, description="`clock_function()` at session time 0.")
-    clock_zero_monotonic: float | None = Field(
-        None, description="`time.monotonic()` at session time 0."
-    )
-    input_method: str | None = Field(None, description="How presses were stamped: `xinput2-raw`, "
+    clock: str | None = _opt("The session clock, in words.")
+    clock_function: str | None = _opt("The function that reads it.")
+    clock_zero: float | None = _opt("`clock_function()` at session time 0.")
+    clock_zero_monotonic: float | None = _opt("`time.monotonic()` at session time 0.")
+    input_method: str | None = _opt("How presses were stamped: `xinput2-raw`, "
                                      "`iohub` (on arrival) or `polled` (once per frame).")  # fmt: skip
-    input_fallback_reason: str | None = Field(None, description="Why on-arrival input could not "
+    input_fallback_reason: str | None = _opt("Why on-arrival input could not "
                                               "be had (null: it was, or polled was asked for).")  # fmt: skip
-    input_reconciled: str | None = Field(
-        None, description="How on-arrival and window events are paired, in words."
+    input_reconciled: str | None = _opt("How on-arrival and window events are paired, in words.")
+    unmatched_presses: int | None = _opt("Presses only the window saw (stamped polled).")
+    input_lost: InputLost | None = _opt("Set when the on-arrival source died.")
+    expected_resolution_s: float | None = _opt(
+        "The stamps' expected resolution in seconds (null: unknown)."
     )
-    unmatched_presses: int | None = Field(
-        None, description="Presses only the window saw (stamped polled)."
-    )
-    input_lost: InputLost | None = Field(None, description="Set when the on-arrival source died.")
-    expected_resolution_s: float | None = Field(
-        None, description="The stamps' expected resolution in seconds (null: unknown)."
-    )
-    trial_onset: str | None = Field(None, description="What a trial's onset time is, in words.")
-    frame_work: str | None = Field(
-        None, description="What the frame work figures measure, in words."
-    )
+    trial_onset: str | None = _opt("What a trial's onset time is, in words.")
+    frame_work: str | None = _opt("What the frame work figures measure, in words.")
 
 
 class Frames(_Section):
     """Frame statistics: per trial (as in the `trial_end` and `copy_end` rows) and for the session."""
 
-    trials: list[dict[str, Any]] = Field(
-        default_factory=list,
-        description="One entry per trial: `trial`, `problem_id`, `copy_of` (copy trials), "
+    trials: list[dict[str, Any]] = _many(
+        "One entry per trial: `trial`, `problem_id`, `copy_of` (copy trials), "
         "`frames`, `dropped_frames`, `frame_period_ms`, `period_source`, "
         "`frame_interval_mean_ms`, `frame_interval_max_ms`, `frame_work_median_ms`, "
         "`frame_work_p99_ms`, `frame_work_max_ms` (see the event-log codebook).",
     )
-    total_frames: int | None = Field(None, description="Frames drawn in all trials.")
-    total_dropped_frames: int | None = Field(None, description="Dropped frames in all trials.")
-    frame_interval_max_ms: float | None = Field(None, description="The longest frame interval, ms.")
-    frame_interval_mean_ms: float | None = Field(None, description="The mean frame interval, ms.")
-    frame_work_median_ms: float | None = Field(None, description="Median work per frame, ms.")
-    frame_work_p99_ms: float | None = Field(
-        None, description="99th percentile of work per frame, ms."
-    )
-    frame_work_max_ms: float | None = Field(None, description="The most work in one frame, ms.")
+    total_frames: int | None = _opt("Frames drawn in all trials.")
+    total_dropped_frames: int | None = _opt("Dropped frames in all trials.")
+    frame_interval_max_ms: float | None = _opt("The longest frame interval, ms.")
+    frame_interval_mean_ms: float | None = _opt("The mean frame interval, ms.")
+    frame_work_median_ms: float | None = _opt("Median work per frame, ms.")
+    frame_work_p99_ms: float | None = _opt("99th percentile of work per frame, ms.")
+    frame_work_max_ms: float | None = _opt("The most work in one frame, ms.")
 
 
 class PegRect(_Section):
     """A peg's clickable rectangle on the participant's board."""
 
-    peg: str = Field(description="The peg's letter.")
-    left: float = Field(description="Left edge, window pixels from the left.")
-    top: float = Field(description="Top edge, window pixels from the top.")
-    width: float = Field(description="Width in pixels.")
-    height: float = Field(description="Height in pixels.")
+    peg: str = _req("The peg's letter.")
+    left: float = _req("Left edge, window pixels from the left.")
+    top: float = _req("Top edge, window pixels from the top.")
+    width: float = _req("Width in pixels.")
+    height: float = _req("Height in pixels.")
 
 
 class Layout(_Section):
     """Where the pegs were, so that the log's `x`, `y` can be related to them."""
 
-    puzzle: str = Field(description="The apparatus, as the event log's `puzzle` column writes it.")
-    pegs: list[PegRect] = Field(default_factory=list, description="Each peg's rectangle.")
-    coordinates: str | None = Field(None, description="The coordinate system, in words.")
+    puzzle: str = _req("The apparatus, as the event log's `puzzle` column writes it.")
+    pegs: list[PegRect] = _many("Each peg's rectangle.")
+    coordinates: str | None = _opt("The coordinate system, in words.")
 
 
 class Simulation(_Section):
     """The simulated participant's settings (a simulated session is never real data)."""
 
-    seed: int | None = Field(None, description="Its random seed (null: 0).")
-    speed: float | None = Field(None, description="How many times faster than a person it played.")
-    plan: float | None = Field(
-        None, description="Median planning time before a problem's first move, s."
-    )
-    think: float | None = Field(None, description="Median thinking time before each later move, s.")
-    reach: float | None = Field(None, description="Median time to reach for a piece, s.")
-    carry: float | None = Field(None, description="Median time to carry a piece, s.")
-    click: float | None = Field(None, description="Duration of a click, s.")
-    spread: float | None = Field(None, description="Sigma of the log-normal times (0: fixed).")
-    error_rate: float | None = Field(None, description="Chance of a legal non-optimal move.")
-    illegal_rate: float | None = Field(None, description="Chance of trying an illegal move first.")
-    copy_error_rate: float | None = Field(
-        None, description="Chance of taking the wrong piece in a copy trial."
-    )
+    seed: int | None = _opt("Its random seed (null: 0).")
+    speed: float | None = _opt("How many times faster than a person it played.")
+    plan: float | None = _opt("Median planning time before a problem's first move, s.")
+    think: float | None = _opt("Median thinking time before each later move, s.")
+    reach: float | None = _opt("Median time to reach for a piece, s.")
+    carry: float | None = _opt("Median time to carry a piece, s.")
+    click: float | None = _opt("Duration of a click, s.")
+    spread: float | None = _opt("Sigma of the log-normal times (0: fixed).")
+    error_rate: float | None = _opt("Chance of a legal non-optimal move.")
+    illegal_rate: float | None = _opt("Chance of trying an illegal move first.")
+    copy_error_rate: float | None = _opt("Chance of taking the wrong piece in a copy trial.")
 
 
 class ExperimentRef(_Section):
     """The PsychoPy ExperimentHandler the task added rows to."""
 
-    name: str = Field(description="The prefix of the task's columns.")
-    data_file: str = Field(description="The handler's data file name.")
+    name: str = _req("The prefix of the task's columns.")
+    data_file: str = _req("The handler's data file name.")
 
 
 class BlockRecord(_Section):
     """A block as it ran: its problems' order and the shuffle's seed."""
 
-    name: str = Field(description="The block's name.")
-    order: list[str] = Field(default_factory=list, description="Problem ids in the order run.")
+    name: str = _req("The block's name.")
+    order: list[str] = _many("Problem ids in the order run.")
     shuffled: bool = Field(False, description="Whether the order was shuffled.")
-    seed: int | None = Field(
-        None, description="The shuffle's seed (drawn and kept when the protocol gave none)."
-    )
+    seed: int | None = _opt("The shuffle's seed (drawn and kept when the protocol gave none).")
 
 
 class CounterbalanceRecord(_Section):
     """The counterbalanced form this session got."""
 
-    by: str = Field(description="Assigned by `session` or `participant`.")
-    form: str = Field(description="The form's name (`order-k` for a Latin-square order).")
-    blocks: list[str] = Field(description="The blocks it ran, in order.")
+    by: str = _req("Assigned by `session` or `participant`.")
+    form: str = _req("The form's name (`order-k` for a Latin-square order).")
+    blocks: list[str] = _req("The blocks it ran, in order.")
 
 
 class ResumeRecord(_Section):
     """One resume of an interrupted session."""
 
-    time: str = Field(description="When it was resumed (local time, ISO 8601).")
-    after_row: int = Field(description="The last complete row of the log before it.")
-    previous_status: str | None = Field(None, description="The sidecar's status before it.")
-    interrupted: list[str] = Field(default_factory=list, description="[block, problem id] of the "
+    time: str = _req("When it was resumed (local time, ISO 8601).")
+    after_row: int = _req("The last complete row of the log before it.")
+    previous_status: str | None = _opt("The sidecar's status before it.")
+    interrupted: list[str] = _many("[block, problem id] of the "
                                    "attempt cut off (run again from its start), or empty.")  # fmt: skip
     note: str = Field(
         "", description="E.g. that the protocol had changed or came from this sidecar's copy."
@@ -263,55 +255,41 @@ class Sidecar(BaseModel):
     model_config = ConfigDict(extra="allow", title="tol-tasks session sidecar")
 
     sidecar_version: int = Field(SIDECAR_VERSION, description="The sidecar format's version.")
-    event_log: str = Field(description="The event log's file name (beside the sidecar).")
-    event_log_version: int = Field(description="The event log's format version.")
+    event_log: str = _req("The event log's file name (beside the sidecar).")
+    event_log_version: int = _req("The event log's format version.")
     status: Status = Field("incomplete", description="`incomplete` while the session runs (or "
                            "after a crash that left no end), then `completed`, `aborted` (the "
                            "quit key) or `crashed`.")  # fmt: skip
-    participant: str = Field(description="The participant id.")
-    session: int = Field(description="The session number.")
+    participant: str = _req("The participant id.")
+    session: int = _req("The session number.")
     extra_fields: dict[str, Any] = Field(
         default_factory=dict, description="The protocol's participant fields, as given."
     )
-    language: str | None = Field(None, description="The language of the participant's texts.")
-    start_time: str | None = Field(
-        None, description="When the session started (local time, ISO 8601)."
-    )
-    end_time: str | None = Field(None, description="When it ended (null while it runs).")
-    recorder: Recorder | None = Field(
-        None, description="What recorded it (version 2; null in version 1)."
-    )
-    source: Source | None = Field(None, description="For converted data: where it came from.")
-    unavailable: list[str] = Field(default_factory=list, description="Event-log columns or "
+    language: str | None = _opt("The language of the participant's texts.")
+    start_time: str | None = _opt("When the session started (local time, ISO 8601).")
+    end_time: str | None = _opt("When it ended (null while it runs).")
+    recorder: Recorder | None = _opt("What recorded it (version 2; null in version 1).")
+    source: Source | None = _opt("For converted data: where it came from.")
+    unavailable: list[str] = _many("Event-log columns or "
                                    "measures the recorder could not record (their cells are "
                                    "empty, never invented).")  # fmt: skip
-    protocol: ProtocolCopy = Field(description="The protocol, whole.")
-    software: Software | None = Field(None, description="Software versions.")
-    screen: Screen | None = Field(None, description="The screen (null: no screen, e.g. imported).")
-    window: Window | None = Field(None, description="The window.")
-    refresh_rate_hz: float | None = Field(
-        None, description="The measured refresh rate (null: unknown)."
-    )
-    timing: Timing | None = Field(None, description="How times and presses were taken.")
-    frames: Frames | None = Field(None, description="Frame statistics.")
-    layout: Layout | None = Field(None, description="Where the pegs were on the screen.")
-    simulate: Simulation | None = Field(
-        None, description="The simulated participant's settings (null: a person)."
-    )
-    experiment: ExperimentRef | None = Field(
-        None, description="The PsychoPy ExperimentHandler it added rows to."
-    )
-    blocks: list[BlockRecord] = Field(
-        default_factory=list, description="The blocks as they started, in order."
-    )
-    counterbalance: CounterbalanceRecord | None = Field(
-        None, description="The form (null: not counterbalanced)."
-    )
-    resumes: list[ResumeRecord] = Field(default_factory=list, description="Every resume, in order.")
+    protocol: ProtocolCopy = _req("The protocol, whole.")
+    software: Software | None = _opt("Software versions.")
+    screen: Screen | None = _opt("The screen (null: no screen, e.g. imported).")
+    window: Window | None = _opt("The window.")
+    refresh_rate_hz: float | None = _opt("The measured refresh rate (null: unknown).")
+    timing: Timing | None = _opt("How times and presses were taken.")
+    frames: Frames | None = _opt("Frame statistics.")
+    layout: Layout | None = _opt("Where the pegs were on the screen.")
+    simulate: Simulation | None = _opt("The simulated participant's settings (null: a person).")
+    experiment: ExperimentRef | None = _opt("The PsychoPy ExperimentHandler it added rows to.")
+    blocks: list[BlockRecord] = _many("The blocks as they started, in order.")
+    counterbalance: CounterbalanceRecord | None = _opt("The form (null: not counterbalanced).")
+    resumes: list[ResumeRecord] = _many("Every resume, in order.")
     rows_written: int = Field(
         0, description="Rows of the event log when the sidecar was last written."
     )
-    error: str | None = Field(None, description="What stopped a crashed session.")
+    error: str | None = _opt("What stopped a crashed session.")
 
     # --------------------------------------------------------------- files
     @classmethod

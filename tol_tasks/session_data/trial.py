@@ -66,20 +66,23 @@ def block_order(n: int, order: str, seed: int | None,
     return idx, seed
 
 
+@dataclass(kw_only=True)
 class _OnBoard:
     """What a problem attempt and a copy trial share: the board from the start, the events.
 
-    ``kind`` says which it is: ``problem`` or ``copy``.
+    ``kind`` says which it is: ``problem`` or ``copy``. ``attempt`` is the
+    problem's attempt number; ``held`` the peg whose piece is held;
+    ``outcome`` None until the trial is done.
     """
 
     kind: ClassVar[str]
+    attempt: int = 1
+    state: Any = None
+    moves: int = 0
+    held: int | None = None
+    outcome: str | None = None
 
-    spec: ProblemSpec
-    state: Any
-    moves: int
-    outcome: str | None
-
-    def _set_up(self) -> None:
+    def __post_init__(self) -> None:
         self.puzzle = self.spec.puzzle
         self.state = self.spec.start
 
@@ -94,6 +97,37 @@ class _OnBoard:
         col = self.puzzle.pegs_of(self.state)[peg]
         return col[-1] if col else None
 
+    def pick(self, peg: int) -> list[dict]:
+        """The participant takes the top piece of ``peg``."""
+        if self.done or self.held is not None:
+            return []
+        piece = self.top_piece(peg)
+        if piece is None:
+            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+        refused = self._refuse_pick(peg, piece)
+        if refused:
+            return refused
+        self.held = peg
+        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
+
+    def drop(self, peg: int | None) -> list[dict]:
+        """The participant puts the held piece on ``peg`` (None: away from every peg)."""
+        if self.done or self.held is None:
+            return []
+        src, self.held = self.held, None
+        piece = self.top_piece(src)
+        if peg is None:
+            return [self._ev("cancel", piece=piece, from_peg=PEG_LETTERS[src])]
+        return self._put(src, peg, piece)
+
+    def _refuse_pick(self, peg: int, piece) -> list[dict]:
+        """The events of a pick-up that is refused (none: every piece may be taken)."""
+        return []
+
+    def _put(self, src: int, peg: int, piece) -> list[dict]:  # pragma: no cover - per kind
+        """The events of putting ``piece``, taken from ``src``, on ``peg``."""
+        raise NotImplementedError
+
 
 @dataclass
 class TrialState(_OnBoard):
@@ -106,36 +140,11 @@ class TrialState(_OnBoard):
     kind: ClassVar[str] = "problem"
     spec: ProblemSpec
     rules: Rules
-    attempt: int = 1
-    state: Any = None
-    moves: int = 0
-    held: int | None = None
-    outcome: str | None = None
     violations: int = 0
     placed: list[tuple[int, int]] = field(default_factory=list)
 
-    def __post_init__(self) -> None:
-        self._set_up()
-
-    def pick(self, peg: int) -> list[dict]:
-        """The participant takes the top piece of ``peg``."""
-        if self.done or self.held is not None:
-            return []
-        piece = self.top_piece(peg)
-        if piece is None:
-            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
-        self.held = peg
-        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
-
-    def drop(self, peg: int | None) -> list[dict]:
-        """The participant puts the held piece on ``peg`` (None: away from every peg)."""
-        if self.done or self.held is None:
-            return []
-        src, self.held = self.held, None
-        piece = self.top_piece(src)
+    def _put(self, src: int, peg: int, piece) -> list[dict]:
         a = PEG_LETTERS[src]
-        if peg is None:
-            return [self._ev("cancel", piece=piece, from_peg=a)]
         b = PEG_LETTERS[peg]
         if peg == src:
             if self.rules.same_peg_drop_counts_as_move:
@@ -211,15 +220,10 @@ class CopyState(_OnBoard):
     kind: ClassVar[str] = "copy"
     spec: ProblemSpec
     sequence: list[tuple[int, int]]
-    attempt: int = 1
-    state: Any = None
-    moves: int = 0
-    held: int | None = None
-    outcome: str | None = None
     refused: int = 0
 
     def __post_init__(self) -> None:
-        self._set_up()
+        super().__post_init__()
         if not self.sequence:
             raise ValueError("a copy trial needs at least one move to copy")
 
@@ -235,29 +239,16 @@ class CopyState(_OnBoard):
             s = self.puzzle.move(s, a, b)
         return s
 
-    def pick(self, peg: int) -> list[dict]:
-        if self.done or self.held is not None:
-            return []
-        piece = self.top_piece(peg)
-        if piece is None:
-            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+    def _refuse_pick(self, peg: int, piece) -> list[dict]:
         src, dst = self.sequence[self.moves]
-        if peg != src:
-            self.refused += 1
-            return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
-                             reason="wrong_piece", detail=_shown(src, dst))]  # fmt: skip
-        self.held = peg
-        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
-
-    def drop(self, peg: int | None) -> list[dict]:
-        if self.done or self.held is None:
+        if peg == src:
             return []
-        src, self.held = self.held, None
-        piece = self.top_piece(src)
-        a = PEG_LETTERS[src]
-        if peg is None:
-            return [self._ev("cancel", piece=piece, from_peg=a)]
-        b = PEG_LETTERS[peg]
+        self.refused += 1
+        return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
+                         reason="wrong_piece", detail=_shown(src, dst))]  # fmt: skip
+
+    def _put(self, src: int, peg: int, piece) -> list[dict]:
+        a, b = PEG_LETTERS[src], PEG_LETTERS[peg]
         if peg == src:
             return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)]
         dst = self.sequence[self.moves][1]
