@@ -329,3 +329,18 @@ def test_a_whole_log_is_what_eventlog_writes_row_by_row(tmp_path):
     with pytest.raises(ValueError, match="not event log columns: colour"):
         write_event_log(tmp_path / "other.csv", [{"event": "place", "colour": "red"}])
     assert not (tmp_path / "other.csv").exists()
+
+
+def test_the_pebl_and_psytoolkit_fixtures_are_what_the_builder_makes(tmp_path):
+    """PEBL does not run here: its fixtures come from make_fixtures.py, byte for byte."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_fixtures", FIXTURES / "make_fixtures.py")
+    builder = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(builder)
+    builder.make_pebl(tmp_path / "pebl")
+    builder.make_psytoolkit(tmp_path / "psytoolkit")
+    for kind in ("pebl", "psytoolkit"):
+        made = {p.name: p.read_bytes() for p in (tmp_path / kind).iterdir()}
+        committed = {p.name: p.read_bytes() for p in (FIXTURES / kind).iterdir()}
+        assert made == committed, kind
