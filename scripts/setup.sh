@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Install everything tol-tasks needs on a fresh Debian machine (as root, or with sudo):
-# the system packages below with apt-get, uv with pip, then the Python packages
+# the system packages below with apt-get, Node.js and npm if missing, the browser task's
+# JavaScript packages exactly as pinned in web/package-lock.json (npm ci) and its bundle
+# (npm run build, into tol_tasks/web/static), uv with pip, then the Python packages
 # exactly as pinned in uv.lock (including the PsychoPy runner extra).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -29,6 +31,18 @@ if [ "${#missing[@]}" -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
+
+# Node.js and npm build the browser task (web/) and run its unit tests; any Node 18 or
+# newer works (Debian's nodejs and npm packages, if none is installed).
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "setup: installing nodejs and npm"
+  "${sudo_cmd[@]}" apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+  npm --prefix web ci --no-audit --no-fund --loglevel=error
+fi
+npm --prefix web run build --silent
 
 if ! command -v uv >/dev/null 2>&1; then
   echo "setup: installing uv"

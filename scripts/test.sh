@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Set everything up, then run the checks and the test suite. Extra arguments go to pytest.
+# Set everything up, then run the checks, the browser task's JavaScript unit tests and the
+# test suite (browser tests included). Extra arguments go to pytest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 uv run --frozen ruff format --check .
 uv run --frozen ruff check .
+npm --prefix web test --silent
 uv run --frozen pytest "$@"

@@ -6,6 +6,9 @@ import random
 import pytest
 from hypothesis import HealthCheck, settings
 
+# Fixtures of tests/browser_tools.py (a local web server, a headless Chromium) for every module.
+pytest_plugins = ["tests.browser_tools"]
+
 settings.register_profile(
     "default", deadline=None, suppress_health_check=[HealthCheck.too_slow], derandomize=True
 )

@@ -239,7 +239,7 @@ def test_real_key_presses_in_keys_mode(xdisplay, tmp_path):
         for key in "asadsd":  # 1 A->B, 2 A->C, 1 B->C
             xdotool("key", key, env=xdisplay)
             time.sleep(0.2)
-        _, err = proc.communicate(timeout=30)
+        _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     rows = read_event_log(session_files(out)[0]).rows
     places = [(r["piece"], r["from_peg"], r["to_peg"]) for r in rows if r["event"] == "place"]

@@ -1,0 +1,260 @@
+"""The browser's JavaScript against Python, case for case (run with node).
+
+What the page decides or writes must be what tol-run decides or writes:
+block orders from a seed (Python's Mersenne Twister and shuffle), the
+counterbalanced form of a participant and session, every event of a trial
+for the same actions (TrialState), each cell's text and the frame
+statistics. Inputs are drawn at random (seeded); expected values come from
+the Python code the lab runs.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tol_tasks.errors import IllegalMoveError
+from tol_tasks.protocol_format import load_protocol_text
+from tol_tasks.protocol_format.model import ProblemSpec, Rules
+from tol_tasks.puzzles import from_code
+from tol_tasks.runner.frames import frame_stats
+from tol_tasks.session_data.eventlog import _cell
+from tol_tasks.session_data.trial import CopyState, TrialState
+from tol_tasks.web import compile_protocol
+
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "web" / "src"
+
+
+def node(body: str, payload) -> object:
+    """Run ``body`` (an async JS function body given ``input``) with node; its return value."""
+    exe = shutil.which("node")
+    if exe is None:
+        pytest.fail("node is not installed; run scripts/setup.sh")
+    script = (
+        "import * as lib from " + json.dumps((SRC / "lib.js").as_uri()) + ";\n"
+        "import { readFileSync } from 'node:fs';\n"
+        "const input = JSON.parse(readFileSync(0, 'utf8'));\n"
+        "const out = await (async () => {\n" + body + "\n})();\n"
+        "process.stdout.write(JSON.stringify(out));\n"
+    )
+    done = subprocess.run(
+        [exe, "--input-type=module", "-e", script],
+        input=json.dumps(payload), capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_one_seed_gives_one_order_in_the_lab_and_online(rng):
+    cases = [(rng.choice([rng.randrange(2**31), rng.randrange(2**64), -rng.randrange(10**6), 0]),
+              rng.randrange(1, 40)) for _ in range(300)]  # fmt: skip
+    expected = []
+    for seed, n in cases:
+        x = list(range(n))
+        random.Random(seed).shuffle(x)
+        expected.append(x)
+    got = node(
+        "return input.map(([s, n]) => new lib.PythonRandom(BigInt(s)).shuffle([...Array(n).keys()]));",
+        [[str(s), n] for s, n in cases],
+    )
+    assert got == expected
+
+
+COUNTERBALANCED = """
+format: 1
+name: cb
+task: {{type: hanoi, disks: 2}}
+counterbalance: {counterbalance}
+blocks:
+  - {{name: one, problems: [{{id: a, start: AA, goal: CC}}]}}
+  - {{name: two, problems: [{{id: b, start: AA, goal: BB}}]}}
+  - {{name: three, problems: [{{id: c, start: CC, goal: AA}}]}}
+"""
+
+
+@pytest.mark.parametrize(
+    "counterbalance",
+    [
+        "{by: participant}",
+        "{by: session}",
+        "{by: participant, forms: {x: [one, two], y: [three], z: [two, three, one]}}",
+    ],
+)
+def test_the_same_form_for_the_same_participant_and_session(counterbalance, rng):
+    lp = load_protocol_text(COUNTERBALANCED.format(counterbalance=counterbalance))
+    ids = [f"P{rng.randrange(1000):03d}" for _ in range(40)]
+    ids += [
+        "".join(rng.choice("abcXYZ-_.") for _ in range(8)).strip("-_.") or "a" for _ in range(40)
+    ]
+    ids += ["S" + "9" * 40, "anna", "P0"]
+    cases = [(pid, rng.randrange(1, 9)) for pid in ids]
+    expected = [list(lp.form_for(pid, ses)) for pid, ses in cases]
+    plan = compile_protocol(lp)["plan"]
+    got = node(
+        "return input.cases.map(([p, s]) => lib.formFor(input.cb, input.names, p, s));",
+        {
+            "cases": cases,
+            "cb": plan["counterbalance"],
+            "names": [b["name"] for b in plan["blocks"]],
+        },
+    )
+    assert got == expected
+
+
+PUZZLES = ["hanoi:3:3:0", "hanoi:4:4:0", "hanoi:3:3:1", "london:RGB:3-2-1", "london:RRGB:2-2-2-1"]
+RULES = [
+    {},
+    {"same_peg_drop_counts_as_move": True, "violation_counts_as_move": True},
+]
+
+
+def _python_events(code, start, goal, rules, limits, actions):
+    puzzle = from_code(code)
+    spec = ProblemSpec("p", "b", puzzle, puzzle.parse(start), puzzle.parse(goal), 0,
+                       limits.get("time_limit"), limits.get("move_limit"))  # fmt: skip
+    trial = TrialState(spec, Rules(**rules))
+    out = []
+    for kind, value in actions:
+        if kind == "pick":
+            evs = trial.pick(value)
+        elif kind == "drop":
+            evs = trial.drop(value)
+        else:
+            evs = trial.tick(value)
+        out.append([{k: str(v) for k, v in e.items()} for e in evs])
+    return out
+
+
+def test_a_trial_logs_the_same_events_for_the_same_actions(rng):
+    cases = []
+    for _ in range(240):
+        code = rng.choice(PUZZLES)
+        puzzle = from_code(code)
+        states = [str(s) for s in rng.sample(_states(code), 2)]
+        if rng.random() < 0.3:  # a goal one move away, to be solved
+            start = puzzle.parse(states[0])
+            a, b = rng.choice(_legal_moves(puzzle, start))
+            states[1] = str(puzzle.move(start, a, b))
+        limits = rng.choice([{}, {"move_limit": rng.randrange(1, 8)}, {"time_limit": 30.5}])
+        actions = []
+        for _ in range(rng.randrange(1, 40)):
+            r = rng.random()
+            if r < 0.45:
+                actions.append(("pick", rng.randrange(puzzle.n_pegs)))
+            elif r < 0.9:
+                actions.append(("drop", rng.choice([None, *range(puzzle.n_pegs)])))
+            else:
+                actions.append(("tick", rng.choice([1.0, 30.5, 40.0])))
+        cases.append((code, *states, rng.choice(RULES), limits, actions))
+    expected = [_python_events(*c) for c in cases]
+    got = node(
+        """
+        return input.map(([code, start, goal, rules, limits, actions]) => {
+          const puzzle = lib.fromCode(code);
+          const spec = { puzzle, start: puzzle.parse(start), goal: puzzle.parse(goal),
+                         time_limit: limits.time_limit ?? null, move_limit: limits.move_limit ?? null };
+          const t = new lib.TrialState(spec, rules);
+          return actions.map(([kind, v]) => (kind === "pick" ? t.pick(v) : kind === "drop" ? t.drop(v) : t.tick(v))
+            .map((e) => Object.fromEntries(Object.entries(e).map(([k, x]) => [k, String(x)]))));
+        });
+        """,
+        cases,
+    )
+    assert got == expected
+
+
+def _states(code):
+    return list(from_code(code).states())
+
+
+def _legal_moves(puzzle, state):
+    out = []
+    for a in range(puzzle.n_pegs):
+        for b in range(puzzle.n_pegs):
+            if a != b and puzzle.pegs_of(state)[a]:
+                try:
+                    puzzle.check_move(state, a, b)
+                except IllegalMoveError:
+                    continue
+                out.append((a, b))
+    return out
+
+
+def test_a_copy_trial_refuses_and_logs_as_in_the_lab():
+    puzzle = from_code("london:RGB:3-2-1")
+    start, seq = "GR|B|", [(0, 2), (0, 1), (2, 0)]
+    spec = ProblemSpec("p", "b", puzzle, puzzle.parse(start), puzzle.parse(start), 0, None, None)
+    actions = [("pick", 1), ("pick", 0), ("drop", 1), ("pick", 0), ("drop", 2), ("pick", 0),
+               ("drop", None), ("pick", 0), ("drop", 1), ("pick", 2), ("drop", 0)]  # fmt: skip
+    trial = CopyState(spec, seq)
+    expected = [
+        [{k: str(v) for k, v in e.items()} for e in getattr(trial, k)(v)] for k, v in actions
+    ]
+    got = node(
+        """
+        const puzzle = lib.fromCode("london:RGB:3-2-1");
+        const s = puzzle.parse("GR|B|");
+        const t = new lib.CopyState({ puzzle, start: s, goal: s }, input.seq);
+        return input.actions.map(([k, v]) => t[k](v).map((e) =>
+          Object.fromEntries(Object.entries(e).map(([a, x]) => [a, String(x)]))));
+        """,
+        {"seq": seq, "actions": actions},
+    )
+    assert got == expected
+
+
+def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):
+    floats = [rng.uniform(0, 5000) for _ in range(300)]
+    floats += [k / 2**j for k in range(1, 200, 7) for j in (3, 4, 7, 10)]  # exact ties
+    floats += [0.0, 1e-7, 123456.5, 0.0078125]
+    trials = []
+    for _ in range(60):
+        n = rng.randrange(0, 50)
+        intervals = [rng.choice([1 / 60, 1 / 60 + rng.uniform(-0.002, 0.002), 0.05, 0.0625])
+                     for _ in range(n)]  # fmt: skip
+        work = [rng.uniform(0, 0.01) for _ in range(max(0, n - 1))]
+        trials.append((intervals, rng.choice([None, 60.0, 59.94, 144.0, 1000.0]), work))
+    expected = {
+        "cells": [_cell(x) for x in floats],
+        "fixed3": [f"{x:.3f}" for x in floats],
+        "g": [f"{x:g}" for x in floats],
+        "frames": [frame_stats(i, r, w) for i, r, w in trials],
+    }
+    got = node(
+        """
+        const { pyFixed, pyFormatG } = await import(input.src + "/pyformat.js");
+        const { cellText } = await import(input.src + "/eventlog.js");
+        return {
+          cells: input.floats.map((x) => cellText("time", x)),
+          fixed3: input.floats.map((x) => pyFixed(x, 3)),
+          g: input.floats.map((x) => pyFormatG(x)),
+          frames: input.trials.map(([i, r, w]) => lib.frameStats(i, r, w)),
+        };
+        """,
+        {"floats": floats, "trials": trials, "src": SRC.as_uri()},
+    )
+    assert got == expected
+
+
+def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, DEFAULT_MESSAGES
+    from tol_tasks.protocol_format.model import Display
+
+    got = node(
+        "const d = await import(input + '/defaults.js'); return {m: d.DEFAULT_MESSAGES, "
+        "b: d.DEFAULT_BALL_COLORS, k: d.DEFAULT_DISK_COLORS, display: d.DEFAULT_DISPLAY};",
+        SRC.as_uri(),
+    )
+    assert got["m"] == DEFAULT_MESSAGES
+    assert got["b"] == DEFAULT_BALL_COLORS
+    assert got["k"] == list(DEFAULT_DISK_COLORS)
+    display = Display().model_dump(mode="json")
+    for key in ("fullscreen", "screen", "window_size"):
+        display.pop(key)
+    assert got["display"] == display

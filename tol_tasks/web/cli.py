@@ -1,0 +1,94 @@
+"""``tol-web``: build a protocol as a static web experiment.
+
+Thin: parses the command line and calls :func:`tol_tasks.web.build.build_experiment`.
+A :class:`~tol_tasks.errors.TolTasksError` is printed as it is (file, line,
+field, value and fix) and the command exits with status 2; never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from tol_tasks import __version__
+from tol_tasks.errors import TolTasksError
+
+from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
+from .extract import extract_sessions
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="tol-web",
+        description="Put a tol-tasks protocol online: a static jsPsych experiment folder.",
+    )
+    ap.add_argument("--version", action="version", version=f"tol-tasks {__version__}")
+    sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    build = sub.add_parser(
+        "build",
+        help="write a protocol's experiment folder (index.html, tol-tasks.js, protocol.json)",
+        description="Write a static experiment folder that runs the protocol in a browser: "
+        "from any web server, JATOS, Pavlovia or Cognition.run (docs/web.md).",
+    )
+    build.add_argument("protocol", metavar="PROTOCOL", help="a protocol file or bundled name")
+    build.add_argument("--output", "-o", required=True, type=Path, metavar="DIR",
+                       help="the folder to write (new or empty)")  # fmt: skip
+    build.add_argument("--force", action="store_true",
+                       help="write into a folder that already holds files")  # fmt: skip
+    for f in setting_fields():
+        flag = "--" + f.name.replace("_", "-")
+        if f.type in (bool, "bool"):
+            build.add_argument(flag, action="store_true", help=f.metadata["help"])
+        else:
+            kind = int if f.type in (int, "int") else str
+            build.add_argument(flag, type=kind, default=f.default, metavar="VALUE",
+                               help=f"{f.metadata['help']} (default: {f.default})")  # fmt: skip
+    plugin = sub.add_parser(
+        "plugin",
+        help="copy the jsPsych plugin alone (plugin-tower.js), for your own jsPsych page",
+    )
+    plugin.add_argument("--output", "-o", required=True, type=Path, metavar="DIR")
+    extract = sub.add_parser(
+        "extract",
+        help="write the event logs and sidecars kept in a jsPsych data file (CSV or JSON), "
+        "e.g. from Cognition.run, Pavlovia or JATOS",
+    )
+    extract.add_argument("files", nargs="+", type=Path, metavar="FILE")
+    extract.add_argument("--output", "-o", required=True, type=Path, metavar="DIR")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        if args.command == "build":
+            settings = WebSettings(**{f.name: getattr(args, f.name) for f in setting_fields()})
+            result = build_experiment(args.protocol, args.output, settings, force=args.force)
+            print(f"tol-web: {result.protocol.name} built in {result.folder}/ "
+                  f"({len(result.files)} files). Serve the folder with any web server, e.g. "
+                  f"python -m http.server --directory {result.folder}")  # fmt: skip
+        elif args.command == "extract":
+            for f in args.files:
+                for path in extract_sessions(f, args.output):
+                    print(f"tol-web: {path}")
+        else:
+            source = bundle_path(PLUGIN_BUNDLE)
+            args.output.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, args.output / PLUGIN_BUNDLE)
+            print(f"tol-web: {args.output / PLUGIN_BUNDLE} written (see docs/web.md).")
+    except TolTasksError as exc:
+        print(f"tol-web: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"tol-web: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return EXIT_USAGE
+    return EXIT_OK
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,30 @@
+// Builds the two bundles into the Python package (tol_tasks/web/static/), where
+// tol-web build finds them and the wheel carries them:
+//   tol-tasks.js     jsPsych and the task, for the page tol-web build writes (window.TolTasks)
+//   plugin-tower.js  the plugin alone, for a page that loads jsPsych itself (window.jsPsychTower)
+import { build } from "esbuild";
+import { readFileSync } from "node:fs";
+
+const pyproject = readFileSync(new URL("../pyproject.toml", import.meta.url), "utf8");
+const version = /^version\s*=\s*"([^"]+)"/m.exec(pyproject)[1];
+const jspsych = JSON.parse(readFileSync(new URL("./node_modules/jspsych/package.json", import.meta.url), "utf8")).version;
+const out = new URL("../tol_tasks/web/static/", import.meta.url).pathname;
+
+const common = {
+  bundle: true,
+  format: "iife",
+  target: ["es2020"],
+  legalComments: "eof",
+  define: { __TOL_TASKS_VERSION__: JSON.stringify(version), __JSPSYCH_VERSION__: JSON.stringify(jspsych) },
+  logLevel: "warning",
+};
+
+await build({ ...common, entryPoints: ["src/index.js"], globalName: "TolTasks", outfile: `${out}tol-tasks.js` });
+await build({
+  ...common,
+  entryPoints: ["src/plugin-entry.js"],
+  globalName: "jsPsychTower",
+  outfile: `${out}plugin-tower.js`,
+  alias: { jspsych: "./src/jspsych-global.js" },
+});
+console.log(`built ${out}tol-tasks.js and ${out}plugin-tower.js (tol-tasks ${version}, jsPsych ${jspsych})`);

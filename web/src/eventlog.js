@@ -1,0 +1,77 @@
+// The event log, format 2: the columns come from the codebook that the Python
+// package ships (tol_tasks/session_data/codebook/events-v2.json), and each
+// cell is written as Python's EventLog writes it (csv module, floats with six
+// decimals, booleans 1/0, line breaks inside a value turned into spaces).
+
+import codebook from "../../tol_tasks/session_data/codebook/events-v2.json" with { type: "json" };
+import { pyFixed } from "./pyformat.js";
+
+export const EVENT_LOG_VERSION = codebook.format_version;
+export const COLUMNS = Object.freeze(codebook.columns.map((c) => c.name));
+export const EVENTS = Object.freeze(Object.keys(codebook.events));
+const FLOAT_COLUMNS = new Set(codebook.columns.filter((c) => c.type === "float").map((c) => c.name));
+const KNOWN = new Set(COLUMNS);
+const EVENT_SET = new Set(EVENTS);
+
+/** One cell's text, as Python's eventlog._cell writes it. */
+export function cellText(column, value) {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "boolean") return value ? "1" : "0";
+  if (typeof value === "number" && FLOAT_COLUMNS.has(column)) return pyFixed(value, 6);
+  return String(value).replace(/\r\n/g, " ").replace(/[\n\r]/g, " ");
+}
+
+/** One field as Python's csv.writer quotes it (only when it must). */
+export function csvField(text) {
+  return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
+}
+
+/** One CSV line, newline included. */
+export function csvLine(values) {
+  return values.map(csvField).join(",") + "\n";
+}
+
+export const HEADER = csvLine(COLUMNS);
+
+/**
+ * Rows of one session's event log, kept in order.
+ *
+ * `onRow(line, row)` is called with each new line before write() returns (the
+ * session keeps it in the browser's storage there). `lines` continues a
+ * resumed log: its rows as stored, numbered from 1.
+ */
+export class EventLog {
+  constructor({ participant, session, onRow = null, lines = [] }) {
+    this.participant = participant;
+    this.session = session;
+    this.onRow = onRow;
+    this.lines = lines.slice();
+  }
+
+  get rowsWritten() {
+    return this.lines.length;
+  }
+
+  /** Append one event; unknown columns and events are errors. Returns the row number. */
+  write(event, fields = {}) {
+    if (!EVENT_SET.has(event)) throw new Error(`${event} is not an event of format ${EVENT_LOG_VERSION}`);
+    const unknown = Object.keys(fields).filter((k) => !KNOWN.has(k) && fields[k] != null);
+    if (unknown.length) throw new Error(`not event log columns: ${unknown.sort().join(", ")}`);
+    const row = this.lines.length + 1;
+    const values = { ...fields, row, participant: this.participant, session: this.session, event };
+    const line = csvLine(COLUMNS.map((c) => cellText(c, values[c])));
+    this.lines.push(line);
+    if (this.onRow) this.onRow(line, row);
+    return row;
+  }
+
+  /** The whole file: the header and every row. */
+  text() {
+    return logText(this.lines);
+  }
+}
+
+/** An event log file from its rows' lines. */
+export function logText(lines) {
+  return HEADER + lines.join("");
+}

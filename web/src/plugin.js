@@ -1,0 +1,214 @@
+// jsPsych 8 plugins: "tower" plays one problem (for a researcher's own
+// timeline, beside other tasks); "tower-session" runs a whole compiled
+// protocol (what tol-web build's page runs).
+
+import { ParameterType } from "jspsych";
+import { Stage } from "./board.js";
+import { DEFAULT_DISPLAY, DEFAULT_MESSAGES, pieceColor } from "./defaults.js";
+import { playCopy, playProblem } from "./play.js";
+import { fromCode, shortestPath } from "./puzzle.js";
+import { Abort, InputRouter } from "./runtime.js";
+import { runSession } from "./session.js";
+import { injectStyle } from "./style.js";
+import { copySequence } from "./trial.js";
+import { VERSION } from "./version.js";
+
+const P = ParameterType;
+
+const towerInfo = {
+  name: "tower",
+  version: VERSION,
+  parameters: {
+    /** The apparatus as the event log codes it: "hanoi:DISKS:PEGS:ADJACENT" or "london:BALLS:CAPACITIES". */
+    puzzle: { type: P.STRING, default: "london:RGB:3-2-1" },
+    /** The start, in the event log's notation ("GR|B|"; Hanoi: one peg letter per disk, largest first, "AAA"). */
+    start: { type: P.STRING, default: undefined },
+    /** The goal, in the same notation. */
+    goal: { type: P.STRING, default: undefined },
+    /** The problem's id (problem_id column); default p01, p02, ... in the session. */
+    problem_id: { type: P.STRING, default: null },
+    /** The block it belongs to (block column). */
+    block: { type: P.STRING, default: "problems" },
+    /** The fewest moves; computed by breadth-first search when not given (small puzzles). */
+    min_moves: { type: P.INT, default: null },
+    /** Seconds allowed (null: none). */
+    time_limit: { type: P.FLOAT, default: null },
+    /** Moves allowed (null: none). */
+    move_limit: { type: P.INT, default: null },
+    /** "click" (a peg, then another), "drag" (drag and drop) or "keys". */
+    input_mode: { type: P.SELECT, options: ["click", "drag", "keys"], default: "click" },
+    /** With input_mode "keys": one KeyboardEvent.key per peg, e.g. ["1", "2", "3"]. */
+    keys: { type: P.KEYS, default: null },
+    /** A key that ends the trial at once (outcome "aborted"), or null. */
+    quit_key: { type: P.KEY, default: null },
+    /** "none", "solved" or "moves": what is said after the problem. */
+    feedback: { type: P.SELECT, options: ["none", "solved", "moves"], default: "solved" },
+    feedback_duration: { type: P.FLOAT, default: 1.5 },
+    /** Seconds of blank screen after the problem (jsPsych's post_trial_gap adds to it). */
+    inter_trial_interval: { type: P.FLOAT, default: 0 },
+    /** The protocol's display settings (background, colours, show_goal, goal_position, ...). */
+    display: { type: P.OBJECT, default: {} },
+    /** Rules: same_peg_drop_counts_as_move, violation_counts_as_move. */
+    rules: { type: P.OBJECT, default: {} },
+    /** Texts that replace the English defaults (keys as in a protocol's instructions.messages). */
+    messages: { type: P.OBJECT, default: {} },
+    /** A yoked copy trial after the problem: "own" (the participant's moves), "optimal", or null. */
+    copy: { type: P.SELECT, options: [null, "own", "optimal"], default: null },
+    /** Copy an unsolved problem too. */
+    copy_unsolved: { type: P.BOOL, default: false },
+    /** A TolTasks.TowerSession that gathers every tower trial into one event log, or null. */
+    session: { type: P.OBJECT, default: null },
+    /** Size of the task's stage in CSS pixels; null: the display element's size. */
+    width: { type: P.INT, default: null },
+    height: { type: P.INT, default: null },
+  },
+  data: {
+    problem_id: { type: P.STRING },
+    block: { type: P.STRING },
+    attempt: { type: P.INT },
+    start: { type: P.STRING },
+    goal: { type: P.STRING },
+    min_moves: { type: P.INT },
+    moves: { type: P.INT },
+    solved: { type: P.BOOL },
+    outcome: { type: P.STRING },
+    planning_time: { type: P.FLOAT },
+    total_time: { type: P.FLOAT },
+    event_log: { type: P.STRING },
+    copy_trial: { type: P.INT },
+    copy_outcome: { type: P.STRING },
+    copy_moves: { type: P.INT },
+    copy_refused: { type: P.INT },
+    copy_first_move_latency: { type: P.FLOAT },
+    copy_total_time: { type: P.FLOAT },
+    rows: { type: P.COMPLEX },
+  },
+};
+
+/** One tower problem as a jsPsych trial. */
+export class TowerPlugin {
+  static info = towerInfo;
+
+  constructor(jsPsych) {
+    this.jsPsych = jsPsych;
+  }
+
+  async trial(displayElement, trial) {
+    injectStyle();
+    const puzzle = fromCode(trial.puzzle);
+    const start = puzzle.parse(trial.start);
+    const goal = puzzle.parse(trial.goal);
+    const path = trial.min_moves === null || trial.copy === "optimal" ? shortestPath(puzzle, start, goal) : null;
+    const minMoves = trial.min_moves ?? (path ? path.length : null);
+    const session = trial.session;
+    if (!session) throw new Error("the tower plugin needs a session: TolTasks.createSession({participant: ...})");
+    if (session.status !== null) {
+      throw new Error(`the tower session has ended (${session.status}); no more problems can be run. Create a new TowerSession for a new session.`);
+    }
+    session.open();
+    const problemId = trial.problem_id ?? `p${String(session.trialNo + 1).padStart(2, "0")}`;
+    session.enterBlock(trial.block, problemId);
+    const display = { ...DEFAULT_DISPLAY, ...trial.display };
+    const rect = displayElement.getBoundingClientRect();
+    const w = trial.width ?? Math.round(rect.width || innerWidth);
+    const h = trial.height ?? Math.round(rect.height || innerHeight * 0.9);
+    const el = document.createElement("div");
+    el.className = "tol-stage";
+    Object.assign(el.style, { width: `${w}px`, height: `${h}px`, background: display.background, color: display.text_color });
+    displayElement.replaceChildren(el);
+    const stage = new Stage(el, w, h);
+    const keys = trial.keys ? trial.keys.map((k) => ({ key: String(k).toLowerCase() })) : null;
+    let rejectAbort;
+    const abort = new Promise((_, reject) => (rejectAbort = reject));
+    abort.catch(() => {});
+    const ctx = {
+      stage,
+      msg: { ...DEFAULT_MESSAGES, ...trial.messages },
+      display,
+      input: { mode: trial.input_mode, keys, continue_key: { key: " " } },
+      rules: trial.rules,
+      timing: { feedback_duration: trial.feedback_duration, inter_trial_interval: trial.inter_trial_interval },
+      feedback: trial.feedback,
+      clock: session.clock,
+      write: (event, fields) => session.write(event, fields),
+      frames: session.frames,
+      frameTrials: session.frameTrials,
+      refresh: null,
+      abort,
+      copyShown: session.copyShown,
+      copyStartSeconds: 1.5, // tol_tasks.session_data.plan.MESSAGE_SECONDS["copy_start"]
+      puzzle: () => puzzle,
+      colors: () => Object.fromEntries(puzzle.pieces.map((p) => [String(p), pieceColor(puzzle, p, display.piece_colors)])),
+    };
+    Object.defineProperty(ctx, "trialNo", { get: () => session.trialNo, set: (v) => (session.trialNo = v) });
+    ctx.router = new InputRouter(stage, session.clock, {
+      quitKey: trial.quit_key ? { key: String(trial.quit_key).toLowerCase() } : null,
+      onQuit: (ev) => rejectAbort(new Abort(ev.t)),
+      frames: session.frames,
+    });
+    const problem = {
+      id: problemId, puzzle: puzzle.code, start: puzzle.format(start), goal: puzzle.format(goal),
+      min_moves: minMoves, time_limit: trial.time_limit, move_limit: trial.move_limit, optimal: path,
+    };
+    const first = session.log.rowsWritten + 1;
+    const data = {
+      problem_id: problemId, block: trial.block, attempt: 1, start: problem.start, goal: problem.goal,
+      min_moves: minMoves, event_log: session.meta.event_log, copy_trial: null, copy_outcome: null,
+      copy_moves: null, copy_refused: null, copy_first_move_latency: null, copy_total_time: null,
+    };
+    try {
+      const r = await playProblem(ctx, problem, { block: trial.block, attempt: 1, feedback: trial.feedback !== "none" });
+      Object.assign(data, { moves: r.moves, solved: r.outcome === "solved", outcome: r.outcome, planning_time: r.planning_time, total_time: r.total_time });
+      const wanted = r.outcome === "solved" || (trial.copy && trial.copy_unsolved);
+      if (trial.copy && wanted) {
+        const sequence = copySequence(trial.copy, r.placed, path || []);
+        if (sequence.length) {
+          const c = await playCopy(ctx, problem, { block: trial.block, attempt: 1, copyOf: r.trial, source: trial.copy, sequence });
+          session.copyShown = true;
+          Object.assign(data, { copy_trial: session.trialNo, copy_outcome: c.outcome, copy_moves: c.moves, copy_refused: c.refused, copy_first_move_latency: c.first_move_latency });
+        }
+      }
+    } catch (exc) {
+      if (!(exc instanceof Abort)) throw exc;
+      // As in the lab, the quit key ends the session: its result is kept, the log closed.
+      session.write("abort", { time: exc.t, input: "key" });
+      session.end("aborted");
+      Object.assign(data, { outcome: "aborted", solved: false });
+    } finally {
+      ctx.router.close();
+    }
+    data.rows = session.log.lines.slice(first - 1);
+    return data;
+  }
+}
+
+/** A whole compiled protocol (protocol.json) as one jsPsych trial. */
+export class TowerSessionPlugin {
+  static info = {
+    name: "tower-session",
+    version: VERSION,
+    parameters: {
+      /** The compiled protocol (the contents of protocol.json). */
+      protocol: { type: P.OBJECT, default: undefined },
+      /** tol-web build's settings: participant_param, session_param, post_url, ... */
+      settings: { type: P.OBJECT, default: {} },
+    },
+    data: {
+      status: { type: P.STRING },
+      saved: { type: P.STRING },
+      event_log_name: { type: P.STRING },
+      event_log: { type: P.STRING },
+      sidecar_name: { type: P.STRING },
+      sidecar: { type: P.STRING },
+    },
+  };
+
+  constructor(jsPsych) {
+    this.jsPsych = jsPsych;
+  }
+
+  async trial(displayElement, trial) {
+    const summary = await runSession(displayElement, trial.protocol, trial.settings);
+    return summary;
+  }
+}
