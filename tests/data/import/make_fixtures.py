@@ -62,9 +62,10 @@ from typing import ClassVar
 from urllib.parse import unquote, urlparse
 
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))  # tests/, for the independent BFS
+sys.path.insert(0, str(HERE.parents[2]))  # the repository, for tests/
 
-from reference import bfs, hanoi_graph, london_graph  # noqa: E402
+from tests.browser_tools import CHROMIUM_ARGS, chromium_path  # noqa: E402
+from tests.reference import bfs, hanoi_graph, london_graph  # noqa: E402
 
 try:
     from playwright.sync_api import Error as PlaywrightError
@@ -72,16 +73,6 @@ try:
 except ImportError:  # the PEBL and PsyToolkit fixtures need no browser
     PlaywrightError = PlaywrightTimeout = Exception
 
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 NODE = HERE / "browser" / "node_modules"
 
 
@@ -189,9 +180,9 @@ def chromium():
     with tempfile.TemporaryDirectory() as profile, sync_playwright() as p:
         context = p.chromium.launch_persistent_context(
             profile,
-            executable_path="/usr/bin/chromium",
+            executable_path=chromium_path(),
             headless=True,
-            args=CHROMIUM_ARGS,
+            args=list(CHROMIUM_ARGS),
             accept_downloads=True,
             viewport={"width": 1280, "height": 900},
         )
