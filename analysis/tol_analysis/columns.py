@@ -136,6 +136,9 @@ BLOCK = Column("block", STRING, "Block name ('practice' for practice problems)."
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
 ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)
 PROBLEM_ID = Column("problem_id", STRING, "Problem id in the protocol.")
+SIMULATED = Column("simulated", BOOLEAN, "The session was played by tol-run's simulated "
+                   "participant (its sidecar's simulate), not by a person: never real data. "
+                   "Empty: the session has no readable sidecar.")  # fmt: skip
 PIECE = Column("piece", STRING, "Disk number (1 = smallest) or ball letter.")
 TO_PEG = Column("to_peg", STRING, "Peg the piece went to.")
 TOL_TASKS = "tol-tasks"
@@ -174,7 +177,7 @@ VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
 FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
 
 TRIALS = Table("trials", (
-    PARTICIPANT, SESSION, BLOCK,
+    PARTICIPANT, SESSION, SIMULATED, BLOCK,
     Column("practice", BOOLEAN, "A practice problem."),
     TRIAL, ATTEMPT, PROBLEM_ID,
     Column("task", STRING, "hanoi or london."),
@@ -303,6 +306,7 @@ SESSIONS = Table("sessions", (
     PARTICIPANT, SESSION,
     Column("protocol", STRING, "Protocol name (from the sidecar, when present)."),
     Column("status", STRING, "completed, aborted, or incomplete (cut off)."),
+    SIMULATED,
     *_practice([
         Column("problems", INTEGER, "Distinct problems attempted."),
         Column("attempts", INTEGER, "Problem attempts."),
@@ -404,17 +408,18 @@ WIDE_MEASURES = tuple(
                  "rule_violations")
 )  # fmt: skip
 
-#: The column names of wide.csv: ``<problem>_<measure>``, with ``s<session>_`` in front when
-#: the data hold several sessions and ``_a<attempt>`` after the problem when a problem had
-#: several attempts, made safe as SPSS variable names (see tol_analysis.export.wide_table).
-WIDE_NAME = "<problem>_<measure>"
+#: The column names of wide.csv, after participant and simulated: the session, the problem
+#: (with ``_a<attempt>`` for a second or later attempt) and the measure, made safe as SPSS
+#: variable names (see tol_analysis.export.wide_table). A name never depends on what else
+#: the data hold.
+WIDE_NAME = "s<session>_<problem>[_a<attempt>]_<measure>"
 
 
 def wide_definition() -> str:
     return (
-        "The trials.csv measure for that problem: "
+        "The trials.csv measure for that session and problem: "
         + ", ".join(m.name for m in WIDE_MEASURES)
-        + " (solved as 0/1); s<session>_ and _a<attempt> are added when needed."
+        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem."
     )
 
 

@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.columns import FLOAT, INTEGER, SESSION_LEVELS, SESSIONS, level_name
+from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, SESSION_LEVELS, SESSIONS, level_name
 from tol_analysis.conventions import Conventions
 from tol_analysis.tables import ColumnData, TableData
 
 #: The identifying columns of sessions.csv; every other column is a summary.
-_IDS = ("participant", "session", "protocol", "status")
+_IDS = ("participant", "session", "protocol", "status", "simulated")
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -41,6 +41,7 @@ class SessionInfo:
     session: int
     protocol: str
     status: str
+    simulated: bool | None = None
 
 
 def summarize_sessions(trials: TableData, infos: list[SessionInfo],
@@ -70,6 +71,11 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
         "session": ColumnData(INTEGER, number, plain=True),
         "protocol": ColumnData.texts([s.protocol for s in sessions], plain=True),
         "status": ColumnData.texts([s.status for s in sessions], plain=True),
+        "simulated": ColumnData(
+            BOOLEAN,
+            np.array([bool(s.simulated) for s in sessions], bool),
+            np.array([s.simulated is None for s in sessions], bool),
+        ),
     }
     data.update({c.name: _column(c.type, overall[c.name]) for c in SESSIONS if c.name not in _IDS})
     min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
