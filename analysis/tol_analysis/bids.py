@@ -34,6 +34,7 @@ from pathlib import Path
 import pandas as pd
 
 from tol_analysis.columns import SIMULATED, TRIALS
+from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
@@ -238,20 +239,6 @@ def _session_sidecar(meta: Sidecar | None, status: str) -> dict:
         "Frames": frames.total_frames if frames else None,
         "StartTime": meta.start_time if meta is not None else None,
     }
-
-
-def recorded_by(meta: Sidecar | None) -> str | None:
-    """What recorded a session, in words, from its sidecar (``recorder``, ``source``):
-    e.g. ``tol-run 0.2.0 (PsychoPy 2026.2.5)`` or ``tol-import 0.2.0 (from pebl-tol)``."""
-    if meta is None:
-        return None
-    rec = meta.recorder
-    if rec is None:  # version 1 sidecars: tol-run with PsychoPy
-        psychopy = meta.software.psychopy if meta.software is not None else None
-        return "tol-run" + (f" (PsychoPy {psychopy})" if psychopy else "")
-    text = " ".join(t for t in (rec.name, rec.version) if t)
-    how = f"from {meta.source.format}" if meta.source is not None else rec.runtime
-    return f"{text} ({how})" if how else text
 
 
 def _participants(root: Path, new: dict[str, dict[str, str]]) -> list[Path]:

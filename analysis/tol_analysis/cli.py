@@ -117,9 +117,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.output is None:
         parser.error("--output is required (or use --verify)")
     try:
+        found = scan(args.inputs, exclude=args.output)
         earlier = outputs.check_output(args.output, args.replace)
         _check_extras(args)
-        found = scan(args.inputs, exclude=args.output)
     except (TolTasksError, FileNotFoundError, ImportError, ValueError) as exc:
         return _fail(str(exc))
     for other in found.left_out:
@@ -184,6 +184,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         written = [args.output / p.relative_to(folder) for p in written]
         print(f"replaced: the earlier outputs in {args.output} ({', '.join(replaced)})",
               file=sys.stderr)  # fmt: skip
+    if args.bids and not args.bids_include_simulated:
+        from tol_analysis.bids import simulated_sessions
+
+        left = simulated_sessions(scores)
+        if left:
+            shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
+            print(f"left out of bids/: {len(left)} simulated session(s) ({shown}"
+                  f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
+                  "--bids-include-simulated to put them in, marked.", file=sys.stderr)  # fmt: skip
     for w in scores.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for s in skipped:

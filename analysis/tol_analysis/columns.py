@@ -220,6 +220,10 @@ TRIALS = Table("trials", (
            "time); Delis et al. 2001 (first-move time). Owen et al. 1990's initial thinking "
            "time also subtracts a yoked copy's latency: initial_thinking_time",
            conventions=(PLANNING,)),
+    Column("planning_ends", STRING, "What ended this row's planning_time: pick_up (the first "
+           "pick-up) or move (the first completed move: by convention, or because the "
+           "recorder logs no pick-ups, as in data imported from jsPsych-contrib or PEBL). "
+           "Empty when planning_time is.", source=TOL_TASKS, conventions=(PLANNING,)),
     Column("first_move_time", FLOAT, "Onset to the first completed move.", unit="s",
            source="Delis et al. 2001 (first-move time, to the first completed move)"),
     Column("execution_time", FLOAT, "total_time - planning_time.", unit="s",
@@ -447,5 +451,18 @@ REFERENCES = {
     "(the solver's shortest-path distances); no published norm.",
 }
 
+#: Measures a recorder may be unable to record, as a sidecar's ``unavailable`` names them
+#: (tol-import's importers), and the trials.csv columns that are then missing, not zero.
+UNRECORDED = {
+    "illegal attempts": ("rule_violations", *(f"violations_{k}" for k in VIOLATION_KINDS)),
+    "same-peg drops": ("same_peg_drops",),
+}
+
 #: What missing values mean, in every table.
-MISSING_VALUES = "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)"
+MISSING_VALUES = (
+    "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt), or not "
+    "recorded: rule_violations and violations_* (and sessions.csv's total_rule_violations) "
+    "when the session's recorder cannot record illegal attempts, same_peg_drops when it "
+    "cannot record same-peg drops (the sidecar's unavailable says so; data imported from "
+    "other tools)"
+)

@@ -62,7 +62,7 @@ def check_output(folder: Path, replace: bool = False) -> list[str]:
             f"--output {folder} cannot be made: {existing} is a file.", where=where,
             field="--output", value=where, fix="give a folder path whose parents are folders.",
         )  # fmt: skip
-    if not os.access(existing, os.W_OK | os.X_OK):
+    if not _writable(existing):
         what = "written to" if existing == folder else f"made ({existing} is not writable)"
         raise OutputFolderError(
             f"--output {folder} cannot be {what}.", where=where, field="--output",
@@ -79,6 +79,18 @@ def check_output(folder: Path, replace: bool = False) -> list[str]:
             "plots/, reports/ and bids/), or give another --output folder.",
         )  # fmt: skip
     return earlier
+
+
+def _writable(folder: Path) -> bool:
+    """Whether files can be made in ``folder`` (tried: permissions alone do not say it for
+    root, a read-only file system or a full quota)."""
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return False
+    try:
+        os.rmdir(tempfile.mkdtemp(prefix=".tol-score-check-", dir=folder))
+    except OSError:
+        return False
+    return True
 
 
 def earlier_outputs(folder: Path) -> list[str]:

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS
+from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS, UNRECORDED
 from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.logview import LogView, last_in_group
@@ -294,6 +294,7 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
     problems = problem_attempts(view, replays, conv)
     n_trials = len(problems.index)
     problems.columns.update(empty_copy_columns(n_trials))
+    _not_recorded(problems.columns, logs, view.attempt_log[problems.index])
     copies = copy_trials(view, replays, problems)
     of_trial = view.attempt_log[problems.index]
     simulated = np.array([np.nan if (s := is_simulated(log)) is None else s for log in logs],
@@ -307,6 +308,18 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
         "copy_moves": _copy_moves_table(copies, participant, session, of_copy),
     }
     return parts, list(zip(participant, session.tolist(), _statuses(view), strict=True))
+
+
+def _not_recorded(columns: dict, logs: list[SessionLog], of_trial: np.ndarray) -> None:
+    """Counts the recorder could not make (its sidecar's ``unavailable``) made missing."""
+    for measure, names in UNRECORDED.items():
+        lacking = np.array([log.sidecar is not None and measure in log.sidecar.unavailable
+                            for log in logs], bool)  # fmt: skip
+        if not lacking.any():
+            continue
+        missing = lacking[of_trial]
+        for name in names:
+            columns[name] = (np.asarray(columns[name]), missing)
 
 
 def _statuses(view: LogView) -> list[str]:

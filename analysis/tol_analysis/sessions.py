@@ -91,6 +91,9 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
 
 def _column(kind: str, values: np.ndarray) -> ColumnData:
     if kind == INTEGER:
+        missing = np.isnan(values) if values.dtype.kind == "f" else None
+        if missing is not None and missing.any():
+            return ColumnData(INTEGER, np.where(missing, 0, values).astype(np.int64), missing)
         return ColumnData(INTEGER, values.astype(np.int64), plain=True)
     return ColumnData(FLOAT, values.astype(np.float64))
 
@@ -124,7 +127,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -
         "problems_solved_in_min": _distinct_count(group[in_min], problem[in_min], n),
         "total_moves": _total(group, values("moves"), n),
         "total_excess_moves": _total(group, np.nan_to_num(values("excess_moves")), n),
-        "total_rule_violations": _total(group, values("rule_violations"), n),
+        "total_rule_violations": _total(group, values("rule_violations"), n, keep_missing=True),
         "total_time_violations": _total(group, flag("time_out").astype(np.float64), n),
     }
     sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n)
@@ -149,9 +152,15 @@ def _distinct_count(group: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
     return np.bincount(pairs[:, 0], minlength=n)
 
 
-def _total(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Per group, the sum of whole numbers (given as floats)."""
-    return np.rint(np.bincount(group, weights=values, minlength=n)).astype(np.int64)
+def _total(group: np.ndarray, values: np.ndarray, n: int,
+           keep_missing: bool = False) -> np.ndarray:  # fmt: skip
+    """Per group, the sum of whole numbers (given as floats); with ``keep_missing``, NaN for
+    a group in which any is missing (not recorded), as floats."""
+    nan = np.isnan(values)
+    total = np.rint(np.bincount(group, weights=np.where(nan, 0, values), minlength=n))
+    if keep_missing and nan.any():
+        return np.where(np.bincount(group, weights=nan, minlength=n) > 0, np.nan, total)
+    return total.astype(np.int64)
 
 
 def _sums(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
