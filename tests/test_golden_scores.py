@@ -53,6 +53,7 @@ def renamed(table: str, name: str) -> str:
         return name.removeprefix("s1_")
     return name
 
+
 #: Keys added on purpose to each column's codebook entry since ab09369: the SPSS
 #: measurement level and value labels, and the conventions the values depend on (all
 #: from the column registry); wide.csv's entries also gain a source, like every other.

@@ -419,6 +419,12 @@ WIDE_MEASURES = tuple(
 WIDE_NAME = "s<session>_<problem>[_a<attempt>]_<measure>"
 
 
+#: wide.csv's second column: any of the participant's sessions simulated.
+WIDE_SIMULATED = replace(SIMULATED, definition="Any of the participant's sessions was played by "
+                         "tol-run's simulated participant (empty: no session has a readable "
+                         "sidecar).")  # fmt: skip
+
+
 def wide_definition() -> str:
     return (
         "The trials.csv measure for that session and problem: "

@@ -118,7 +118,10 @@ def sort_out(paths: list[Path]) -> Sorted:
     for (participant, session), group in groups.items():
         if len(group) == 1:
             continue
-        logs = [_Log(p) for p in group]
+        # A log that does not read is left to the reader, which says what is wrong with it.
+        logs = [log for log in map(_Log, group) if log.rows is not None]
+        if len(logs) < 2:
+            continue
         kept = _without_copies(logs, out.copies)
         kept = _latest_attempt(kept, out.earlier_attempts, participant, session)
         if len(kept) > 1:

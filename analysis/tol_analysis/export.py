@@ -18,10 +18,10 @@ from tol_analysis.columns import (
     PRACTICE,
     REFERENCES,
     SESSION_LEVELS,
-    SIMULATED,
     TABLES,
     WIDE_MEASURES,
     WIDE_NAME,
+    WIDE_SIMULATED,
     level_definition,
     level_name,
     wide_definition,
@@ -152,8 +152,7 @@ def codebook(scores: Scores) -> dict:
     ]
     tables["wide.csv"] = [
         PARTICIPANT.entry(),
-        SIMULATED.entry(definition="Any of the participant's sessions was played by tol-run's "
-                        "simulated participant (empty: no session has a readable sidecar)."),
+        WIDE_SIMULATED.entry(),
         {"name": WIDE_NAME, "type": "", "unit": "", "description": wide_definition(),
          "source": "", "conventions": sorted({v for m in WIDE_MEASURES for v in m.conventions}
                                              | {PRACTICE})},

@@ -18,9 +18,9 @@ import pandas as pd
 from tol_analysis.columns import (
     PARTICIPANT,
     SESSION_START,
-    SIMULATED,
     TRIALS,
     WIDE_MEASURES,
+    WIDE_SIMULATED,
     Column,
 )
 from tol_analysis.score import Scores
@@ -97,8 +97,8 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
 
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
     """wide.csv with labels naming the problem and the measure."""
-    columns = {c.name: c for c in (PARTICIPANT, SIMULATED)}
-    labels = {c.name: _label(c) for c in (PARTICIPANT, SIMULATED)}
+    columns = {c.name: c for c in (PARTICIPANT, WIDE_SIMULATED)}
+    labels = {c.name: _label(c) for c in (PARTICIPANT, WIDE_SIMULATED)}
     for name in wide.columns:
         if name in columns:
             continue
