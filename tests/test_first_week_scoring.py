@@ -92,7 +92,7 @@ def test_an_identical_copy_is_left_out_with_a_note_naming_both(tmp_path):
     shutil.copy(log, copy)
     code, out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
-    assert (f"left out: {copy}: left out, an identical copy (the same bytes) of {log}, which "
+    assert (f"left out: {copy}: an identical copy (the same bytes) of {log}, which "
             "is scored.") in err  # fmt: skip
     assert "1 copy or earlier attempt(s) left out" in out
     sessions = rows(tmp_path / "out" / "sessions.csv")
@@ -114,8 +114,8 @@ def test_a_copy_with_the_same_rows_or_the_first_rows_is_left_out(tmp_path):
     earlier.write_text("".join(lines[:120]), "utf-8")
     code, _out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
-    assert f"left out: {same_rows}: left out, a copy (the same rows) of {log}" in err
-    assert (f"left out: {earlier}: left out, an earlier copy (its 119 rows are the first "
+    assert f"left out: {same_rows}: a copy (the same rows) of {log}" in err
+    assert (f"left out: {earlier}: an earlier copy (its 119 rows are the first "
             f"rows) of {log}") in err  # fmt: skip
     assert len(rows(tmp_path / "out" / "sessions.csv")) == 1
     assert_no_duplicate_keys(tmp_path / "out")
@@ -157,7 +157,7 @@ def test_a_session_started_again_on_purpose_scores_its_latest_attempt(tmp_path):
     again.with_suffix(".json").write_text(json.dumps(side), "utf-8")
     code, out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
-    assert (f"left out: {first}: left out, attempt 1 of participant 'INC' session 1, which "
+    assert (f"left out: {first}: attempt 1 of participant 'INC' session 1, which "
             f"was started again on purpose as {again} (attempt 2), which is scored.") in err  # fmt: skip
     (session,) = rows(tmp_path / "out" / "sessions.csv")
     assert session["protocol"] == "london-shallice"
@@ -165,7 +165,7 @@ def test_a_session_started_again_on_purpose_scores_its_latest_attempt(tmp_path):
     # --verify notes it, and is content
     code, out, _ = tol_score("--verify", data)
     assert code == 0
-    assert f"note  {first}: left out, attempt 1" in out
+    assert f"note  {first}: attempt 1" in out
 
 
 def test_score_sessions_never_writes_a_key_twice(tmp_path):
@@ -196,7 +196,7 @@ def test_verify_reports_two_different_logs_and_copies(tmp_path):
     code, out, _ = tol_score("--verify", data)
     assert code == 1
     assert "PROBLEM  participant 'INC' session 1 is in 2 different logs" in out
-    assert f"PROBLEM  {data / 'a-copy.csv'}: left out, an identical copy" in out
+    assert f"PROBLEM  {data / 'a-copy.csv'}: an identical copy" in out
 
 
 # ----------------------------------------------------------- item 4: simulated data marked

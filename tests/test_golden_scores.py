@@ -33,11 +33,12 @@ TABLES = ("moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv
 
 #: Columns added to a table on purpose since ab09369: whether the simulated participant
 #: played the session (issue 22; checked against the sidecars in
-#: test_the_simulated_column_says_what_the_sidecars_say). Every other column must be where
+#: test_the_simulated_column_says_what_the_sidecars_say) and what ended each planning time
+#: (test_planning_ends_names_the_convention). Every other column must be where
 #: it was, and hold what it held.
 ADDED_COLUMNS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(TABLES, ()),
-    "trials.csv": ("simulated",),
+    "trials.csv": ("simulated", "planning_ends"),
     "sessions.csv": ("simulated",),
     "wide.csv": ("simulated",),
 }
@@ -131,3 +132,12 @@ def test_the_simulated_column_says_what_the_sidecars_say(scored):
     with (new_dir / "wide.csv").open(newline="", encoding="utf-8") as f:
         wide = {r["participant"]: r["simulated"] for r in csv.DictReader(f)}
     assert wide == {p: w for (p, _), w in expected.items() if p in wide}
+
+
+def test_planning_ends_names_the_convention(scored):
+    # Every reference log has pick-ups, so each row says the convention it was scored under.
+    new_dir, old_dir = scored
+    want = "move" if old_dir.name == "conventions" else "pick_up"
+    with (new_dir / "trials.csv").open(newline="", encoding="utf-8") as f:
+        for r in csv.DictReader(f):
+            assert r["planning_ends"] == (want if r["planning_time"] else ""), r["trial"]

@@ -196,7 +196,7 @@ def _without_copies(logs: list[_Log], notes: list[str]) -> list[_Log]:
         for other in kept:
             how = _copy_of(log, other)
             if how:
-                notes.append(f"{log.path}: left out, {how} {other.path}, which is scored")
+                notes.append(f"{log.path}: {how} {other.path}, which is scored")
                 break
         else:
             kept.append(log)
@@ -232,7 +232,7 @@ def _latest_attempt(logs: list[_Log], notes: list[str], participant: str,
     for log in logs:
         if log.path in superseded:
             notes.append(
-                f"{log.path}: left out, attempt {log.attempt} of participant {participant!r} "
+                f"{log.path}: attempt {log.attempt} of participant {participant!r} "
                 f"session {session}, which was started again on purpose as {latest.path} "
                 f"(attempt {latest.attempt}), which is scored. To score the earlier attempt "
                 "instead, score it without the later one"
