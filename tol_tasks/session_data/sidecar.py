@@ -365,13 +365,30 @@ class Sidecar(BaseModel):
         }
 
 
+def _new_file_mode() -> int:
+    """The mode a new file gets under the process's umask (0644 under the usual 022)."""
+    try:  # Linux says it without changing it (setting it is process-wide, threads included)
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        umask = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("Umask:")), 8)
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename)."""
+    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
+
+    The file gets the mode any new file gets (as the event log beside it), not the
+    owner-only 0600 of a temporary file, so that whoever can read the log can read it.
+    """
     if isinstance(data, Sidecar):
         data = data.to_dict()
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
+            os.fchmod(fd, _new_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False, default=str)
             f.write("\n")
