@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .errors import TolTasksError
+from .errors import TolTasksError, quiet_on_closed_pipe
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
 
@@ -67,6 +67,7 @@ def _protocol_parser() -> argparse.ArgumentParser:
     return ap
 
 
+@quiet_on_closed_pipe
 def protocol_main(argv: Sequence[str] | None = None) -> int:
     """``tol-protocol``: check, describe, list and generate protocols."""
     args = _protocol_parser().parse_args(argv)
@@ -159,6 +160,7 @@ def _run_parser() -> argparse.ArgumentParser:
     return ap
 
 
+@quiet_on_closed_pipe
 def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went."""
     args = _run_parser().parse_args(argv)
