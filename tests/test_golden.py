@@ -34,7 +34,10 @@ from tol_tasks.session_data.eventlog import columns, read_event_log
 from tol_tasks.session_data.sidecar import SIDECAR_VERSION, Sidecar, read_sidecar
 
 GOLDEN = Path(__file__).parent / "data" / "golden"
-SCHEMA = Path(__file__).parents[1] / "tol_tasks/session_data/codebook/sidecar-v2.schema.json"
+SCHEMA = (
+    Path(__file__).parents[1]
+    / f"tol_tasks/session_data/codebook/sidecar-v{SIDECAR_VERSION}.schema.json"
+)
 
 #: Columns whose values depend on the clock or the window's place, not on behaviour.
 UNSTABLE_COLUMNS = ("time", "trial_time", "x", "y")

@@ -74,11 +74,13 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
-        participant's thinking and movement times.
+        participant's thinking and movement times. A session that already has
+        a log in ``output`` is refused (:class:`~tol_tasks.runner.prepare.SessionExistsError`)
+        unless ``new_attempt`` starts it again on purpose.
     experiment : psychopy.data.ExperimentHandler, optional
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
@@ -94,8 +96,9 @@ class TowerTask:
     ------
     TolTasksError
         Before anything is drawn or written: an unknown protocol, a bad
-        participant id or setting, an unwritable folder, a closed window, an
-        ``experiment`` that is not an ExperimentHandler.
+        participant id or setting, an unwritable folder, a session that already
+        has a log there, a closed window, an ``experiment`` that is not an
+        ExperimentHandler.
     """
 
     def __init__(self, win, protocol, *, participant: str, session: int = 1,
@@ -103,14 +106,14 @@ class TowerTask:
                  input_timing: str = "auto", simulate: bool | SimulatedTimes = False,
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
-                 experiment=None, clock=None, name: str = "tower",
+                 new_attempt: bool = False, experiment=None, clock=None, name: str = "tower",
                  next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         settings = RunSettings(
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
-            bids_names=bids_names, extra_fields=extra_fields or {},
+            bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)

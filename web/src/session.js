@@ -427,6 +427,7 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
     session: s.session,
     extra_fields: s.fields,
     language: s.language,
+    instruction_pages: proto.languages[s.language].pages.map((p) => p.text),
     start_time: isoNow(),
     end_time: null,
     software: { ...meta.software, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },
