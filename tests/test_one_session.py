@@ -200,3 +200,11 @@ def test_the_rule_is_the_settings_own_whatever_the_front_end():
             in str(err.value))  # fmt: skip
     assert err.value.fix == ('set "Input timing" back to \'auto\', or turn off "Simulate '
                              'participant".')  # fmt: skip
+
+
+def test_another_csv_in_the_folder_is_not_taken_for_a_log(tmp_path):
+    # Builder's own data file sits beside the task's logs, with participant and session columns.
+    (tmp_path / "G-demo_exp_2026.csv").write_text(
+        "participant,session,key_resp.keys\nG-demo,1,space\n"
+    )
+    assert prepare(RunSettings(participant="G-demo", output=tmp_path), "demo").earlier == ()

@@ -20,7 +20,7 @@ from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
 
 from .attempts import PROBLEM, log_attempts
-from .eventlog import EventLogData, EventLogError, column_index, read_event_log
+from .eventlog import EventLogData, EventLogError, column_index, columns, read_event_log
 from .sidecar import Sidecar, SidecarError
 
 
@@ -208,11 +208,17 @@ def _from_sidecar(log: Path, side: Path) -> SessionLog | None:
         return _from_first_row(log)  # a damaged sidecar: the log says whose it is
 
 
+#: The columns every event log starts with (format 1's; later formats add columns after them).
+_V1_COLUMNS = list(columns(1))
+
+
 def _from_first_row(log: Path) -> SessionLog | None:
     try:
         with log.open(encoding="utf-8", newline="") as f:
             reader = csv.reader(f)
             header = next(reader)
+            if header[: len(_V1_COLUMNS)] != _V1_COLUMNS:
+                return None  # another CSV (e.g. Builder's own data file beside it)
             first = dict(zip(header, next(reader), strict=False))
         detail = first.get("detail", "")
         protocol = detail.split("protocol=", 1)[1].split(";")[0] if "protocol=" in detail else None
