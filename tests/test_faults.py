@@ -197,7 +197,13 @@ def test_a_full_disk_is_reported_and_nothing_written_is_lost(xdisplay, tmp_path)
     # With room again, the session continues where it stopped.
     resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
     assert resumed.returncode == 0, resumed.stderr
-    assert _check_log(log)[-1]["reason"] == "completed"
+    rows = _check_log(log)
+    assert rows[-1]["reason"] == "completed"
+    # The participant is not dropped into a running problem: a "ready" screen comes first.
+    at = next(i for i, r in enumerate(rows) if r["event"] == "resume")
+    assert [(r["event"], r["problem_id"], r["stamp"]) for r in rows[at + 1 : at + 3]] == [
+        ("page_shown", "resume-ready", "flip"), ("page_left", "resume-ready", "polled")]  # fmt: skip
+    assert float(rows[at + 3]["time"]) >= float(rows[at + 2]["time"])
 
 
 def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
@@ -296,7 +302,13 @@ def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
     )
     resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
     assert resumed.returncode == 0, resumed.stderr
-    assert _check_log(log)[-1]["reason"] == "completed"
+    rows = _check_log(log)
+    assert rows[-1]["reason"] == "completed"
+    # The participant is not dropped into a running problem: a "ready" screen comes first.
+    at = next(i for i, r in enumerate(rows) if r["event"] == "resume")
+    assert [(r["event"], r["problem_id"], r["stamp"]) for r in rows[at + 1 : at + 3]] == [
+        ("page_shown", "resume-ready", "flip"), ("page_left", "resume-ready", "polled")]  # fmt: skip
+    assert float(rows[at + 3]["time"]) >= float(rows[at + 2]["time"])
 
 
 @pytest.mark.slow

@@ -174,5 +174,5 @@ def test_a_loaded_protocol_is_used_as_given(tmp_path):
     lp = load_protocol("demo")
     p = prepare(RunSettings(participant="P1", output=tmp_path), lp)
     assert p.protocol is lp
-    with pytest.raises(SettingsError, match="language='de' is not a language of the protocol"):
-        prepare(RunSettings(participant="P1", output=tmp_path, language="de"), lp)
+    with pytest.raises(SettingsError, match="language='it' is not a language of the protocol"):
+        prepare(RunSettings(participant="P1", output=tmp_path, language="it"), lp)

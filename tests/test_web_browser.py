@@ -312,6 +312,9 @@ def test_a_tab_closed_mid_problem_continues_where_it_stopped(
     rows = _read(next(cut.glob("*.csv")))
     (resume,) = [r for r in rows if r["event"] == "resume"]
     assert resume["detail"].endswith(";interrupted=test/demo-2")
+    at = rows.index(resume)  # then the "ready to continue" screen, as in tol-run
+    assert [(r["event"], r["problem_id"]) for r in rows[at + 1 : at + 3]] == [
+        ("page_shown", "resume-ready"), ("page_left", "resume-ready")]  # fmt: skip
     times = [float(r["time"]) for r in rows]
     assert times == sorted(times)
     a = score(whole, tmp_path / "whole-scored")["trials"]

@@ -243,15 +243,21 @@ def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):
 
 
 def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
-    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, DEFAULT_MESSAGES
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.protocol_format import texts
     from tol_tasks.protocol_format.model import Display
 
     got = node(
         "const d = await import(input + '/defaults.js'); return {m: d.DEFAULT_MESSAGES, "
-        "b: d.DEFAULT_BALL_COLORS, k: d.DEFAULT_DISK_COLORS, display: d.DEFAULT_DISPLAY};",
+        "b: d.DEFAULT_BALL_COLORS, k: d.DEFAULT_DISK_COLORS, display: d.DEFAULT_DISPLAY, "
+        "fr: d.messagesFor('fr'), xx: d.messagesFor('xx')};",
         SRC.as_uri(),
     )
-    assert got["m"] == DEFAULT_MESSAGES
+    # Every language's texts, as written by python -m tol_tasks.protocol_format.texts.
+    assert (SRC / "texts.json").read_text(encoding="utf-8") == texts.as_json()
+    assert got["m"] == texts.messages("en")
+    assert got["fr"] == texts.messages("fr")
+    assert got["xx"] == texts.messages("en")
     assert got["b"] == DEFAULT_BALL_COLORS
     assert got["k"] == list(DEFAULT_DISK_COLORS)
     display = Display().model_dump(mode="json")

@@ -94,6 +94,8 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
                 continue
             n = sum(1 for _ in lp.all_problems())
             print(f"{f}: OK ({lp.name}, {n} problems, sha256 {lp.sha256[:12]})")
+            for warning in lp.warnings:  # the protocol runs; these should be seen to
+                print(warning, file=sys.stderr)
         return EXIT_FAULT if failed else EXIT_OK
 
     if args.command == "describe":
@@ -177,6 +179,8 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     try:
         settings_from_cli(args)  # every option checked (and every combination) before a dialog
         lp = load_protocol(args.protocol)  # read and checked once; passed down to the session
+        for warning in lp.warnings:
+            print(f"tol-run: {warning}", file=sys.stderr)
         participant = args.participant
         session = args.session if args.session is not None else RunSettings.session
         extra = _fields(args.extra_fields or [], lp)

@@ -106,30 +106,6 @@ DEFAULT_DISK_COLORS = (
     "#4363d8", "#911eb4", "#f032e6", "#a9a9a9", "#9a6324",
 )  # fmt: skip
 
-#: Texts shown to participants, in English; a protocol may override any of them
-#: per language under ``instructions.messages``. Braced names are filled in.
-DEFAULT_MESSAGES = {
-    "continue": "Click or press space to continue.",
-    "practice_start": "First, some practice problems.",
-    "test_start": "Now the test problems begin.",
-    "goal_label": "Goal",
-    "moves_label": "Moves: {moves}",
-    "time_label": "Time left: {seconds} s",
-    "solved": "Solved!",
-    "not_solved": "Not solved.",
-    "moves_feedback": "Solved in {moves} moves; the fewest possible is {min_moves}.",
-    "time_out": "Time is up.",
-    "move_limit": "No moves left.",
-    "try_again": "Let's try that one again.",
-    "illegal_larger_on_smaller": "A larger disk cannot go on a smaller one.",
-    "illegal_peg_full": "That peg is full.",
-    "illegal_forbidden_pair": "Move only between neighbouring pegs.",
-    "illegal_empty_source": "That peg is empty.",
-    "end": "Thank you! The task is finished.",
-    "copy_start": "Now copy the moves shown, one at a time.",
-    "copy_label": "Take the highlighted piece and put it on the marked peg.",
-}
-
 #: How presses can be stamped: on arrival (X Input 2 listener, else ioHub), one of
 #: them, or polled once per frame (``tol-run --input-timing``, ``TowerTask(input_timing=)``).
 INPUT_TIMINGS = ("auto", "xinput2", "iohub", "polled")

@@ -9,7 +9,7 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ._checks import _dotted, _semantic_issues, _structural_issues
+from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
 from ._yaml import YamlSyntaxError, load_with_lines, quote_bare_states
 from .model import Issue, LoadedProtocol, Protocol, ProtocolError
 
@@ -169,4 +169,7 @@ def _checked(data, text: str, lines: dict, issues: list[Issue], source: str,
     if model is None:  # pragma: no cover - a failed validation always leaves an issue
         raise ProtocolError([Issue(source, 0, "", "the protocol did not validate.")])
     puzzle = model.task.puzzle()
-    return LoadedProtocol(model, puzzle, text, hashlib.sha256(text.encode()).hexdigest(), path)
+    warnings = tuple(sorted(language_warnings(model.instructions, lines, source),
+                            key=lambda i: (i.line, i.field)))  # fmt: skip
+    return LoadedProtocol(model, puzzle, text, hashlib.sha256(text.encode()).hexdigest(), path,
+                          warnings)  # fmt: skip

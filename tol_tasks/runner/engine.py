@@ -189,6 +189,8 @@ class TowerTask:
         self._open()
         status = "crashed"
         try:
+            if self.prepared.resume is not None:
+                self._stage.ready_to_continue()
             walk = self.plan.walk()
             step = walk.next()
             while not isinstance(step, End):
@@ -317,7 +319,7 @@ class TowerTask:
         screen = TaskScreen(self.win, self.protocol, self.msg)
         inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
         frames = FrameRecorder(self.win)
-        frames.measure_refresh()
+        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
                             speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate))  # fmt: skip
         sidecar = session_sidecar(

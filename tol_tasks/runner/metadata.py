@@ -72,6 +72,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         earlier_attempts=list(prepared.earlier),
         extra_fields=s.extra_fields,
         language=language,
+        instruction_pages=[page.text for page in lp.pages(language)],
         start_time=now_iso(),
         recorder=Recorder(
             name="tol-run" if owns_window else "TowerTask",

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
@@ -23,6 +23,9 @@ from .frames import FrameRecorder
 from .inputs import InputSource
 from .results import ProblemResult
 from .screen import TaskScreen
+
+#: The ``problem_id`` of the page rows of the screen a resumed session begins with.
+RESUME_READY = "resume-ready"
 
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
@@ -84,23 +87,31 @@ class Stage:
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
         for k, page in enumerate(lp.pages(language), start=1):
-            shown = self.frames.next_flip_time(self.clock)
+            self.page(page, f"page-{k}", base_dir)
+
+    def ready_to_continue(self) -> None:
+        """A resumed session's first screen: the participant starts again when ready (logged
+        as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
+        self.page(Page(text=self.messages["resume_ready"]), RESUME_READY)
+
+    def page(self, page: Page, page_id: str, base_dir=None) -> None:
+        """One page until the participant clicks or presses space (``page_shown`` with the
+        flip that showed it, ``page_left`` with the press)."""
+        shown = self.frames.next_flip_time(self.clock)
+        self.screen.draw_page(page, base_dir)
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
+        self.input.on_page(self.clock.getTime())
+        while True:
+            evs = self.input.poll()
+            self.check_quit(evs)
+            done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
+            if done:
+                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
+                           stamp=done[0].stamp)  # fmt: skip
+                return
             self.screen.draw_page(page, base_dir)
             self.frames.flip()
-            self.write("page_shown", time=shown[0], problem_id=f"page-{k}", stamp="flip")
-            self.input.on_page(self.clock.getTime())
-            while True:
-                evs = self.input.poll()
-                self.check_quit(evs)
-                done = [
-                    e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")
-                ]
-                if done:
-                    self.write("page_left", time=done[0].t, problem_id=f"page-{k}",
-                               input=done[0].source, stamp=done[0].stamp)  # fmt: skip
-                    break
-                self.screen.draw_page(page, base_dir)
-                self.frames.flip()
 
     def boards(self, puzzle):
         """Peg areas of the participant's board and of the goal (None if hidden)."""

@@ -147,12 +147,23 @@ def _check_same_player(settings: RunSettings, plan: ResumePlan) -> None:
 
 
 def _check_language(settings: RunSettings, lp: LoadedProtocol) -> None:
-    """The language asked for must be one the protocol has texts in."""
-    language = settings.language or lp.model.instructions.default_language
-    if language not in lp.languages():
-        raise SettingsError("language", language, f"is not a language of the protocol "
-                            f"{lp.name!r}: it has no texts in it.",
-                            f"choose one of {', '.join(lp.languages())}.")  # fmt: skip
+    """The language asked for must be one a session of the protocol can run in: every text
+    and instruction page in it (:meth:`LoadedProtocol.languages`)."""
+    ins = lp.model.instructions
+    language = settings.language or ins.default_language
+    if language in lp.languages():
+        return
+    if ins.page_source == "protocol":
+        why = (f"is not a language of the protocol {lp.name!r}: it has instruction pages in "
+               f"{', '.join(sorted(ins.own_pages))} only.")  # fmt: skip
+        fix = f"choose one of {', '.join(lp.languages())}, or add instructions.pages.{language}."
+    else:
+        why = (f"is not a language of the protocol {lp.name!r}: tol-tasks has no texts (nor "
+               "default instruction pages) in it.")  # fmt: skip
+        fix = (f"choose one of {', '.join(lp.languages())}, or give the protocol "
+               f"instructions.pages.{language} and every text under instructions.messages."
+               f"{language}.")  # fmt: skip
+    raise SettingsError("language", language, why, fix)
 
 
 def check_writable(out: Path) -> None:

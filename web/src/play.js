@@ -29,20 +29,32 @@ export async function showMessage(ctx, text, seconds) {
 /** The instruction pages, each left by a click, a touch or the space key (page_shown, page_left). */
 export async function showPages(ctx, pages) {
   for (let k = 1; k <= pages.length; k++) {
-    const page = pages[k - 1];
-    const shown = await drawShown(() => drawPage(ctx, page));
-    Object.assign(ctx.stage.el.dataset, { screen: "page", page: String(k) });
-    ctx.write("page_shown", { time: ctx.clock.fromStamp(shown), problem_id: `page-${k}`, stamp: "flip" });
-    const left = await new Promise((resolve, reject) => {
-      ctx.abort.catch(reject);
-      ctx.router.handler = (ev) => {
-        if (ev.stamp < shown) return;
-        if (ev.kind === "release" || (ev.kind === "key" && matchesContinue(ctx, ev))) resolve(ev);
-      };
-    });
-    ctx.router.handler = null;
-    ctx.write("page_left", { time: left.t, problem_id: `page-${k}`, input: left.source, stamp: "arrival" });
+    await showPage(ctx, pages[k - 1], `page-${k}`, String(k));
   }
+}
+
+/** The problem_id of the page rows of the screen a resumed session begins with. */
+export const RESUME_READY = "resume-ready";
+
+/** A resumed session's first screen: the participant starts again when ready (as tol-run). */
+export async function readyToContinue(ctx) {
+  await showPage(ctx, { text: ctx.msg.resume_ready, image: null }, RESUME_READY, RESUME_READY);
+}
+
+/** One page until a click, a touch or the space key; logged with `id` as its problem_id. */
+async function showPage(ctx, page, id, name) {
+  const shown = await drawShown(() => drawPage(ctx, page));
+  Object.assign(ctx.stage.el.dataset, { screen: "page", page: name });
+  ctx.write("page_shown", { time: ctx.clock.fromStamp(shown), problem_id: id, stamp: "flip" });
+  const left = await new Promise((resolve, reject) => {
+    ctx.abort.catch(reject);
+    ctx.router.handler = (ev) => {
+      if (ev.stamp < shown) return;
+      if (ev.kind === "release" || (ev.kind === "key" && matchesContinue(ctx, ev))) resolve(ev);
+    };
+  });
+  ctx.router.handler = null;
+  ctx.write("page_left", { time: left.t, problem_id: id, input: left.source, stamp: "arrival" });
 }
 
 function matchesContinue(ctx, ev) {
