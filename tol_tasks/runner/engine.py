@@ -9,9 +9,9 @@
     exp = data.ExperimentHandler(name="battery", dataFileName="data/P001_battery")
     task = TowerTask(win, "london-shallice", participant="P001", session=1,
                      output="data", experiment=exp)
-    task.run()                                      # the whole protocol
-    task.run_problem(start="GR|B|", goal="|RB|G")   # or one problem
-    task.close()                                    # the window stays open
+    task.run()      # the whole protocol, then the session ends; or, instead of run(),
+    # task.run_problem(start="GR|B|", goal="|RB|G")   # one problem at a time
+    task.close()    # the window stays open
 
 The engine never closes or re-creates the window. It writes the same event
 log and sidecar as ``tol-run`` (which is a thin shell over it) and, given an
@@ -152,6 +152,7 @@ class TowerTask:
         self._given_clock = clock
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
+        self._ran = False  # run() was called
 
     # ------------------------------------------------------------- public
     @property
@@ -185,7 +186,9 @@ class TowerTask:
         return self._stage.frames if self._record is not None else None
 
     def run(self) -> RunResult:
-        """Run the whole protocol (instructions, practice, blocks), then end the session."""
+        """Run the whole protocol (instructions, practice, blocks), then end the session
+        (:meth:`run_problem` cannot be called after it: the session has ended)."""
+        self._ran = True
         self._open()
         status = "crashed"
         try:
@@ -233,9 +236,11 @@ class TowerTask:
             )  # fmt: skip
         copies = Copy(moves=copy, unsolved="copy" if copy_unsolved else "skip") if copy else None
         if self.status is not None:
+            ran = " (run() plays the whole protocol, then ends the session)" if self._ran else ""
             raise TaskSetupError(
-                f"the session has ended ({self.status}); no more problems can be run.",
-                fix="create a new TowerTask for a new session.",
+                f"the session has ended ({self.status}){ran}; no more problems can be run in it.",
+                fix="play single problems with run_problem() on a TowerTask whose run() is not "
+                "called, or create a new TowerTask (another session number) for them.",
             )  # fmt: skip
         spec = self.problem(start, goal, problem_id=problem_id, time_limit=time_limit,
                             move_limit=move_limit, block=block, disks=disks)  # fmt: skip
