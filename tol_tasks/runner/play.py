@@ -20,6 +20,7 @@ from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
 from .frames import FrameRecorder
+from .geometry import TOP_LABELS_Y, text_band_y
 from .inputs import InputSource
 from .results import ProblemResult
 from .screen import TaskScreen
@@ -242,8 +243,10 @@ class ProblemTrial(_Trial):
             self.goal.show(spec.goal)
             self.goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
         self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
-        self.moves_pos = (-0.45 * screen.aspect + 0.12, 0.45)
-        self.time_pos = (0.45 * screen.aspect - 0.15, 0.45)
+        self.moves_pos = (-0.45 * screen.aspect + 0.12, TOP_LABELS_Y)
+        self.time_pos = (0.45 * screen.aspect - 0.15, TOP_LABELS_Y)
+        # The notice of an illegal move and the feedback: where they cover no peg or piece.
+        self.text_pos = (0.0, text_band_y([a for a in (self.areas, goal_areas) if a]))
 
     @property
     def outcome(self) -> str | None:
@@ -264,7 +267,7 @@ class ProblemTrial(_Trial):
             self.labels["time_left"].draw(msg["time_label"].format(seconds=int(left + 0.999)),
                                           self.time_pos)  # fmt: skip
         if self.notice and st.clock.getTime() < self.notice[1]:
-            self.labels["notice"].draw(self.notice[0], (0, -0.05))
+            self.labels["notice"].draw(self.notice[0], self.text_pos)
 
     def _on_event(self, ev, name: str, row: dict) -> None:
         super()._on_event(ev, name, row)
@@ -305,8 +308,9 @@ class ProblemTrial(_Trial):
         text = feedback_text(self.state, self.spec, self.stage.model.feedback, self.stage.messages)
         self.stage.write("feedback", detail=format_detail(text=text), **self.base)
         label = self.stage.screen.label("feedback")
+        self.notice = None  # the feedback takes its place
         self.stage.wait(self.stage.model.timing.feedback_duration,
-                        lambda: (self.draw(), label.draw(text, (0, -0.1))))  # fmt: skip
+                        lambda: (self.draw(), label.draw(text, self.text_pos)))  # fmt: skip
 
 
 def feedback_text(trial: TrialState, spec: ProblemSpec, kind: str, msg: dict[str, str]) -> str:

@@ -10,28 +10,16 @@ position only; text stimuli get new text only when the text changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from psychopy import visual
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 
+from .geometry import PegArea
+
 #: Units of every stimulus the task draws, whatever the caller's window uses.
 UNITS = "height"
-
-
-@dataclass
-class PegArea:
-    """A peg's clickable rectangle, in height units (centre, size)."""
-
-    x: float
-    y: float
-    w: float
-    h: float
-    unit: float  # height of one piece on this board
-    scale: float
 
 
 class Label:

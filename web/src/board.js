@@ -25,6 +25,34 @@ export function layout(puzzle, pieceScale, aspect, { baseY = -0.42, scale = 1.0,
   });
 }
 
+/** Where the counters are drawn, and the height of their text (as tol_tasks/runner/geometry.py). */
+export const TOP_LABELS_Y = 0.45;
+export const LABEL_HEIGHT = 0.028;
+const LIFT = 1.3;
+
+/**
+ * The height at which a line of text between the boards covers no peg and no piece:
+ * the middle of the tallest band free of every board (from under its base to a lifted
+ * piece above its highest peg) and of the counters. As text_band_y in tol_tasks/runner/geometry.py.
+ */
+export function textBandY(boardList) {
+  const taken = [[TOP_LABELS_Y - LABEL_HEIGHT, 0.5]];
+  for (const areas of boardList) {
+    const first = areas[0];
+    const bottom = first.y - first.h / 2 - 0.012 * first.scale;
+    const top = Math.max(...areas.map((a) => a.y + a.h / 2)) + Math.max(first.unit * LIFT, 2 * LABEL_HEIGHT);
+    taken.push([bottom, top]);
+  }
+  taken.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let best = null;
+  let reached = -0.5;
+  for (const [lo, hi] of taken) {
+    if (lo > reached && (best === null || lo - reached > best[0])) best = [lo - reached, reached, lo];
+    reached = Math.max(reached, hi);
+  }
+  return (best[1] + best[2]) / 2;
+}
+
 /** The participant's board and the goal's areas, placed as the lab places them. */
 export function boards(puzzle, display, aspect) {
   const ps = display.piece_scale;

@@ -6,7 +6,7 @@
 // `ctx` is what they share (see session.js TaskContext): the stage, the
 // session clock, the log, the input router, the frame recorder, the texts.
 
-import { BoardView, boards } from "./board.js";
+import { BoardView, boards, textBandY, TOP_LABELS_Y } from "./board.js";
 import { frameDetail, frameStats } from "./frames.js";
 import { PEG_LETTERS } from "./puzzle.js";
 import { drawShown, sleep } from "./runtime.js";
@@ -211,6 +211,8 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
   const base = { block, trial: ctx.trialNo, attempt, problem_id: problem.id };
   const d = ctx.display;
   const [areas, goalAreas] = boards(puzzle, d, stage.aspect);
+  // The notice of an illegal move and the feedback: where they cover no peg or piece.
+  const textY = textBandY(goalAreas ? [areas, goalAreas] : [areas]);
   let firstPick = null;
   let notice = null;
   let view;
@@ -228,9 +230,9 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
     }
     view = new BoardView(stage, puzzle, areas, d, ctx.colors(puzzle));
     view.show(trial.state);
-    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, 0.45);
-    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, 0.45);
-    noticeLabel = stage.label("tol-notice", 0, -0.05);
+    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, TOP_LABELS_Y);
+    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, TOP_LABELS_Y);
+    noticeLabel = stage.label("tol-notice", 0, textY);
     labels(0);
   };
   const labels = (now) => {
@@ -268,7 +270,8 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
     const text = feedbackText(ctx, trial, problem);
     ctx.write("feedback", { detail: `text=${text}`, ...base });
     stage.el.dataset.screen = "feedback";
-    const el = stage.label("tol-feedback", 0, -0.1, { size: 0.035 });
+    noticeLabel.textContent = ""; // the feedback takes its place
+    const el = stage.label("tol-feedback", 0, textY);
     el.textContent = text;
     await sleep(ctx.timing.feedback_duration, ctx.abort);
   }
