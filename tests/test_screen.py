@@ -34,3 +34,24 @@ def test_the_feedback_covers_no_peg_and_no_piece(size, xdisplay, tmp_path):
     got = _overlaps(xdisplay, tmp_path, size)
     assert got["cases"] == 48
     assert got["hits"] == []
+
+
+def test_labelled_balls_show_their_letters_on_the_window(xdisplay, tmp_path):
+    # display.piece_labels: each ball's letter is drawn (on the board and the goal).
+    spy = ROOT / "tests" / "data" / "experiments" / "text_spy.py"
+    proto = tmp_path / "labelled.yaml"
+    proto.write_text(
+        "format: 1\nname: labelled\ntask: {type: london}\ninstructions: none\n"
+        "display: {fullscreen: false, piece_labels: true}\nfeedback: none\n"
+        "timing: {inter_trial_interval: 0}\n"
+        'blocks:\n  - problems:\n      - {id: p1, start: "GR|B|", goal: "G|BR|"}\n'
+    )
+    out = tmp_path / "texts.json"
+    run = subprocess.run(
+        [sys.executable, str(spy), str(out), str(proto), "--simulate", "--speed", "20",
+         "--windowed", "--output", str(tmp_path / "data")],
+        env=xdisplay, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert run.returncode == 0, run.stderr
+    drawn = json.loads(out.read_text(encoding="utf-8"))["texts"]
+    assert {"R", "G", "B"} <= set(drawn)

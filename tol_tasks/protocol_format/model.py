@@ -23,6 +23,7 @@ from pydantic import (
 
 from tol_tasks.config import (
     COLOR_NAMES,
+    CSS_COLORS,
     DEFAULT_BALL_COLORS,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
@@ -104,6 +105,25 @@ def default_piece_color(puzzle: Puzzle, piece) -> str | None:
     return DEFAULT_BALL_COLORS.get(piece)
 
 
+def rgb_of(color: str) -> tuple[float, float, float]:
+    """A checked colour (a hex code or one of :data:`~tol_tasks.config.CSS_COLORS`) as sRGB 0-1."""
+    h = CSS_COLORS.get(color, color).lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def label_color(color: str) -> str:
+    """Black or white, whichever reads better on ``color`` (a piece's label).
+
+    By relative luminance (WCAG 2): black when the colour's contrast with black is
+    at least its contrast with white (luminance above 0.179).
+    """
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb_of(color)]
+    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
+
+
 Color = Annotated[
     str, Field(description="a colour: a hex code such as '#ff8800' or a name such as 'red'")
 ]
@@ -178,6 +198,11 @@ class Display(_Model):
     show_illegal_message: bool = Field(
         True, description="true to say briefly why an illegal move was refused"
     )
+    piece_labels: bool = Field(
+        False,
+        description="true to write each ball's letter (each disk's number) on it, so that "
+        "pieces differ by more than their colour",
+    )
 
     @field_validator("background", "text_color", "peg_color", "highlight_color")
     @classmethod
@@ -187,6 +212,12 @@ class Display(_Model):
     def piece_color(self, puzzle: Puzzle, piece) -> str:
         """The colour a piece is drawn in: the protocol's, else its default, else grey."""
         return self.piece_colors.get(str(piece)) or default_piece_color(puzzle, piece) or "#888888"
+
+    def piece_label(self, puzzle: Puzzle, piece) -> tuple[str, str] | None:
+        """The text written on a piece and its colour (None: ``piece_labels`` is off)."""
+        if not self.piece_labels:
+            return None
+        return str(piece), label_color(self.piece_color(puzzle, piece))
 
     @field_validator("piece_colors")
     @classmethod

@@ -85,6 +85,13 @@ class BoardView:
                 stim = visual.Circle(win, radius=unit * 0.46, edges=48, fillColor=color,
                                      lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
             self.pieces[piece] = stim
+        # display.piece_labels: the ball's letter (the disk's number) on each piece.
+        self.labels: dict = {}
+        for piece in puzzle.pieces:
+            label = display.piece_label(puzzle, piece)
+            if label is not None:
+                self.labels[piece] = visual.TextStim(win, text=label[0], color=label[1],
+                                                     height=unit * 0.5, bold=True, units=UNITS)  # fmt: skip
         self._pos: dict = dict.fromkeys(self.pieces)
         self._outlined: set = set()
         self._shown = None
@@ -124,6 +131,8 @@ class BoardView:
                 pos = (float(x), float(y))
                 if self._pos[piece] != pos:
                     self.pieces[piece].pos = pos
+                    if piece in self.labels:
+                        self.labels[piece].pos = pos
                     self._pos[piece] = pos
                 order.append(piece)
         outlined = {p for p in (lifted, cued) if p is not None}
@@ -140,7 +149,7 @@ class BoardView:
         if lifted is not None:
             order.remove(lifted)
             order.append(lifted)
-        self._order = [self.pieces[p] for p in order]
+        self._order = [s for p in order for s in (self.pieces[p], self.labels.get(p)) if s]
 
     def draw(self) -> None:
         for stim in self._static:

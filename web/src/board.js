@@ -129,7 +129,7 @@ function pieceName(puzzle, piece) {
 
 /** One board (the participant's or the goal) drawn in a stage. */
 export class BoardView {
-  constructor(stage, puzzle, areas, display, colors, { goal = false } = {}) {
+  constructor(stage, puzzle, areas, display, colors, { goal = false, labels = null } = {}) {
     this.stage = stage;
     this.puzzle = puzzle;
     this.areas = areas;
@@ -181,6 +181,13 @@ export class BoardView {
         w = h = this.unit * 0.92 * H;
       }
       Object.assign(el.style, { width: `${w}px`, height: `${h}px`, background: colors[String(piece)] });
+      const label = labels ? labels[String(piece)] : null;
+      if (label) {
+        // display.piece_labels: the ball's letter (the disk's number), as the lab draws it.
+        el.textContent = label[0];
+        el.classList.add("tol-labelled");
+        Object.assign(el.style, { color: label[1], fontSize: `${this.unit * 0.5 * H}px` });
+      }
       el.style.setProperty("--tol-outline", display.highlight_color);
       this.pieces.push({ piece, el, w, h });
       root.appendChild(el);

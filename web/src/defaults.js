@@ -16,13 +16,13 @@ export function messagesFor(language) {
 export const DEFAULT_MESSAGES = TEXTS.en.messages;
 
 export const DEFAULT_BALL_COLORS = {
-  R: "#d62728", G: "#2ca02c", B: "#1f77b4", Y: "#f2c014",
-  P: "#9467bd", O: "#ff7f0e", K: "#222222", W: "#eeeeee",
+  R: "#f1240a", G: "#51d1b0", B: "#0d63ba", Y: "#fee588",
+  P: "#b69cf0", O: "#ff9a00", K: "#817784", W: "#f1ffff",
 };
 
 export const DEFAULT_DISK_COLORS = [
-  "#e6194b", "#f58231", "#ffe119", "#3cb44b", "#42d4f4",
-  "#4363d8", "#911eb4", "#f032e6", "#a9a9a9", "#9a6324",
+  "#e11956", "#d99f24", "#e5fa07", "#27b9a0", "#00ffdc",
+  "#c627ff", "#0f07b6", "#bdb0fd", "#767396", "#713f09",
 ];
 
 export const DEFAULT_DISPLAY = {
@@ -37,6 +37,7 @@ export const DEFAULT_DISPLAY = {
   show_move_counter: true,
   show_time_left: false,
   show_illegal_message: true,
+  piece_labels: false,
 };
 
 /** A piece's colour: the given one, else the default of its disk number or ball letter. */

@@ -223,12 +223,12 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
   const draw = () => {
     stage.el.replaceChildren();
     if (goalAreas) {
-      const goal = new BoardView(stage, puzzle, goalAreas, d, ctx.colors(puzzle), { goal: true });
+      const goal = new BoardView(stage, puzzle, goalAreas, d, ctx.colors(puzzle), { goal: true, labels: ctx.labels?.(puzzle) });
       goal.show(spec.goal);
       const top = Math.max(...goalAreas.map((a) => a.y + a.h / 2)) + 0.035;
       stage.label("tol-goal-label", 0, top).textContent = ctx.msg.goal_label;
     }
-    view = new BoardView(stage, puzzle, areas, d, ctx.colors(puzzle));
+    view = new BoardView(stage, puzzle, areas, d, ctx.colors(puzzle), { labels: ctx.labels?.(puzzle) });
     view.show(trial.state);
     if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, TOP_LABELS_Y);
     if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, TOP_LABELS_Y);
@@ -326,7 +326,7 @@ export async function playCopy(ctx, problem, { block, attempt, copyOf, source, s
   const draw = () => {
     stage.el.replaceChildren();
     stage.label("tol-copy-label", 0, 0.42).textContent = ctx.msg.copy_label;
-    view = new BoardView(stage, puzzle, areas, ctx.display, ctx.colors(puzzle));
+    view = new BoardView(stage, puzzle, areas, ctx.display, ctx.colors(puzzle), { labels: ctx.labels?.(puzzle) });
     view.show(trial.state, null, null, trial.cue);
   };
   const shown = await drawShown(draw);

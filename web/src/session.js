@@ -172,6 +172,11 @@ class TaskContext {
   colors(puzzle) {
     return this.proto.puzzles[puzzle.code].colors;
   }
+
+  /** The text on each piece and its colour (display.piece_labels), or null. */
+  labels(puzzle) {
+    return this.proto.puzzles[puzzle.code].labels || null;
+  }
 }
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */

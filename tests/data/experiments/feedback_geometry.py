@@ -85,11 +85,13 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
                                                    a.x + a.w / 2, a.y + a.h / 2)))  # fmt: skip
                     if trial.goal is not None:
                         trial.goal.show(spec.goal)
-                        things += [("goal piece", box_of_stim(s)) for s in trial.goal._order]
+                        things += [
+                            ("goal piece", box_of_stim(s)) for s in trial.goal.pieces.values()
+                        ]
                     n = spec.puzzle.n_pegs
                     for held in [None, *range(n)]:
                         trial.board.show(spec.start, held)
-                        things += [("piece", box_of_stim(s)) for s in trial.board._order]
+                        things += [("piece", box_of_stim(s)) for s in trial.board.pieces.values()]
                     label = screen.label("feedback")
                     for text in lines:
                         label.draw(text, trial.text_pos)
