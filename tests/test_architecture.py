@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The scoring package (import name tol_analysis) lives in the top-level analysis/ folder.
+PACKAGE = ROOT / "analysis" / "tol_analysis"
 
 
 def _contract_counts(report: str) -> tuple[int, int]:
@@ -21,7 +23,7 @@ def _contract_counts(report: str) -> tuple[int, int]:
 
 
 def test_import_contracts_hold():
-    # import-linter contracts in pyproject.toml: the core and analysis never import PsychoPy.
+    # import-linter contracts in pyproject.toml: the core and tol_analysis never import PsychoPy.
     exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     result = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, check=False)
     declared = (ROOT / "pyproject.toml").read_text().count("[[tool.importlinter.contracts]]")
@@ -38,7 +40,7 @@ def test_the_contract_count_is_read_exactly():
 def test_importing_the_core_loads_no_gui_toolkit():
     code = (
         "import json, sys\n"
-        "import tol_tasks, analysis\n"
+        "import tol_tasks, tol_analysis\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'psychopy', 'pyglet', 'PyQt6', 'PyQt5', 'wx', 'matplotlib', 'pandas', 'numpy'})))\n"
     )
@@ -50,8 +52,8 @@ def test_importing_the_core_loads_no_gui_toolkit():
 
 def _lint_copy(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedProcess:
     """Run the contracts on a copy of the packages with ``extra`` modules added."""
-    for pkg in ("tol_tasks", "analysis"):
-        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    for pkg, where in (("tol_tasks", ROOT / "tol_tasks"), ("tol_analysis", PACKAGE)):
+        shutil.copytree(where, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     for rel, text in extra.items():
         (tmp_path / rel).write_text(text)
