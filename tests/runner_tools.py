@@ -15,9 +15,10 @@ from tol_tasks.session_data.sidecar import read_sidecar
 
 
 def short_protocol(name: str, goal: str) -> str:
-    """A protocol of one 3-disk Tower of Hanoi problem from AAA, no pauses, no feedback."""
+    """A protocol of one 3-disk Tower of Hanoi problem from AAA, no instruction pages, no
+    pauses, no feedback."""
     return (
-        f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\n"
+        f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\ninstructions: none\n"
         "display: {fullscreen: false, window_size: [800, 600]}\nfeedback: none\n"
         "timing: {inter_trial_interval: 0, feedback_duration: 0}\n"
         f"blocks:\n  - problems:\n      - {{id: p1, start: AAA, goal: {goal}}}\n"

@@ -87,7 +87,7 @@ def _press_space_when_shown(folder: Path, proc, env: dict, timeout: float = 150)
     """The welcome Routine waits for space: press it (a real X key event) once it is shown.
 
     Pressed once the experiment's window is mapped, and again every few seconds
-    until the Tower Routine has begun (its event log appears): on a loaded machine
+    until the Tower Routine has begun (its new event log appears): on a loaded machine
     the Routine may start a little after the window.
     """
 
@@ -96,9 +96,10 @@ def _press_space_when_shown(folder: Path, proc, env: dict, timeout: float = 150)
                                capture_output=True, text=True, check=False)  # fmt: skip
         return bool(found.stdout.strip())
 
+    before = len(_tower_logs(folder))  # an earlier run's logs, if any
     _wait_for(window_shown, proc, "the experiment's window", timeout)
     end = time.monotonic() + 90
-    while not _tower_logs(folder) and time.monotonic() < end:
+    while len(_tower_logs(folder)) == before and time.monotonic() < end:
         time.sleep(2)
         # X sends keys to the window under the pointer (no window manager): the screen's
         # centre is inside PsychoPy's centred window.
@@ -228,6 +229,26 @@ def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     assert list(rows["tower.copy_moves"]) == list(trials["copy_moves"])
     assert list(trials["copy_moves"]) == list(trials["placements"])
     assert trials["initial_thinking_time"].notna().all()
+
+
+@pytest.mark.slow
+def test_running_the_example_again_is_a_new_attempt_of_the_session(xdisplay, tmp_path):
+    # Builder's data files are per run and Builder has no resume: running the experiment
+    # again for the same participant and session starts a new attempt, said on the console
+    # and recorded in the sidecar, so that the scorer can tell the two logs apart.
+    done = _compile(tmp_path, simulate=True, simSpeed=30.0)
+    assert done.returncode == 0, done.stderr
+    for _ in range(2):
+        with _running_example(tmp_path, xdisplay) as proc:
+            _out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+    first, second = _tower_logs(tmp_path)
+    assert "already has a log of session 1 of tower_example-tower" in err
+    assert "recorded as a new attempt of the session" in err
+    metas = [read_sidecar(log.with_suffix(".json")) for log in (first, second)]
+    assert [(m["session_attempt"], m["earlier_attempts"]) for m in metas] == [
+        (1, []), (2, [first.name])]  # fmt: skip
+    assert all(m["status"] == "completed" for m in metas)
 
 
 @pytest.mark.slow

@@ -178,3 +178,20 @@ def test_an_installed_wheel_builds_experiments_without_node(tmp_path):
     assert json.loads((out / "protocol.json").read_text())["plan"]["protocol"]["name"] == (
         "london-shallice"
     )
+
+
+def test_labelled_pieces_reach_the_browser_with_the_labs_label_colours():
+    from tol_tasks.protocol_format.load import load_protocol_text
+
+    text = load_protocol("london-shallice").text.replace(
+        "task:\n", "display: {piece_labels: true, piece_colors: {B: navy}}\ntask:\n", 1
+    )
+    lp = load_protocol_text(text, "labelled.yaml")
+    compiled = compile_protocol(lp)
+    (puzzle,) = compiled["puzzles"].values()
+    # The ball's letter, in black on the light defaults and in white on navy.
+    assert puzzle["labels"] == {"R": ["R", "#000000"], "G": ["G", "#000000"],
+                                "B": ["B", "#ffffff"]}  # fmt: skip
+    assert all(
+        p["labels"] is None for p in compile_protocol(load_protocol("demo"))["puzzles"].values()
+    )
