@@ -66,7 +66,14 @@ def key_over_window(folder: Path, key: str, env: dict) -> None:
 
 
 def exe(name: str) -> str:
-    return shutil.which(name) or str(Path(sys.executable).with_name(name))
+    """The command ``name`` of the environment the tests run in (beside its Python).
+
+    Looked up there first, then on PATH: under ``uv run`` PATH may lead to another
+    environment's command (the oldest supported PsychoPy's tests would then run
+    today's PsychoPy).
+    """
+    own = Path(sys.executable).with_name(name)
+    return str(own) if own.is_file() else shutil.which(name) or str(own)
 
 
 def tol_run(

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from tests.runner_tools import exe
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -22,8 +24,9 @@ def _contract_counts(report: str) -> tuple[int, int]:
 
 def test_import_contracts_hold():
     # import-linter contracts in pyproject.toml: the core and analysis never import PsychoPy.
-    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
-    result = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [exe("lint-imports")], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     declared = (ROOT / "pyproject.toml").read_text().count("[[tool.importlinter.contracts]]")
     assert declared >= 4
     assert _contract_counts(result.stdout) == (declared, 0), result.stdout + result.stderr
@@ -55,9 +58,12 @@ def _lint_copy(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedPro
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     for rel, text in extra.items():
         (tmp_path / rel).write_text(text)
-    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     return subprocess.run(
-        [exe, "--no-cache"], cwd=tmp_path, capture_output=True, text=True, check=False
+        [exe("lint-imports"), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -124,3 +130,20 @@ def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_sc
     assert got["loaded"] == []
     assert got["error"][0].startswith("no screen to show the task on")
     assert "xvfb-run" in got["error"][1]
+
+
+def test_the_tests_find_their_helpers_the_way_pytest_documents():
+    # tests/ is a package, so pytest puts the repository root on sys.path itself ("prepend"
+    # import mode). Before, `tests.*` was found only through the editable install's .pth
+    # entry for the root: with a wheel installed, or that entry gone, collection failed.
+    code = (
+        "import os, sys\n"
+        f"sys.path = [p for p in sys.path if os.path.abspath(p or '.') != {str(ROOT)!r}]\n"
+        "import pytest\n"
+        "sys.exit(pytest.main(['--collect-only', '-q', '-o', 'addopts=', '-p', 'no:cacheprovider',"
+        " 'tests/test_classic.py']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests/test_classic.py::" in done.stdout

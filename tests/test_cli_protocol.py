@@ -2,18 +2,19 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
-import sys
 from pathlib import Path
+
+from tests.runner_tools import exe
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "data" / "broken"
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    exe = shutil.which("tol-protocol") or str(Path(sys.executable).with_name("tol-protocol"))
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [exe("tol-protocol"), *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
 
 
 def test_check_valid_and_broken_files():
