@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.system_tools import program
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -154,7 +155,5 @@ def xdotool(*args: str, env: dict) -> None:
 
 
 def exe_x(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise AssertionError(f"{name} is not installed; run scripts/setup.sh")
-    return path
+    """An X program the test needs (Xvfb, xdotool), or the test skipped (see system_tools)."""
+    return program(name)
