@@ -150,8 +150,8 @@ def sidecar_of(folder: Path) -> dict:
     return read_sidecar(session_files(folder)[1])
 
 
-def xdotool(*args: str, env: dict) -> None:
-    subprocess.run([exe_x("xdotool"), *args], env=env, check=True, timeout=10)
+def xdotool(*args: str, env: dict, timeout: float = 10) -> None:
+    subprocess.run([exe_x("xdotool"), *args], env=env, check=True, timeout=timeout)
 
 
 def exe_x(name: str) -> str:

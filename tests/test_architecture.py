@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.runner_tools import exe
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -109,6 +111,7 @@ def test_no_code_outside_puzzles_asks_which_puzzle_class_it_has():
     assert found == []
 
 
+@pytest.mark.psychopy_compat
 def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_screen():
     code = (
         "import json, sys\n"
