@@ -135,6 +135,26 @@ def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_sc
     assert "xvfb-run" in got["error"][1]
 
 
+def test_without_psychopy_tol_run_says_what_to_install(tmp_path):
+    # An analyst's environment: PsychoPy cannot be imported (None in sys.modules makes its
+    # import fail as a missing module does; tests/test_release.py does it with a real
+    # environment without PsychoPy, in the slow set).
+    code = (
+        "import sys\n"
+        "sys.modules['psychopy'] = None\n"
+        "from tol_tasks.cli import run_main\n"
+        "sys.exit(run_main(['demo', '--simulate', '--windowed', '--output', sys.argv[1]]))\n"
+    )
+    out = tmp_path / "data"
+    done = subprocess.run([sys.executable, "-c", code, str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("tol-run: the runner needs PsychoPy, which is not installed")
+    assert 'Suggested fix: pip install "tol-tasks[runner]"' in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(out.rglob("*"))  # nothing written (the folder's check made it)
+
+
 def test_the_tests_find_their_helpers_the_way_pytest_documents():
     # tests/ is a package, so pytest puts the repository root on sys.path itself ("prepend"
     # import mode). Before, `tests.*` was found only through the editable install's .pth
