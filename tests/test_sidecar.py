@@ -23,8 +23,10 @@ ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = (
     ROOT / "tol_tasks" / "session_data" / "codebook" / f"sidecar-v{SIDECAR_VERSION}.schema.json"
 )
+# A sidecar sits beside its event log (the same name, .csv): other JSON files under
+# tests/data (other tools' exports to import, npm's package files) are not sidecars.
 COMMITTED = sorted(
-    p for p in (ROOT / "tests" / "data").rglob("*.json") if p.name != "codebook.json"
+    p for p in (ROOT / "tests" / "data").rglob("*.json") if p.with_suffix(".csv").is_file()
 )
 
 

@@ -1,0 +1,231 @@
+"""Importers: tower data collected with other tools, turned into tol-tasks event logs.
+
+Each foreign file is read once (:func:`read_source`), its format recognised from
+its header (or given), and each participant session in it rebuilt as event-log
+rows on one session clock (the source's own times) by the format's importer;
+every placement is checked against the puzzle's rules, minimums come from the
+solver (a minimum the source states is kept and compared), and what the source
+does not record stays empty and is listed in the sidecar. ``tol-score`` then
+scores the logs like any session.
+
+Formats (:data:`FORMATS`): ``expfactory-tol``, ``jspsych-tol``, ``pebl-tol``,
+``pebl-toh``; ``psytoolkit-toh`` is recognised and refused (its data cannot
+give the moves). The importers never import PsychoPy.
+
+>>> sorted(FORMATS)
+['expfactory-tol', 'jspsych-tol', 'pebl-toh', 'pebl-tol', 'psytoolkit-toh']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import expfactory, jspsych, pebl, psytoolkit
+from ._build import ImportedSession
+from ._format import Format, ImportOptions
+from ._source import ImportSourceError, Source, read_source
+from ._write import Folder, Writer, log_name
+
+#: Every format, by name (the ``--format`` values), in the order they are tried.
+FORMATS: dict[str, Format] = {
+    f.name: f
+    for f in (
+        expfactory.FORMAT,
+        jspsych.FORMAT,
+        pebl.TOL_FORMAT,
+        pebl.TOH_FORMAT,
+        psytoolkit.FORMAT,
+    )
+}
+
+
+def detect_format(source: Source) -> Format:
+    """The format of a file, from its header (or, for headerless text, its lines).
+
+    Raises
+    ------
+    ImportSourceError
+        When no format (or more than one) matches, naming what each needs.
+    """
+    found = [f for f in FORMATS.values() if f.matches(source)]
+    if len(found) == 1:
+        return found[0]
+    if found:
+        names = ", ".join(f.name for f in found)
+        raise ImportSourceError(
+            f"{source.path}: its header fits several formats ({names}). Suggested fix: name "
+            "the format with --format."
+        )
+    head = ", ".join(source.columns[:8]) + (", ..." if len(source.columns) > 8 else "")
+    needs = "; ".join(
+        f"{f.name} ({f.title}): {', '.join(f.signature)}" for f in FORMATS.values() if f.signature
+    )
+    what = f"its columns ({head})" if source.columns else "its first line"
+    raise ImportSourceError(
+        f"{source.path}: row 1: {what} match no format tol-import reads ({needs}). "
+        "Suggested fix: give the data file the tool itself wrote, or name its format with "
+        "--format (tol-import --list-formats lists them)."
+    )
+
+
+@dataclass
+class ImportReport:
+    """What :func:`import_files` did.
+
+    Attributes
+    ----------
+    written : list of Path
+        Event logs written (each with its sidecar).
+    already : list of Path
+        Sessions already in the folder from the same source file, participant and
+        session: not written again.
+    skipped : list of str
+        With ``skip_bad``: each file or session left out, with its error.
+    warnings : list of str
+        Stated minimums that disagree with the solver, defaults used for
+        settings the source does not record, notes.
+    trials : int
+        Problem attempts in the sessions written.
+    events : int
+        Event-log rows written.
+    """
+
+    written: list[Path] = field(default_factory=list)
+    already: list[Path] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    trials: int = 0
+    events: int = 0
+
+    def text(self, output: Path) -> str:
+        """The closing summary ``tol-import`` prints."""
+        return (
+            f"tol-import: {len(self.written)} session(s) written ({self.trials} trial(s)), "
+            f"{len(self.already)} already imported, {len(self.skipped)} skipped; in {output}"
+        )
+
+
+def import_files(
+    paths: Iterable[str | Path],
+    output: str | Path,
+    fmt: str | None = None,
+    options: ImportOptions | None = None,
+    *,
+    skip_bad: bool = False,
+    progress: Callable[[str], None] | None = None,
+) -> ImportReport:
+    """Import foreign data files into event logs and sidecars in ``output``.
+
+    Parameters
+    ----------
+    paths : iterable of path
+        The files (each may hold many participants).
+    output : path
+        The folder (made if missing). Nothing in it is overwritten; a session
+        imported before from the same file is recognised and not written again.
+    fmt : str, optional
+        A name of :data:`FORMATS`; by default each file's format is recognised
+        from its header.
+    options : ImportOptions, optional
+        Settings the sources do not record; an option the format does not take
+        is an error.
+    skip_bad : bool
+        Go on past a bad file or session (listed in ``report.skipped``) instead
+        of stopping at the first. Sessions written before an error are kept
+        either way.
+    progress : callable, optional
+        Called with a short line per file.
+
+    Raises
+    ------
+    ImportSourceError
+        Without ``skip_bad``, at the first fault: naming the file, row, column,
+        value and fix.
+    """
+    options = options or ImportOptions()
+    if fmt is not None and fmt not in FORMATS:
+        raise ImportSourceError(
+            f"--format {fmt!r} is not a format tol-import reads. Suggested fix: use one of "
+            f"{', '.join(FORMATS)}."
+        )
+    paths = [Path(p) for p in paths]
+    report = ImportReport()
+    writer = Writer(Folder.open(output))
+    try:
+        _import(paths, fmt, options, skip_bad, progress, report, writer)
+    finally:
+        writer.close()  # what was written before an error is completed, never lost
+    return report
+
+
+def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
+    given = {p.resolve() for p in paths}
+
+    def bad(exc: ImportSourceError) -> None:
+        if not skip_bad:
+            raise exc
+        report.skipped.append(str(exc))
+
+    for path in paths:
+        if progress:
+            progress(f"importing {path}")
+        try:
+            source = read_source(path)
+            format_ = FORMATS[fmt] if fmt else detect_format(source)
+            if format_.refused:
+                raise ImportSourceError(f"{path}: {format_.refused}")
+            _check_options(format_, options)
+            if pebl.is_summary(source):
+                log = pebl.log_of(source.path)
+                if log.resolve() in given:
+                    continue  # read with its log
+                raise ImportSourceError(
+                    f"{path}: a PEBL summary file has no moves. Suggested fix: give the log "
+                    f"{log.name} (the summary beside it is read with it)."
+                )
+            units = list(format_.read(source, options))
+        except ImportSourceError as exc:
+            bad(exc)
+            continue
+        for _label, build in units:
+            try:
+                session: ImportedSession = build()
+                status, where = writer.add(session)
+            except ImportSourceError as exc:
+                bad(exc)
+                continue
+            if status == "written":
+                report.written.append(where)
+                report.trials += session.trials
+                report.events += len(session.rows)
+                report.warnings.extend(session.warnings)
+            else:
+                report.already.append(where)
+
+
+def _check_options(format_: Format, options: ImportOptions) -> None:
+    extra = [name for name in options.given() if name not in format_.options]
+    if extra:
+        flags = ", ".join(map(ImportOptions.flag, extra))
+        takes = ", ".join(map(ImportOptions.flag, sorted(format_.options))) or "none"
+        raise ImportSourceError(
+            f"{flags} does not apply to {format_.name} ({format_.title}), which takes: {takes}. "
+            "Suggested fix: leave it out (tol-import never ignores an option)."
+        )
+
+
+__all__ = [
+    "FORMATS",
+    "Format",
+    "ImportOptions",
+    "ImportReport",
+    "ImportSourceError",
+    "ImportedSession",
+    "Source",
+    "detect_format",
+    "import_files",
+    "log_name",
+    "read_source",
+]

@@ -1,0 +1,73 @@
+"""Writing a whole event log at once: a session made elsewhere (an importer), not recorded live.
+
+:class:`~tol_tasks.session_data.EventLog` appends and flushes one row as each
+event happens, so that a crash loses at most the event in flight. A session
+converted from another tool's file already has all its rows; :func:`write_event_log`
+writes them in one go, in the same columns and with the same cells as
+``EventLog.write`` (the one cell formatter of :mod:`.eventlog`), into a file
+that must not exist yet, and forces it to the disk before returning.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+from .eventlog import _cell, columns
+
+
+def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
+                    fsync: bool = True) -> int:  # fmt: skip
+    """Write an event log of ``rows`` (column -> value, without ``row``) to a new file.
+
+    Rows are numbered from 1. Returns the number of rows written.
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists (an event log is never overwritten).
+    ValueError
+        If a row names a column the event log does not have.
+    OSError
+        If the file cannot be written; a file left incomplete is removed.
+    """
+    cols = columns()
+    where = {c: i for i, c in enumerate(cols)}
+    buf = io.StringIO()
+    out = csv.writer(buf, lineterminator="\n")
+    out.writerow(cols)
+    n = 0
+    for n, values in enumerate(rows, start=1):
+        cells = [""] * len(cols)
+        for k, v in values.items():
+            if v is None:
+                continue
+            i = where.get(k)
+            if i is None:
+                raise ValueError(f"not event log columns: {k}")
+            kind = type(v)
+            # Fast paths with _cell's result: a text without line breaks as it is, an int.
+            if kind is str and "\n" not in v and "\r" not in v:
+                cells[i] = v
+            elif kind is int:
+                cells[i] = str(v)
+            else:
+                cells[i] = _cell(v)
+        cells[0] = str(n)
+        out.writerow(cells)
+    p = Path(path)
+    with open(p, "x", encoding="utf-8", newline="") as f:
+        try:
+            f.write(buf.getvalue())
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        except OSError:
+            f.close()
+            p.unlink(missing_ok=True)
+            raise
+    return n
