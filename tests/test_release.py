@@ -171,9 +171,10 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     assert wheel.name == f"tol_tasks-{version}-py3-none-any.whl"
     assert sdist.name == f"tol_tasks-{version}.tar.gz"
     files = _wheel_files(wheel)
+    packages = pyproject()["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
     for shipped in ("tol_tasks/protocols/demo.yaml", "tol_tasks/web/static/tol-tasks.js",
-                    "tol_tasks/session_data/codebook/events-v2.json",
-                    "tol_tasks/builder/tower.png", "analysis/cli.py"):  # fmt: skip
+                    "tol_tasks/session_data/codebook/events-v2.json", "tol_tasks/builder/tower.png",
+                    *(f"{package}/__init__.py" for package in packages)):  # fmt: skip
         assert shipped in files, shipped
     assert not [f for f in files if f.startswith("tests/")]
 
