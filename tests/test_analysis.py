@@ -11,12 +11,13 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.config import COLUMNS, Conventions
-from analysis.export import codebook, codebook_markdown, export, wide_table
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import tol_score
+from tol_analysis.columns import TABLES
+from tol_analysis.conventions import Conventions
+from tol_analysis.export import codebook, codebook_markdown, export, wide_table
+from tol_analysis.read import read_session, scan
+from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import EventLogError
 
 DATA = Path(__file__).parent / "data" / "logs"
@@ -123,9 +124,9 @@ def test_conventions_change_the_scores():
 
 
 def test_columns_match_the_codebook(hand):
-    for table, cols in COLUMNS.items():
+    for table, cols in TABLES.items():
         df = getattr(hand, table)
-        expected = [c[0] for c in cols]
+        expected = cols.names
         assert list(df.columns[: len(expected)]) == expected
 
 
@@ -226,28 +227,68 @@ def test_tol_score_command(tmp_path):
     inputs = tmp_path / "in"
     inputs.mkdir()
     shutil.copy(HAND, inputs / "a.csv")
-    (inputs / "notes.csv").write_text("subject,rt\n1,0.4\n")
     out = tmp_path / "out"
-    bad = tol_score(str(inputs), "--output", str(out))
-    assert bad.returncode == 2
-    assert "notes.csv: row 1: not a tol-tasks event log" in bad.stderr
-    assert "pass --skip-bad" in bad.stderr
-    assert "Traceback" not in bad.stderr
-    skipped = tol_score(str(inputs), "--output", str(out), "--skip-bad", "--plots", "--bids")
-    assert skipped.returncode == 0
-    assert "skipped:" in skipped.stderr
-    assert "1 session(s), 2 trial(s), 6 move(s) scored; 1 file(s) skipped" in skipped.stdout
+    done = tol_score(str(inputs), "--output", str(out), "--plots", "--bids")
+    assert done.returncode == 0, done.stderr
+    assert "1 session(s), 2 trial(s), 6 move(s) scored; 0 file(s) skipped" in done.stdout
     assert (out / "plots" / "excess_moves_by_level.svg").is_file()
-    assert find_logs([inputs], exclude=out) == [inputs / "a.csv", inputs / "notes.csv"]
     missing = tol_score(str(tmp_path / "nowhere"), "--output", str(out))
     assert missing.returncode == 2
     assert "no such file or folder" in missing.stderr
 
 
+def test_other_csv_files_in_a_data_folder_are_left_out_and_named_once(tmp_path):
+    # As labs keep folders: the embedding script's ExperimentHandler file and a participant
+    # list beside the event logs (the README's example writes data/P001_battery.csv).
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(HAND, data / "P001_battery_2026-01-01_10h00.00.000.csv")
+    (data / "P001_battery.csv").write_text("trials.thisN,trials.thisIndex,resp.keys,resp.rt\n"
+                                           "0,0,space,0.51\n")  # fmt: skip
+    (data / "participants.csv").write_text("subject,age\nP001,34\n")
+    out = tmp_path / "out"
+    done = tol_score(str(data), "--output", str(out))
+    assert done.returncode == 0, done.stderr
+    for name in ("P001_battery.csv", "participants.csv"):
+        assert done.stderr.count(f"{data / name}: not an event log") == 1
+    assert "1 session(s), 2 trial(s), 6 move(s) scored" in done.stdout
+    assert "2 other CSV file(s) left out" in done.stdout
+    assert "Traceback" not in done.stderr
+    found = scan([data], exclude=out)
+    assert found.logs == [data / "P001_battery_2026-01-01_10h00.00.000.csv"]
+    assert found.left_out == [data / "P001_battery.csv", data / "participants.csv"]
+    # Named on the command line, a file is read as an event log, and refused if it is not one.
+    named = tol_score(str(data / "participants.csv"), "--output", str(out))
+    assert named.returncode == 2
+    assert "participants.csv: row 1: not a tol-tasks event log" in named.stderr
+    verified = tol_score("--verify", str(data))
+    assert "participants.csv: not an event log" in verified.stdout
+
+
+def test_a_damaged_log_in_a_folder_is_still_an_error(tmp_path):
+    # Ours but damaged: the header begins as an event log's, a column is missing.
+    data = tmp_path / "data"
+    data.mkdir()
+    shutil.copy(HAND, data / "a.csv")
+    lines = HAND.read_text().splitlines(keepends=True)
+    (data / "b.csv").write_text(lines[0].replace(",goal", "") + "".join(lines[1:3]))
+    out = tmp_path / "out"
+    bad = tol_score(str(data), "--output", str(out))
+    assert bad.returncode == 2
+    assert "b.csv: row 1: not a tol-tasks event log (format 1 or 2): the header lacks goal" in (
+        bad.stderr)  # fmt: skip
+    assert "pass --skip-bad" in bad.stderr
+    assert "Traceback" not in bad.stderr
+    skipped = tol_score(str(data), "--output", str(out), "--skip-bad")
+    assert skipped.returncode == 0
+    assert "skipped:" in skipped.stderr
+    assert "1 session(s), 2 trial(s), 6 move(s) scored; 1 file(s) skipped" in skipped.stdout
+
+
 def test_plots_take_and_return_axes(hand):
     from matplotlib.figure import Figure
 
-    from analysis.plots import plot_by_level, plot_distance, plot_state_graph, state_layout
+    from tol_analysis.plots import plot_by_level, plot_distance, plot_state_graph, state_layout
 
     ax = Figure().add_subplot()
     assert plot_distance(hand.moves[hand.moves["problem_id"] == "h1"], ax=ax) is ax

@@ -14,6 +14,8 @@ import pytest
 from tests.runner_tools import exe
 
 ROOT = Path(__file__).resolve().parents[1]
+#: The scoring package (import name tol_analysis) lives in the top-level analysis/ folder.
+PACKAGE = ROOT / "analysis" / "tol_analysis"
 
 
 def _contract_counts(report: str) -> tuple[int, int]:
@@ -25,7 +27,7 @@ def _contract_counts(report: str) -> tuple[int, int]:
 
 
 def test_import_contracts_hold():
-    # import-linter contracts in pyproject.toml: the core and analysis never import PsychoPy.
+    # import-linter contracts in pyproject.toml: the core and tol_analysis never import PsychoPy.
     result = subprocess.run(
         [exe("lint-imports")], cwd=ROOT, capture_output=True, text=True, check=False
     )
@@ -43,7 +45,7 @@ def test_the_contract_count_is_read_exactly():
 def test_importing_the_core_loads_no_gui_toolkit():
     code = (
         "import json, sys\n"
-        "import tol_tasks, analysis\n"
+        "import tol_tasks, tol_analysis\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'psychopy', 'pyglet', 'PyQt6', 'PyQt5', 'wx', 'matplotlib', 'pandas', 'numpy'})))\n"
     )
@@ -55,8 +57,8 @@ def test_importing_the_core_loads_no_gui_toolkit():
 
 def _lint_copy(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedProcess:
     """Run the contracts on a copy of the packages with ``extra`` modules added."""
-    for pkg in ("tol_tasks", "analysis"):
-        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    for pkg, where in (("tol_tasks", ROOT / "tol_tasks"), ("tol_analysis", PACKAGE)):
+        shutil.copytree(where, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     for rel, text in extra.items():
         (tmp_path / rel).write_text(text)

@@ -6,6 +6,8 @@ import csv
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tol_tasks.session_data.attempts import COPY, PROBLEM, log_attempts, walk_attempts
 from tol_tasks.session_data.detail import format_detail, parse_detail
@@ -109,3 +111,125 @@ def test_puzzle_codes_round_trip_and_the_interface_answers_without_isinstance():
     for bad in ("hanoi:3:3", "hanoi:x:3:0", "hanoi:3:3:2", "london:rgb:3-2-1", "chess"):
         with pytest.raises(ValueError, match=f"puzzle '{bad}' is not a puzzle code"):
             from_code(bad)
+
+
+def _reference_walk(event, trial, attempt, problem_id, block, copy_of, reason):
+    """The walker as first written (row by row, at 6a0c374): the reference for the vectorized one.
+
+    Returns the attempts as tuples, or the error text.
+    """
+    out, open_problem, open_copy = [], None, None
+
+    def close(opened, kind, stop, end):
+        if opened is not None:
+            i = opened[0]
+            out.append((kind, int(trial[i]), int(attempt[i]) if attempt[i] else 1, block[i],
+                        problem_id[i], int(copy_of[i]) if copy_of[i] else None, i, stop, end,
+                        reason[end] if end is not None else None))  # fmt: skip
+
+    for n, ev in enumerate(event):
+        t, key = trial[n], (trial[n], attempt[n], problem_id[n])
+        if copy_of[n]:
+            if open_problem is not None:
+                close(open_problem, PROBLEM, n, None)
+                open_problem = None
+            if ev == "copy_onset":
+                close(open_copy, COPY, n, None)
+                open_copy = (n, key)
+                continue
+            if open_copy is None:
+                return f"row {n + 2}: no copy_onset"
+            if key != open_copy[1]:
+                return f"row {n + 2}: interleaved copy"
+            if ev == "copy_end":
+                close(open_copy, COPY, n + 1, n)
+                open_copy = None
+            continue
+        if ev == "trial_onset":
+            close(open_copy, COPY, n, None)
+            open_copy = None
+            close(open_problem, PROBLEM, n, None)
+            open_problem = (n, key)
+            continue
+        if open_problem is None or not t:
+            continue
+        if key != open_problem[1]:
+            return f"row {n + 2}: interleaved"
+        if ev == "trial_end":
+            close(open_problem, PROBLEM, n + 1, n)
+            open_problem = None
+    close(open_problem, PROBLEM, len(event), None)
+    close(open_copy, COPY, len(event), None)
+    return out
+
+
+_EVENTS = ["trial_onset", "trial_end", "place", "pick_up", "copy_onset", "copy_end",
+           "copy_cue", "feedback", "resume", "session_end"]  # fmt: skip
+
+
+@given(st.lists(st.tuples(st.sampled_from(_EVENTS), st.sampled_from(["", "1", "2", "01"]),
+                          st.sampled_from(["", "1", "2"]), st.sampled_from(["p1", "p2"]),
+                          st.sampled_from(["", "", "", "1", "2"])), max_size=30))  # fmt: skip
+def test_the_walker_agrees_with_the_row_by_row_reference(rows):
+    cols = {"event": [r[0] for r in rows], "trial": [r[1] for r in rows],
+            "attempt": [r[2] for r in rows], "problem_id": [r[3] for r in rows],
+            "block": ["b"] * len(rows), "copy_of": [r[4] for r in rows],
+            "reason": [f"r{i}" for i in range(len(rows))]}  # fmt: skip
+    # The reference checks no onset cells: give every onset a trial number, as logs have.
+    for i, r in enumerate(rows):
+        if r[0] in ("trial_onset", "copy_onset") and not r[1]:
+            cols["trial"][i] = "3"
+    expected = _reference_walk(**cols)
+    if isinstance(expected, str):
+        with pytest.raises(EventLogError, match=expected.split(":")[0] + ":"):
+            walk_attempts(**cols, path="x.csv")
+        return
+    got = walk_attempts(**cols, path="x.csv")
+    assert [(a.kind, a.trial, a.attempt, a.block, a.problem_id, a.copy_of, a.onset, a.stop,
+             a.end, a.outcome) for a in got] == expected  # fmt: skip
+
+
+_LOG = st.lists(st.tuples(st.sampled_from(_EVENTS), st.sampled_from(["", "1", "2"]),
+                          st.sampled_from(["", "1", "2"]), st.sampled_from(["p1", "p2"]),
+                          st.sampled_from(["", "", "", "1"])), max_size=12)  # fmt: skip
+
+
+@given(st.lists(_LOG, min_size=1, max_size=5))
+def test_logs_walked_together_are_walked_each_as_if_alone(logs):
+    """Scoring walks many logs at once (attempt_spans with their starts): the spans are each
+    log's own, and an error names the first log that breaks a rule, and its own row."""
+    import numpy as np
+
+    from tol_tasks.session_data.attempts import _coded, attempt_spans
+
+    def columns(rows):
+        cols = [[r[k] for r in rows] for k in range(5)]
+        for i, r in enumerate(rows):  # onsets carry a trial number, as logs have
+            if r[0] in ("trial_onset", "copy_onset") and not r[1]:
+                cols[1][i] = "3"
+        return cols
+
+    each = []
+    for k, rows in enumerate(logs):
+        try:
+            each.append(attempt_spans(*map(_coded, columns(rows)), path=f"log{k}.csv"))
+        except EventLogError as exc:
+            each.append(exc)
+    together = [[cell for rows in logs for cell in columns(rows)[c]] for c in range(5)]
+    starts = np.cumsum([0] + [len(rows) for rows in logs[:-1]])
+    paths = [f"log{k}.csv" for k in range(len(logs))]
+    bad = [e for e in each if isinstance(e, EventLogError)]
+    if bad:
+        with pytest.raises(EventLogError) as got:
+            attempt_spans(*map(_coded, together), path=paths, starts=starts)
+        assert str(got.value) == str(bad[0])
+        return
+    spans = attempt_spans(*map(_coded, together), path=paths, starts=starts)
+    expected = [np.concatenate([np.asarray(getattr(s, f)) + (start if f != "is_copy" else 0)
+                                for s, start in zip(each, starts, strict=True)])
+                for f in ("is_copy", "onset", "stop")]  # fmt: skip
+    ends = np.concatenate([np.where(s.end >= 0, s.end + start, -1)
+                           for s, start in zip(each, starts, strict=True)])  # fmt: skip
+    assert [np.asarray(spans.is_copy, bool).tolist(), spans.onset.tolist(),
+            spans.stop.tolist()] == [np.asarray(e).tolist() for e in expected]  # fmt: skip
+    assert spans.end.tolist() == ends.tolist()

@@ -20,8 +20,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from analysis.read import read_session
-from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph
 from tests.runner_tools import (
     click_peg,
@@ -30,6 +28,8 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
+from tol_analysis.read import read_session
+from tol_analysis.score import score_sessions
 from tol_tasks import Hanoi
 from tol_tasks.protocol_format.load import load_protocol_text
 from tol_tasks.protocol_format.model import ProblemSpec, ProtocolError
@@ -230,7 +230,7 @@ def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, t
         t.loc["o1", "initial_thinking_time"]
     )
     # The session report shows the same means (read from sessions.csv, not computed again).
-    from analysis.report import write_reports
+    from tol_analysis.report import write_reports
 
     write_reports(scores, tmp_path / "reports")
     html = (tmp_path / "reports" / "Y01_ses-1.html").read_text()

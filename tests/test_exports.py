@@ -199,7 +199,7 @@ def test_spss_without_pyreadstat_says_how_to_install(tmp_path):
     # A fresh interpreter where pyreadstat cannot be imported: the message, not a traceback.
     code = (
         "import sys; sys.modules['pyreadstat'] = None\n"
-        "from analysis.cli import main\n"
+        "from tol_analysis.cli import main\n"
         f"raise SystemExit(main([{str(Path(__file__).parent / 'data' / 'logs')!r}, "
         f"'--output', {str(tmp_path / 'out')!r}, '--spss']))\n"
     )

@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from analysis.read import read_session
-from analysis.score import score_sessions
 from tests.runner_tools import exe, session_files, start_xvfb, tol_run, tol_score, wait_for_rows
+from tol_analysis.read import read_session
+from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from analysis.cli import main as tol_score_main
+from tol_analysis.cli import main as tol_score_main
 from tol_tasks.cli import protocol_main
 from tol_tasks.protocol_format import bundled_protocols
 
@@ -142,15 +142,24 @@ def test_fuzzed_logs_never_give_a_traceback(tmp_path):
     assert refused > 300  # most mutations are caught, the rest score or verify cleanly
 
 
-def test_a_text_trial_time_names_file_row_column_and_value(tmp_path):
-    # The fault found by hand: a trial_time cell holding text.
+@pytest.mark.parametrize(
+    ("column", "value", "expected"),
+    [
+        # The fault found by hand: a trial_time cell holding text.
+        ("trial_time", "twelve", "holds 'twelve'; expected a number"),
+        # A column scoring does not use is checked against the codebook all the same.
+        ("x", "twelve", "holds 'twelve'; expected a number"),
+        ("trial", "1" * 25, f"holds '{'1' * 25}', a whole number of more than 18 digits"),
+    ],
+)
+def test_a_bad_cell_names_file_row_column_and_value(tmp_path, column, value, expected):
     with (FUZZ / "sim-hanoi.csv").open(newline="", encoding="utf-8") as f:
         rows = list(csv.reader(f))
-    col = rows[0].index("trial_time")
+    col = rows[0].index(column)
     r = next(i for i, row in enumerate(rows) if row[rows[0].index("event")] == "place")
-    rows[r][col] = "twelve"
+    rows[r][col] = value
     log = _write(tmp_path, rows, None, "cell", random.Random(0))
-    expected = f"{log}: row {r + 1}: column 'trial_time' holds 'twelve'; expected a number"
+    expected = f"{log}: row {r + 1}: column {column!r} {expected}"
     code, text = _run(tol_score_main, [str(log), "--output", str(tmp_path / "out")])
     assert code == 2
     assert expected in text

@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from analysis.read import read_session
-from analysis.score import score_sessions
 from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import session_files, tol_run
+from tol_analysis.read import read_session
+from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 

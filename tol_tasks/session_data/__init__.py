@@ -14,8 +14,20 @@ from .eventlog import (
     columns,
     read_event_log,
 )
-from .sidecar import SIDECAR_VERSION, read_sidecar, write_sidecar
-from .trial import TrialState
+
+# The sidecar and the trial state machine need the protocol format's models (pydantic): they
+# are imported when first used, so that reading event logs (tol-score) does not load them.
+_LAZY = {"SIDECAR_VERSION": "sidecar", "read_sidecar": "sidecar", "write_sidecar": "sidecar",
+         "TrialState": "trial"}  # fmt: skip
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        import importlib
+
+        return getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "EVENT_LOG_VERSION",

@@ -1,6 +1,6 @@
 """A short plain-text summary of the sessions in a folder (``python -m tol_tasks.session_data.summary DIR``).
 
-This is a quick look for the demo; the scores themselves come from ``analysis``.
+This is a quick look for the demo; the scores themselves come from ``tol_analysis``.
 """
 
 from __future__ import annotations

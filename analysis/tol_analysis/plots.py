@@ -21,8 +21,8 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import pandas as pd
 
-from analysis.score import Scores, puzzle_from_code
-from tol_tasks import Hanoi
+from tol_analysis.score import Scores
+from tol_tasks.puzzles import from_code
 from tol_tasks.puzzles.base import Puzzle
 
 #: Largest state graph drawn in full.
@@ -77,7 +77,7 @@ def state_layout(puzzle: Puzzle, goal=None) -> dict[str, tuple[float, float]]:
             f"(at most {MAX_GRAPH_STATES:,})."
         )
     states = list(puzzle.states())
-    if isinstance(puzzle, Hanoi) and puzzle.n_pegs == 3 and not puzzle.adjacent_only:
+    if puzzle.is_classic:
         corners = [(0.5, math.sqrt(3) / 2), (0.0, 0.0), (1.0, 0.0)]
         n = puzzle.n_disks
         out = {}
@@ -108,8 +108,8 @@ def plot_state_graph(
 ):
     """A participant's path (a list of state texts) on the state graph, beside a shortest path."""
     ax = _axes(ax)
-    p = puzzle_from_code(puzzle) if isinstance(puzzle, str) else puzzle
-    pos = state_layout(p, p.parse(goal) if not isinstance(p, Hanoi) else None)
+    p = from_code(puzzle) if isinstance(puzzle, str) else puzzle
+    pos = state_layout(p, p.parse(goal) if p.kind != "hanoi" else None)
     segs_x, segs_y = [], []
     for s in p.states():
         a = pos[str(s)]

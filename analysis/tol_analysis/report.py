@@ -1,8 +1,8 @@
 """Session reports for clinicians and a study overview for researchers (HTML, print to A4/Letter).
 
-Built only from the scored tables and the sidecars (:class:`analysis.score.Scores`):
+Built only from the scored tables and the sidecars (:class:`tol_analysis.score.Scores`):
 every number shown is read from ``sessions.csv`` and ``trials.csv`` as
-:func:`analysis.score.score_sessions` computed them, never computed again.
+:func:`tol_analysis.score.score_sessions` computed them, never computed again.
 Each file is self-contained (styles inline, figures inline as SVG, no
 network). The template is ``analysis/templates/session.html.j2`` (and
 ``index.html.j2``); the texts, per language, ``report-messages.yaml``.
@@ -22,8 +22,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from analysis.score import Scores
+from tol_analysis.score import Scores
 from tol_tasks import __version__
+from tol_tasks.session_data.sidecar import Sidecar
 
 TEMPLATES = Path(__file__).parent / "templates"
 _LEVEL = re.compile(r"^min(\d+)_problems$")
@@ -128,7 +129,7 @@ def _timing_text(method: str | None, t: dict) -> str | None:
     return t["timing_polled"] if method == "polled" else t["timing_arrival"].format(method=method)
 
 
-def _session_info(meta: dict | None, trials: pd.DataFrame, conventions, t: dict) -> dict:
+def _session_info(meta: Sidecar | None, trials: pd.DataFrame, conventions, t: dict) -> dict:
     """What the header and the data-quality box say, from the sidecar (None if missing)."""
     cut = trials[~trials["complete"].astype(bool)] if "complete" in trials else trials.iloc[:0]
     info = {
@@ -141,38 +142,34 @@ def _session_info(meta: dict | None, trials: pd.DataFrame, conventions, t: dict)
     }  # fmt: skip
     if meta is None:
         return info
-    protocol = meta.get("protocol") or {}
-    software = meta.get("software") or {}
-    timing = meta.get("timing") or {}
-    frames = meta.get("frames") or {}
-    resumes = meta.get("resumes") or []
-    method = timing.get("input_method")
+    software, timing, frames = meta.software, meta.timing, meta.frames
     info.update(
-        date=str(meta.get("start_time") or "")[:16].replace("T", " ") or None,
-        protocol_version=protocol.get("version"),
-        sha256=protocol.get("sha256"),
+        date=str(meta.start_time or "")[:16].replace("T", " ") or None,
+        protocol_version=meta.protocol.version,
+        sha256=meta.protocol.sha256,
         software=", ".join(
-            f"{name} {software[key]}"
+            f"{name} {getattr(software, key)}"
             for key, name in (
                 ("tol_tasks", "tol-tasks"),
                 ("psychopy", "PsychoPy"),
                 ("python", "Python"),
             )
-            if software.get(key)
+            if software is not None and getattr(software, key, None)
         )
         or None,
-        timing=_timing_text(method, t),
-        unmatched=timing.get("unmatched_presses"),
-        simulated=bool(meta.get("simulate")),
-        resumes=t["resumes_some"].format(n=len(resumes)) if resumes else t["resumes_none"],
-    )
-    lost = timing.get("input_lost")
-    if lost:
-        info["input_lost"] = f"{lost.get('time', 0):.1f} s: {lost.get('reason', '')}"
-    if frames.get("total_frames") is not None:
-        info["frames"] = f"{frames['total_frames']} / {frames.get('total_dropped_frames', 0)}"
+        timing=_timing_text(timing.input_method if timing else None, t),
+        unmatched=timing.unmatched_presses if timing else None,
+        simulated=meta.simulate is not None,
+        resumes=t["resumes_some"].format(n=len(meta.resumes)) if meta.resumes
+        else t["resumes_none"],
+    )  # fmt: skip
+    lost = timing.input_lost if timing else None
+    if lost is not None:
+        info["input_lost"] = f"{lost.time:.1f} s: {lost.reason}"
+    if frames is not None and frames.total_frames is not None:
+        info["frames"] = f"{frames.total_frames} / {frames.total_dropped_frames or 0}"
         info["frame_work"] = " / ".join(
-            _show(frames.get(k)) for k in
+            _show(getattr(frames, k)) for k in
             ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
         )  # fmt: skip
     return info
@@ -183,7 +180,7 @@ def _figures(scores: Scores, trials: pd.DataFrame, moves: pd.DataFrame):
     try:
         from matplotlib.figure import Figure
 
-        from analysis.plots import plot_distance, plot_state_graph
+        from tol_analysis.plots import plot_distance, plot_state_graph
     except ImportError:
         return None, [], 0
     shown = trials.head(MAX_DISTANCE_PANELS)
@@ -225,22 +222,22 @@ def _figures(scores: Scores, trials: pd.DataFrame, moves: pd.DataFrame):
     return distance, paths, max(0, len(trials) - MAX_PATHS)
 
 
-def _flags(row, meta: dict | None, t: dict) -> list[str]:
+def _flags(row, meta: Sidecar | None, t: dict) -> list[str]:
     flags = []
     if row["status"] != "completed":
         flags.append(t["flag_incomplete"])
     if meta is None:
         flags.append(t["flag_no_sidecar"])
         return flags
-    frames = meta.get("frames") or {}
-    total, dropped = frames.get("total_frames") or 0, frames.get("total_dropped_frames") or 0
+    frames, timing = meta.frames, meta.timing
+    total = (frames.total_frames or 0) if frames else 0
+    dropped = (frames.total_dropped_frames or 0) if frames else 0
     if total and dropped / total > DROPPED_FRAMES_FLAG:
         flags.append(t["flag_dropped"].format(pct=round(100 * dropped / total)))
-    timing = meta.get("timing") or {}
-    if timing.get("input_method") == "polled" and not meta.get("simulate"):
+    if timing is not None and timing.input_method == "polled" and meta.simulate is None:
         flags.append(t["flag_polled"])
-    if timing.get("unmatched_presses"):
-        flags.append(t["flag_unmatched"].format(n=timing["unmatched_presses"]))
+    if timing is not None and timing.unmatched_presses:
+        flags.append(t["flag_unmatched"].format(n=timing.unmatched_presses))
     return flags
 
 
@@ -325,7 +322,7 @@ def _group_figures(trials: pd.DataFrame, t: dict) -> list[dict]:
     try:
         from matplotlib.figure import Figure
 
-        from analysis.plots import plot_by_level
+        from tol_analysis.plots import plot_by_level
     except ImportError:
         return []
     out = []

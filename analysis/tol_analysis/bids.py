@@ -26,8 +26,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from analysis.score import Scores
+from tol_analysis.columns import TRIALS
+from tol_analysis.score import Scores
 from tol_tasks import __version__
+from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.sidecar import Sidecar
 
 #: The BIDS version the dataset follows.
 BIDS_VERSION = "1.10.0"
@@ -48,22 +51,22 @@ def bids_label(text: str, fallback: str) -> str:
 def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
     """Write (or add to) the BIDS dataset at ``root``; return the files written.
 
-    ``book`` is the codebook of :func:`analysis.export.codebook`, whose
-    trials.csv entries describe the ``_beh.tsv`` columns.
+    ``book`` is the codebook of :func:`tol_analysis.export.codebook` (kept for the
+    callers; the ``_beh.tsv`` columns are described from the column registry,
+    as the codebook's trials.csv entries are).
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     written = [_dataset_description(root), _readme(root)]
     sessions = scores.sessions
     trials = scores.trials
-    tasks: dict[str, dict] = {}
+    tasks: dict[str, Sidecar | None] = {}
     participants: dict[str, dict[str, str]] = {}
     for s in sessions.itertuples():
-        meta = scores.sidecars.get((s.participant, int(s.session))) or {}
+        meta = scores.sidecars.get((s.participant, int(s.session)))
         sub = bids_label(s.participant, "unknown")
-        participants.setdefault(sub, {}).update(
-            {k: str(v) for k, v in (meta.get("extra_fields") or {}).items()}
-        )
+        fields = meta.extra_fields if meta is not None else {}
+        participants.setdefault(sub, {}).update({k: str(v) for k, v in fields.items()})
         task = bids_label(s.protocol, "tower")
         tasks.setdefault(task, meta)
         g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
@@ -76,7 +79,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
         session_json = _session_sidecar(meta, s.status)
         (folder / f"{stem}.json").write_text(json.dumps(session_json, indent=2) + "\n", "utf-8")
         written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
-    columns = _column_descriptions(book, scores)
+    columns = column_descriptions(scores.trials.columns)
     for task, meta in tasks.items():
         path = root / f"task-{task}_beh.json"
         path.write_text(
@@ -90,6 +93,8 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
 def _write_tsv(df: pd.DataFrame, path: Path) -> None:
     frame = df.copy()
     for col in frame.columns:
+        if isinstance(frame[col].dtype, pd.CategoricalDtype):
+            frame[col] = frame[col].astype(object)
         if str(frame[col].dtype) == "boolean":
             frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
         elif frame[col].dtype == object:
@@ -140,16 +145,18 @@ def _readme(root: Path) -> Path:
     return path
 
 
-def _task_description(meta: dict) -> dict:
+def _task_description(meta: Sidecar | None) -> dict:
     """TaskName, TaskDescription, Instructions and CogAtlasID from the session's protocol."""
-    proto = meta.get("protocol") or {}
-    name = proto.get("name") or "tower"
+    from tol_tasks.protocol_format import load_protocol_text
+
+    proto = meta.protocol if meta is not None else None
+    name = (proto.name if proto is not None else "") or "tower"
     out = {"TaskName": name}
     try:
-        from tol_tasks.protocol_format import load_protocol_text
-
-        lp = load_protocol_text(proto["text"], source=f"{name} (sidecar copy)")
-    except Exception:  # no sidecar, or a protocol this version cannot read
+        if proto is None:
+            raise LookupError("no sidecar")
+        lp = load_protocol_text(proto.text, source=f"{name} (sidecar copy)")
+    except (LookupError, TolTasksError):  # no sidecar, or a protocol this version cannot read
         out["TaskDescription"] = "A tower planning task (protocol text not available)."
         return out
     model = lp.model
@@ -162,7 +169,7 @@ def _task_description(meta: dict) -> dict:
     out["TaskDescription"] = " ".join(
         t for t in (f"{_TASK_NAMES[kind]} ({apparatus}).", model.description, model.citation) if t
     )
-    pages = lp.pages(meta.get("language"))
+    pages = lp.pages(meta.language)
     if pages:
         out["Instructions"] = "\n\n".join(p.text for p in pages)
     if kind in COGATLAS_IDS:
@@ -170,35 +177,38 @@ def _task_description(meta: dict) -> dict:
     return out
 
 
-def _column_descriptions(book: dict, scores: Scores) -> dict:
-    cols = {c["name"]: c for c in book["tables"]["trials.csv"]}
+def column_descriptions(names) -> dict:
+    """BIDS descriptions of the ``_beh.tsv`` columns (trials.csv's), from the column registry."""
     out = {}
-    for name in scores.trials.columns:
-        c = cols.get(name, {"description": name, "unit": ""})
-        entry = {"LongName": name.replace("_", " "), "Description": c["description"]}
-        if c["unit"]:
-            entry["Units"] = c["unit"]
-        if c.get("type") == "boolean":
-            entry["Levels"] = {"true": "yes", "false": "no"}
+    for name in names:
+        c = TRIALS[name]
+        entry = {"LongName": name.replace("_", " "), "Description": c.definition}
+        if c.unit:
+            entry["Units"] = c.unit
+        if c.value_labels:
+            entry["Levels"] = {"true": c.value_labels[1], "false": c.value_labels[0]}
         out[name] = entry
     return out
 
 
-def _session_sidecar(meta: dict, status: str) -> dict:
-    proto = meta.get("protocol") or {}
-    timing = meta.get("timing") or {}
-    frames = meta.get("frames") or {}
+def _session_sidecar(meta: Sidecar | None, status: str) -> dict:
+    proto = meta.protocol if meta is not None else None
+    timing = meta.timing if meta is not None else None
+    frames = meta.frames if meta is not None else None
+    software = meta.software if meta is not None else None
     return {
         "SessionStatus": status,
-        "ProtocolName": proto.get("name"),
-        "ProtocolVersion": proto.get("version"),
-        "ProtocolSHA256": proto.get("sha256"),
-        "SoftwareVersions": meta.get("software"),
-        "InputTimingMethod": timing.get("input_method"),
-        "InputFallbackReason": timing.get("input_fallback_reason"),
-        "DroppedFrames": frames.get("total_dropped_frames"),
-        "Frames": frames.get("total_frames"),
-        "StartTime": meta.get("start_time"),
+        "ProtocolName": proto.name if proto else None,
+        "ProtocolVersion": proto.version if proto else None,
+        "ProtocolSHA256": proto.sha256 if proto else None,
+        "SoftwareVersions": software.model_dump(mode="json", exclude_unset=True)
+        if software
+        else None,
+        "InputTimingMethod": timing.input_method if timing else None,
+        "InputFallbackReason": timing.input_fallback_reason if timing else None,
+        "DroppedFrames": frames.total_dropped_frames if frames else None,
+        "Frames": frames.total_frames if frames else None,
+        "StartTime": meta.start_time if meta is not None else None,
     }
 
 

@@ -7,12 +7,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
+from tol_analysis.read import read_session, scan
+from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
-from tol_tasks.session_data.eventlog import check_cells, column_index
-
-_EVENT = column_index()["event"]
 
 
 @dataclass
@@ -59,11 +56,13 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
     report = VerifyReport()
     seen: dict[tuple, list[Path]] = defaultdict(list)
     hashes: dict[str, list[Path]] = defaultdict(list)
-    for path in find_logs(inputs):
+    found = scan(inputs)
+    report.notes.extend(f"{f}: not an event log (another CSV file in the folder), left out"
+                        for f in found.left_out)  # fmt: skip
+    for path in found.logs:
         hashes[hashlib.sha256(path.read_bytes()).hexdigest()].append(path)
         try:
-            log = read_session(path)
-            check_cells(log)  # every cell, not only those the scores use
+            log = read_session(path)  # every cell checked against the codebook
             score_sessions([log])
         except TolTasksError as exc:
             report.problems.append(str(exc))
@@ -75,9 +74,9 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
             report.problems.extend(f"{path}: {f}" for f in faults)
             continue
         if log.status != "completed":
-            trials = sum(1 for r in log.records if r[_EVENT] == "trial_end")
             report.incomplete.append(
-                f"{path}: {log.status} after {len(log.records)} events, {trials} trial(s) ended"
+                f"{path}: {log.status} after {log.n_events} events, "
+                f"{log.count('trial_end')} trial(s) ended"
             )
         report.ok.append(path)
     for (participant, session), paths in seen.items():
@@ -95,26 +94,24 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
 
 def _sidecar_faults(log) -> list[str]:
     meta = log.sidecar
+    if log.sidecar_error is not None:
+        return [f"the sidecar cannot be read: {log.sidecar_error}"]
     if meta is None:
         return [
             "no sidecar (.json) beside it; the scores need only the log, but the session's metadata is lost"
         ]
     out = []
-    if meta.get("participant") != log.participant:
+    if meta.participant != log.participant:
         out.append(
-            f"the sidecar's participant {meta.get('participant')!r} is not the log's {log.participant!r}"
+            f"the sidecar's participant {meta.participant!r} is not the log's {log.participant!r}"
         )
-    if str(meta.get("session")) != str(log.session):
-        out.append(
-            f"the sidecar's session {meta.get('session')!r} is not the log's {log.session!r}"
-        )
-    if meta.get("event_log") not in (None, log.path.name):
-        out.append(f"the sidecar names the log {meta.get('event_log')!r}, not {log.path.name!r}")
-    rows = len(log.records)
-    written = meta.get("rows_written")
-    status = meta.get("status")
-    if status in ("completed", "aborted") and written != rows:
-        out.append(f"the sidecar says {written} rows were written, the log has {rows}")
-    if status in ("completed", "aborted") and log.status != status:
-        out.append(f"the sidecar says the session {status}, the log says {log.status}")
+    if meta.session != log.session:
+        out.append(f"the sidecar's session {meta.session!r} is not the log's {log.session!r}")
+    if meta.event_log != log.path.name:
+        out.append(f"the sidecar names the log {meta.event_log!r}, not {log.path.name!r}")
+    rows = log.n_events
+    if meta.status in ("completed", "aborted") and meta.rows_written != rows:
+        out.append(f"the sidecar says {meta.rows_written} rows were written, the log has {rows}")
+    if meta.status in ("completed", "aborted") and log.status != meta.status:
+        out.append(f"the sidecar says the session {meta.status}, the log says {log.status}")
     return out

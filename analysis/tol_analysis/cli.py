@@ -7,10 +7,10 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from analysis.config import Conventions
-from analysis.export import export
-from analysis.read import find_logs, read_session
-from analysis.score import score_sessions
+from tol_analysis.conventions import Conventions
+from tol_analysis.export import export
+from tol_analysis.read import read_sessions, scan
+from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
 
@@ -78,7 +78,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     if args.verify:
-        from analysis.verify import verify
+        from tol_analysis.verify import verify
 
         try:
             report = verify(args.inputs)
@@ -94,10 +94,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         planning_ends=args.planning_ends, include_practice=args.include_practice,
     )  # fmt: skip
     try:
-        paths = find_logs(args.inputs, exclude=args.output)
+        found = scan(args.inputs, exclude=args.output)
     except FileNotFoundError as exc:
         print(f"tol-score: {exc}", file=sys.stderr)
         return 2
+    for other in found.left_out:
+        print(f"left out: {other}: not an event log (another CSV file in the folder)",
+              file=sys.stderr)  # fmt: skip
+    paths = found.logs
     if not paths:
         print("tol-score: no event logs (.csv) found in the inputs.", file=sys.stderr)
         return 2
@@ -105,15 +109,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():
-        for i, p in enumerate(paths, start=1):
+        for i, (p, got) in enumerate(read_sessions(paths), start=1):
             if show:
                 print(f"\rscoring {i}/{len(paths)} {p.name[:40]:<40}", end="", file=sys.stderr)
-            try:
-                yield read_session(p)
-            except TolTasksError as exc:
+            if isinstance(got, TolTasksError):
                 if not args.skip_bad:
-                    raise
-                skipped.append(str(exc))
+                    raise got
+                skipped.append(str(got))
+                continue
+            yield got
 
     def skip(log, exc) -> None:
         if not args.skip_bad:
@@ -141,14 +145,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.plots:
         try:
-            from analysis.plots import write_plots
+            from tol_analysis.plots import write_plots
         except ImportError as exc:
             print(f"tol-score: {exc}", file=sys.stderr)
             return 2
         written += write_plots(scores, args.output / "plots")
     if args.report:
         try:
-            from analysis.report import write_reports
+            from tol_analysis.report import write_reports
 
             written += write_reports(scores, args.output / "reports", language=args.language)
         except (ImportError, ValueError) as exc:
@@ -159,7 +163,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for s in skipped:
         print(f"skipped: {s}", file=sys.stderr)
     print(
-        f"tol-score: {len(scores.sessions)} session(s), {len(scores.trials)} trial(s), {len(scores.moves)} "
+        f"tol-score: {scores.rows('sessions')} session(s), {scores.rows('trials')} trial(s), {scores.rows('moves')} "
         f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
+        + (f"; {len(found.left_out)} other CSV file(s) left out" if found.left_out else "")
     )
     return 0

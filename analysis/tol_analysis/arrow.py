@@ -1,0 +1,50 @@
+"""Arrow arrays to numpy and back, straight from their buffers.
+
+pyarrow's own conversions (``Array.to_numpy``, ``pa.array``, ``pa.scalar``)
+import pandas when it is installed, to recognise its types: about a second of
+``tol-score``'s time, which writes its tables without pandas. The few
+conversions the reader and the CSV writer need are made here instead.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+
+
+def to_numpy(array: pa.Array) -> np.ndarray:
+    """A fixed-width numeric Arrow array as numpy (read-only; nulls of floats as NaN).
+
+    Raises
+    ------
+    ValueError
+        For an array with nulls that is not of floats.
+    """
+    dtype = np.dtype(array.type.to_pandas_dtype())
+    values = np.frombuffer(array.buffers()[1], dtype, len(array), array.offset * dtype.itemsize)
+    if array.null_count:
+        if dtype.kind != "f":
+            raise ValueError(f"{array.type} array with nulls")
+        bits = np.frombuffer(array.buffers()[0], np.uint8)
+        valid = np.unpackbits(bits, bitorder="little")[array.offset : array.offset + len(array)]
+        values = np.where(valid.astype(bool), values, np.nan)
+    return values
+
+
+def from_numpy(values: np.ndarray) -> pa.Array:
+    """A one-dimensional numeric numpy array as an Arrow array (no nulls)."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [None, pa.py_buffer(values)])  # fmt: skip
+
+
+def strings(texts: list[str]) -> pa.Array:
+    """Texts as an Arrow string array."""
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, np.int64)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    kind = pa.string() if offsets[-1] < 2**31 else pa.large_string()
+    if kind == pa.string():
+        offsets = offsets.astype(np.int32)
+    return pa.Array.from_buffers(kind, len(encoded),
+                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])  # fmt: skip

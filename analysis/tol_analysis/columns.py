@@ -1,0 +1,446 @@
+"""The column registry: every column of every table tol-score writes, declared once.
+
+Each :class:`Column` says what the column holds (name, type, unit, definition),
+where its definition comes from (``source``, naming a key of
+:data:`REFERENCES`), how SPSS should treat it (measurement level, value
+labels) and which scoring conventions change its values. Everything else is
+derived from here: the column order of the DataFrames and CSV files, the
+codebook (``codebook.json``, ``codebook.md``), the per-level columns of
+``sessions.csv`` and the column names of ``wide.csv``, the labels of the
+``.sav`` files and the column descriptions of the BIDS ``task-*_beh.json``.
+
+Adding a measure is one entry here plus its computation in the module that
+computes its table (:mod:`tol_analysis.trials` for ``trials.csv``, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, replace
+
+#: The column types (as the codebook names them).
+STRING, INTEGER, FLOAT, BOOLEAN, DATETIME = "string", "integer", "float", "boolean", "datetime"
+
+#: SPSS measurement levels.
+NOMINAL, ORDINAL, SCALE = "nominal", "ordinal", "scale"
+
+#: Value labels of every boolean column in SPSS files (written there as 0/1).
+YES_NO = {0: "no", 1: "yes"}
+
+# The scoring conventions (fields of tol_analysis.conventions.Conventions) a column can depend on.
+SAME_PEG, VIOLATIONS, PLANNING, PRACTICE = (
+    "same_peg_drop_counts",
+    "violations_count",
+    "planning_ends",
+    "include_practice",
+)
+#: What counts as a move.
+MOVE_COUNT = (SAME_PEG, VIOLATIONS)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One output column.
+
+    Attributes
+    ----------
+    name : str
+    type : {"string", "integer", "float", "boolean", "datetime"}
+    definition : str
+        What the column holds, as the codebook, SPSS and BIDS describe it.
+    unit : str
+        ``s``, ``ms``, ``moves`` or empty.
+    source : str
+        The published definition it follows: a key of :data:`REFERENCES` with a
+        note, or empty for identifiers and bookkeeping.
+    level : str
+        SPSS measurement level; by default nominal for text and booleans, scale
+        for numbers.
+    conventions : tuple of str
+        The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
+    """
+
+    name: str
+    type: str
+    definition: str
+    unit: str = ""
+    source: str = ""
+    level: str = ""
+    conventions: tuple[str, ...] = ()
+
+    @property
+    def spss_level(self) -> str:
+        if self.level:
+            return self.level
+        return NOMINAL if self.type in (STRING, BOOLEAN) else SCALE
+
+    @property
+    def value_labels(self) -> dict[int, str] | None:
+        """SPSS value labels (booleans are written as 0/1 there)."""
+        return dict(YES_NO) if self.type == BOOLEAN else None
+
+    def entry(self, name: str | None = None, definition: str | None = None) -> dict:
+        """The column's codebook entry (``name`` and ``definition`` override, for derived columns)."""
+        out = {
+            "name": name or self.name,
+            "type": self.type,
+            "unit": self.unit,
+            "description": definition or self.definition,
+            "source": self.source,
+            "level": self.spss_level,
+        }
+        if self.value_labels:
+            out["value_labels"] = {str(k): v for k, v in self.value_labels.items()}
+        if self.conventions:
+            out["conventions"] = list(self.conventions)
+        return out
+
+
+@dataclass(frozen=True)
+class Table:
+    """The columns of one table, in order."""
+
+    name: str
+    columns: tuple[Column, ...]
+
+    @property
+    def file(self) -> str:
+        return f"{self.name}.csv"
+
+    @property
+    def names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    def __getitem__(self, name: str) -> Column:
+        for c in self.columns:
+            if c.name == name:
+                return c
+        raise KeyError(f"{self.file} has no column {name!r}")
+
+    def __iter__(self) -> Iterator[Column]:
+        return iter(self.columns)
+
+    def __len__(self) -> int:
+        return len(self.columns)
+
+
+def _practice(cols: list[Column]) -> tuple[Column, ...]:
+    """Session summaries: their values depend on whether practice counts, too."""
+    return tuple(replace(c, conventions=(*c.conventions, PRACTICE)) for c in cols)
+
+
+# ------------------------------------------------------------------ identifiers, shared
+PARTICIPANT = Column("participant", STRING, "Participant id.")
+SESSION = Column("session", INTEGER, "Session number.", level=ORDINAL)
+BLOCK = Column("block", STRING, "Block name ('practice' for practice problems).")
+TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
+ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)
+PROBLEM_ID = Column("problem_id", STRING, "Problem id in the protocol.")
+PIECE = Column("piece", STRING, "Disk number (1 = smallest) or ball letter.")
+TO_PEG = Column("to_peg", STRING, "Peg the piece went to.")
+TOL_TASKS = "tol-tasks"
+
+# ------------------------------------------------------------------ moves.csv
+MOVES = Table("moves", (
+    PARTICIPANT, SESSION, BLOCK, TRIAL, ATTEMPT, PROBLEM_ID,
+    Column("move_index", INTEGER, "Completed move number in the trial, from 1.", level=ORDINAL),
+    PIECE,
+    Column("from_peg", STRING, "Peg the piece came from (A, B, C, ...)."),
+    TO_PEG,
+    Column("state_before", STRING, "Configuration before the move (puzzle notation)."),
+    Column("state_after", STRING, "Configuration after the move."),
+    Column("time", FLOAT, "Time of the move since trial onset.", unit="s"),
+    Column("latency", FLOAT, "Time since the previous completed move, or since onset for the "
+           "first.", unit="s"),
+    Column("distance_before", INTEGER, "Fewest moves from state_before to the goal (exact "
+           "solver).", unit="moves", source=TOL_TASKS),
+    Column("distance_after", INTEGER, "Fewest moves from state_after to the goal.", unit="moves",
+           source=TOL_TASKS),
+    Column("optimal", BOOLEAN, "The move lowered the distance to the goal by one.",
+           source=TOL_TASKS),
+    Column("counterproductive", BOOLEAN, "The move raised the distance to the goal.",
+           source=TOL_TASKS),
+    Column("backtrack", BOOLEAN, "The move undid the previous move (same piece straight back).",
+           source=TOL_TASKS),
+    Column("revisit", BOOLEAN, "state_after was already seen earlier in the trial (start "
+           "included).", source=TOL_TASKS),
+))  # fmt: skip
+
+# ------------------------------------------------------------------ trials.csv
+#: Rule violations counted separately (the reasons the runner logs), each a trials.csv column.
+VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
+
+#: Per-frame work figures the runner writes in each trial_end row's detail, each a column.
+FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
+
+TRIALS = Table("trials", (
+    PARTICIPANT, SESSION, BLOCK,
+    Column("practice", BOOLEAN, "A practice problem."),
+    TRIAL, ATTEMPT, PROBLEM_ID,
+    Column("task", STRING, "hanoi or london."),
+    Column("size", INTEGER, "Number of disks or balls."),
+    Column("pegs", INTEGER, "Number of pegs."),
+    Column("puzzle", STRING, "Apparatus code, e.g. hanoi:3:3:0 (disks, pegs, adjacent-only) or "
+           "london:RGB:3-2-1."),
+    Column("start", STRING, "Start configuration."),
+    Column("goal", STRING, "Goal configuration."),
+    Column("min_moves", INTEGER, "Fewest moves from start to goal (exact solver).", unit="moves",
+           source="tol-tasks: exact shortest path, from the solver (never typed by hand)"),
+    Column("moves", INTEGER, "Moves made, under the conventions (completed moves, plus same-peg "
+           "drops and violations if they count).", unit="moves",
+           source="Shallice 1982 (moves made); Delis et al. 2001 count rule violations too "
+           "(--violations-count)", conventions=MOVE_COUNT),
+    Column("placements", INTEGER, "Completed moves (a piece placed on another peg).",
+           unit="moves"),
+    Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise).",
+           unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score: moves "
+           "above the minimum)", conventions=MOVE_COUNT),
+    Column("solved", BOOLEAN, "The goal was reached.", source="Shallice 1982 (problem solved)"),
+    Column("solved_in_min", BOOLEAN, "Solved with moves == min_moves.",
+           source="Shallice 1982; Owen et al. 1990 (problems solved in the minimum moves)",
+           conventions=MOVE_COUNT),
+    Column("time_out", BOOLEAN, "The time limit was reached (a time violation).",
+           source="Culbertson & Zillmer 1998 (TOL-DX time violation)"),
+    Column("move_limit_reached", BOOLEAN, "The move limit was reached unsolved.",
+           source="Shallice 1982 (a problem is failed when its move limit is reached)"),
+    Column("rule_violations", INTEGER, "Illegal attempts, all kinds.",
+           source="Culbertson & Zillmer 1998 (TOL-DX rule violations); Delis et al. 2001"),
+    Column("violations_larger_on_smaller", INTEGER, "Attempts to put a larger disk on a smaller "
+           "one.", source="Delis et al. 2001 (rule violation: a larger disk on a smaller)"),
+    Column("violations_peg_full", INTEGER, "Attempts to put a ball on a full peg.",
+           source="Culbertson & Zillmer 1998 (rule violation: too many balls on a peg)"),
+    Column("violations_forbidden_pair", INTEGER, "Attempts to move between non-neighbouring "
+           "pegs (adjacent-only rule).", source=TOL_TASKS),
+    Column("same_peg_drops", INTEGER, "Pieces put back on their own peg.", source=TOL_TASKS),
+    Column("planning_time", FLOAT, "Onset to the first pick-up (or first completed move, by "
+           "convention).", unit="s", source="Culbertson & Zillmer 1998 (TOL-DX initiation "
+           "time); Delis et al. 2001 (first-move time). Owen et al. 1990's initial thinking "
+           "time also subtracts a yoked copy's latency: initial_thinking_time",
+           conventions=(PLANNING,)),
+    Column("first_move_time", FLOAT, "Onset to the first completed move.", unit="s",
+           source="Delis et al. 2001 (first-move time, to the first completed move)"),
+    Column("execution_time", FLOAT, "total_time - planning_time.", unit="s",
+           source="Culbertson & Zillmer 1998 (TOL-DX execution time)", conventions=(PLANNING,)),
+    Column("total_time", FLOAT, "Onset to the end of the attempt (solved, time-out, move limit, "
+           "or its end).", unit="s",
+           source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)"),
+    Column("mean_inter_move_time", FLOAT, "Mean time between consecutive completed moves.",
+           unit="s", source=TOL_TASKS),
+    Column("median_inter_move_time", FLOAT, "Median time between consecutive completed moves.",
+           unit="s", source=TOL_TASKS),
+    Column("time_per_move", FLOAT, "total_time / moves (D-KEFS time-per-move ratio).", unit="s",
+           source="Delis et al. 2001 (D-KEFS time-per-move ratio)", conventions=MOVE_COUNT),
+    Column("move_accuracy_ratio", FLOAT, "moves / min_moves, for solved attempts.",
+           source="Delis et al. 2001 (D-KEFS move accuracy ratio)", conventions=MOVE_COUNT),
+    Column("path_efficiency", FLOAT, "min_moves / moves, for solved attempts.",
+           source="tol-tasks: the inverse of Delis et al. 2001's move accuracy ratio",
+           conventions=MOVE_COUNT),
+    Column("optimal_move_proportion", FLOAT, "Share of completed moves that were optimal.",
+           source=TOL_TASKS),
+    Column("optimal_moves", INTEGER, "Completed moves that lowered the distance by one.",
+           source=TOL_TASKS),
+    Column("neutral_moves", INTEGER, "Completed moves that left the distance unchanged.",
+           source=TOL_TASKS),
+    Column("counterproductive_moves", INTEGER, "Completed moves that raised the distance.",
+           source=TOL_TASKS),
+    Column("first_move_optimal", BOOLEAN, "The first completed move was optimal (empty if "
+           "none).", source=TOL_TASKS),
+    Column("backtracks", INTEGER, "Moves that undid the previous move.", source=TOL_TASKS),
+    Column("revisits", INTEGER, "Moves that returned to a configuration already seen in the "
+           "trial.", source=TOL_TASKS),
+    Column("frames", INTEGER, "Screen frames drawn during the attempt."),
+    Column("dropped_frames", INTEGER, "Frame intervals longer than 1.5 refresh periods."),
+    Column("frame_work_median_ms", FLOAT, "Median per-frame work: from the return of one flip "
+           "to the call of the next (empty in logs from before tol-tasks 0.2).", unit="ms"),
+    Column("frame_work_p99_ms", FLOAT, "99th percentile of per-frame work.", unit="ms"),
+    Column("frame_work_max_ms", FLOAT, "Largest per-frame work.", unit="ms"),
+    Column("complete", BOOLEAN, "The attempt ended normally (false: the session was cut off or "
+           "aborted during it)."),
+    # Yoked copy trials (event log format 2); empty for attempts without a copy.
+    Column("copy_trial", INTEGER, "Trial number of the yoked copy trial that copied this "
+           "attempt.", source="Owen et al. 1990 (the yoked copy trial of this problem)"),
+    Column("copy_source", STRING, "What the copy showed: own (this attempt's moves) or optimal "
+           "(a shortest solution).", source="Owen et al. 1990 (the yoked copy replays the "
+           "participant's own moves); tol-tasks also offers a shortest solution"),
+    Column("copy_moves_shown", INTEGER, "Moves the copy showed.", unit="moves",
+           source="Owen et al. 1990 (moves in the yoked copy)"),
+    Column("copy_moves", INTEGER, "Moves carried out in the copy.", unit="moves",
+           source="Owen et al. 1990 (moves in the yoked copy)"),
+    Column("copy_refused", INTEGER, "Actions refused in the copy (the wrong piece taken, or put "
+           "on the wrong peg); they stay in the copy's times.",
+           source="tol-tasks (refused actions in the yoked copy)"),
+    Column("copy_complete", BOOLEAN, "Every move shown was carried out (false: the session "
+           "ended during the copy).", source="tol-tasks (whether the yoked copy was finished)"),
+    Column("copy_first_move_latency", FLOAT, "The copy's initial movement time: its onset to "
+           "its first pick-up.", unit="s",
+           source="Owen et al. 1990 (initial movement time in the yoked copy)"),
+    Column("copy_time_per_move", FLOAT, "The copy's movement time per move: its onset to its "
+           "last placement, divided by copy_moves.", unit="s",
+           source="Owen et al. 1990 (movement time in the yoked copy, per move)"),
+    Column("copy_median_move_time", FLOAT, "Median time of one copy move: from the previous "
+           "placement (or the onset) to the placement.", unit="s",
+           source="tol-tasks (median of the yoked copy's move times)"),
+    Column("initial_thinking_time", FLOAT, "Onset to the first pick-up of this attempt minus "
+           "the same in its copy (copy_first_move_latency). Empty unless the copy is complete "
+           "and the attempt has a completed move; negative values are kept.", unit="s",
+           source="Owen et al. 1990 (initial thinking time: latency to the first move minus "
+           "the latency in the yoked copy of the same moves)"),
+    Column("subsequent_thinking_time", FLOAT, "This attempt's time from its first pick-up to "
+           "its last placement, minus the copy's movement time for as many moves: placements x "
+           "copy_time_per_move - copy_first_move_latency (with equal move counts, exactly the "
+           "copy's time from its first pick-up to its last placement). Negative values are "
+           "kept.", unit="s", source="Owen et al. 1990 (subsequent thinking time: the rest of "
+           "the solution's time minus the yoked copy's movement time); tol-tasks scales the "
+           "copy's time per move when the copy has another number of moves"),
+    Column("subsequent_thinking_time_per_move", FLOAT, "subsequent_thinking_time / (placements "
+           "- 1): thinking per move after the first (empty for one-move attempts).", unit="s",
+           source="Owen et al. 1990 (subsequent thinking time per move); tol-tasks divides by "
+           "the moves after the first"),
+))  # fmt: skip
+
+# ------------------------------------------------------------------ sessions.csv
+SESSIONS = Table("sessions", (
+    PARTICIPANT, SESSION,
+    Column("protocol", STRING, "Protocol name (from the sidecar, when present)."),
+    Column("status", STRING, "completed, aborted, or incomplete (cut off)."),
+    *_practice([
+        Column("problems", INTEGER, "Distinct problems attempted."),
+        Column("attempts", INTEGER, "Problem attempts."),
+        Column("problems_solved", INTEGER, "Distinct problems solved in some attempt.",
+               source="Shallice 1982 (problems solved)"),
+        Column("problems_solved_in_min", INTEGER, "Distinct problems solved in the minimum "
+               "number of moves.", source="Owen et al. 1990 (problems solved in the minimum "
+               "number of moves)", conventions=MOVE_COUNT),
+        Column("total_moves", INTEGER, "Sum of moves over attempts.", unit="moves",
+               source="Culbertson & Zillmer 1998 (TOL-DX total move score counts moves)",
+               conventions=MOVE_COUNT),
+        Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts.",
+               unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
+               conventions=MOVE_COUNT),
+        Column("total_rule_violations", INTEGER, "Sum of rule violations.",
+               source="Culbertson & Zillmer 1998 (TOL-DX total rule violations)"),
+        Column("total_time_violations", INTEGER, "Attempts that hit their time limit.",
+               source="Culbertson & Zillmer 1998 (TOL-DX total time violations)"),
+        Column("total_planning_time", FLOAT, "Sum of planning times.", unit="s",
+               source="Culbertson & Zillmer 1998 (TOL-DX total initiation time)",
+               conventions=(PLANNING,)),
+        Column("total_execution_time", FLOAT, "Sum of execution times.", unit="s",
+               source="Culbertson & Zillmer 1998 (TOL-DX total execution time)",
+               conventions=(PLANNING,)),
+        Column("total_solving_time", FLOAT, "Sum of total times.", unit="s",
+               source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)"),
+        Column("mean_planning_time", FLOAT, "Mean planning time per attempt.", unit="s",
+               source="Delis et al. 2001 (mean first-move time)", conventions=(PLANNING,)),
+        Column("mean_time_per_move", FLOAT, "Mean of time_per_move over attempts with moves.",
+               unit="s", source="Delis et al. 2001 (D-KEFS time-per-move ratio, averaged over "
+               "problems)", conventions=MOVE_COUNT),
+        Column("mean_initial_thinking_time", FLOAT, "Mean initial_thinking_time over attempts "
+               "with a complete copy.", unit="s",
+               source="Owen et al. 1990 (mean initial thinking time)"),
+        Column("mean_subsequent_thinking_time", FLOAT, "Mean subsequent_thinking_time over "
+               "attempts with a complete copy.", unit="s",
+               source="Owen et al. 1990 (mean subsequent thinking time)"),
+        Column("mean_subsequent_thinking_time_per_move", FLOAT, "Mean "
+               "subsequent_thinking_time_per_move over attempts with a complete copy.", unit="s",
+               source="Owen et al. 1990 (mean subsequent thinking time per move)"),
+    ]),
+))  # fmt: skip
+
+#: Per minimum-move level k, sessions.csv repeats these summaries over the attempts needing
+#: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column).
+SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text) for name, text in (
+    ("problems", "Distinct problems needing k moves."),
+    ("problems_solved", "Of those, solved."),
+    ("problems_solved_in_min", "Of those, solved in k moves."),
+    ("total_excess_moves", "Excess moves over solved attempts needing k moves."),
+    ("mean_planning_time", "Mean planning time over attempts needing k moves."),
+    ("mean_time_per_move", "Mean time_per_move over attempts needing k moves."),
+    ("total_rule_violations", "Rule violations in attempts needing k moves."),
+    ("mean_initial_thinking_time", "Mean initial thinking time over attempts needing k moves "
+     "with a complete copy."),
+    ("mean_subsequent_thinking_time", "Mean subsequent thinking time over attempts needing k "
+     "moves."),
+    ("mean_subsequent_thinking_time_per_move", "Mean subsequent thinking time per move over "
+     "attempts needing k moves."),
+)))  # fmt: skip
+
+
+def level_name(k: int, name: str) -> str:
+    """The sessions.csv column of summary ``name`` over the attempts needing ``k`` moves."""
+    return f"min{k}_{name}"
+
+
+def level_definition(column: Column, k: int) -> str:
+    return f"{column.definition} (k = {k})"
+
+
+# ------------------------------------------------------------------ copy_moves.csv
+COPY_MOVES = Table("copy_moves", (
+    PARTICIPANT, SESSION,
+    Column("block", STRING, "Block name."),
+    Column("trial", INTEGER, "Trial number of the copy trial.", level=ORDINAL),
+    Column("copy_of", INTEGER, "Trial number of the attempt it copies (trials.csv trial).",
+           level=ORDINAL),
+    PROBLEM_ID,
+    Column("move_index", INTEGER, "Copy move number, from 1.", level=ORDINAL),
+    PIECE,
+    Column("from_peg", STRING, "Peg the piece came from."),
+    TO_PEG,
+    Column("cue_time", FLOAT, "When the move was first shown (the flip), since the copy's "
+           "onset.", unit="s"),
+    Column("pick_time", FLOAT, "When the piece was picked up (the pick-up that was carried "
+           "out), since onset.", unit="s"),
+    Column("time", FLOAT, "When the piece was placed, since onset.", unit="s"),
+    Column("move_time", FLOAT, "time minus the previous placement's time (or minus 0 for the "
+           "first move).", unit="s"),
+    Column("refused", INTEGER, "Actions refused while this move was shown."),
+))  # fmt: skip
+
+# ------------------------------------------------------------------ wide.csv (and wide.sav)
+#: The trials.csv measures of each problem in the wide table, in their order there.
+WIDE_MEASURES = tuple(
+    replace(TRIALS[name], conventions=(*TRIALS[name].conventions, PRACTICE))
+    for name in ("solved", "moves", "excess_moves", "planning_time", "total_time",
+                 "rule_violations")
+)  # fmt: skip
+
+#: The column names of wide.csv: ``<problem>_<measure>``, with ``s<session>_`` in front when
+#: the data hold several sessions and ``_a<attempt>`` after the problem when a problem had
+#: several attempts, made safe as SPSS variable names (see tol_analysis.export.wide_table).
+WIDE_NAME = "<problem>_<measure>"
+
+
+def wide_definition() -> str:
+    return (
+        "The trials.csv measure for that problem: "
+        + ", ".join(m.name for m in WIDE_MEASURES)
+        + " (solved as 0/1); s<session>_ and _a<attempt> are added when needed."
+    )
+
+
+#: In trials.sav only: when the session started (from its sidecar).
+SESSION_START = Column("session_start", DATETIME,
+                       "Date and time the session started (local time)", level=SCALE)  # fmt: skip
+
+#: The tables tol-score writes from the registry, by name.
+TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
+
+# ------------------------------------------------------------------ sources
+#: Full references of the sources the columns name.
+REFERENCES = {
+    "Shallice 1982": "Shallice, T. (1982). Specific impairments of planning. Philosophical "
+    "Transactions of the Royal Society of London B, 298, 199-209.",
+    "Owen et al. 1990": "Owen, A. M., Downes, J. J., Sahakian, B. J., Polkey, C. E., & Robbins, "
+    "T. W. (1990). Planning and spatial working memory following frontal lobe lesions in man. "
+    "Neuropsychologia, 28, 1021-1034 (CANTAB Stockings of Cambridge).",
+    "Culbertson & Zillmer 1998": "Culbertson, W. C., & Zillmer, E. A. (1998). The Tower of "
+    "London-DX: A standardized approach to assessing executive functioning in children. "
+    "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
+    "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
+    "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
+    "(the solver's shortest-path distances); no published norm.",
+}
+
+#: What missing values mean, in every table.
+MISSING_VALUES = "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)"

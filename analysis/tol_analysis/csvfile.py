@@ -1,0 +1,146 @@
+"""Writing a table as CSV quickly, exactly as ``DataFrame.to_csv`` would.
+
+The tables are written as pandas writes them with the options tol-score has
+always used (nullable booleans as ``true``/``false``, floats with ``%.6g``, missing
+values as empty cells, text quoted only when it holds the separator, a quote
+or a line break), but each column is rendered once per distinct value: the
+rows are then put together by Arrow's CSV writer (each column a dictionary of
+its rendered cells), or, when a cell needs quotes (which Arrow would put
+around every text), with numpy. A million moves are written in a fraction of
+the time ``to_csv`` takes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from pyarrow import csv as pacsv
+
+from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.columns import BOOLEAN, FLOAT, STRING
+from tol_analysis.tables import ColumnData, TableData
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+#: Rows put together at once.
+CHUNK_ROWS = 65536
+
+
+def write_csv(df: pd.DataFrame, path: str | Path, sep: str = ",", na: str = "") -> None:
+    """Write ``df`` (header first, no index) to ``path``, as ``df.to_csv`` would."""
+    write_table(TableData.from_frame(df), path, sep, na)
+
+
+def write_table(table: TableData, path: str | Path, sep: str = ",", na: str = "") -> None:
+    """Write a table (header first) to ``path``, as ``table.frame().to_csv`` would."""
+    rendered = [_render(table[c], sep, na) for c in table.names]
+    header = (sep.join(_quote(str(c), sep) for c in table.names) + "\n").encode("utf-8")
+    plain = not any(_needs_quotes(t, sep) for _, texts in rendered for t in texts)
+    with open(path, "wb") as f:
+        f.write(header)
+        if plain and len(table):
+            _write_arrow(f, rendered, sep)
+            return
+        cells = [_cells(codes, texts) for codes, texts in rendered]
+        for start in range(0, len(table), CHUNK_ROWS):
+            f.write(_rows(cells, start, min(start + CHUNK_ROWS, len(table)), sep))
+
+
+def _needs_quotes(text: str, sep: str) -> bool:
+    return sep in text or '"' in text or "\n" in text or "\r" in text
+
+
+def _quote(text: str, sep: str) -> str:
+    if _needs_quotes(text, sep):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
+    """A column as (codes per row, its distinct cells as written; the last is ``na``)."""
+    missing = None
+    if col.kind == STRING:
+        codes = np.asarray(col.values)
+        texts = [_quote(v, sep) for v in col.categories]
+    elif col.kind == BOOLEAN:  # nullable booleans as true/false, numpy's as pandas writes them
+        codes = np.asarray(col.values).astype(np.int8)
+        texts = ["False", "True"] if col.plain else ["false", "true"]
+        missing = col.missing
+    elif col.kind == FLOAT:
+        values = np.asarray(col.values, np.float64)
+        missing = np.isnan(values)
+        # Distinct bit patterns, so that -0.0 stays "-0" as pandas writes it.
+        codes, uniq = _distinct(np.where(missing, 0.0, values).view(np.int64))
+        texts = _six_digits(uniq.view(np.float64))
+    else:  # INTEGER
+        codes, uniq = _distinct(np.asarray(col.values))
+        texts = [str(v) for v in uniq.tolist()]
+        missing = col.missing
+    texts = [*texts, na]  # the last code is for missing cells
+    codes = np.where(np.asarray(codes) < 0, len(texts) - 1, codes).astype(np.int32)
+    if missing is not None:
+        codes[missing] = len(texts) - 1
+    return codes, texts
+
+
+def _six_digits(values: np.ndarray) -> list[str]:
+    """Each value as ``%.6g`` writes it."""
+    return ("%.6g\n" * len(values) % tuple(values.tolist())).split("\n")[:-1]
+
+
+def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(each value's index among the distinct values, the distinct values); by offset when
+    the values span a small range, else by hashing."""
+    if not len(values):
+        return np.empty(0, np.int64), values
+    low, high = int(values.min()), int(values.max())
+    if high - low < 4 * len(values) + 1024:
+        seen = np.zeros(high - low + 1, bool)
+        seen[values - low] = True
+        index = np.cumsum(seen) - 1
+        return index[values - low], np.flatnonzero(seen) + low
+    d = pc.dictionary_encode(from_numpy(values))
+    return to_numpy(d.indices), to_numpy(d.dictionary)
+
+
+def _write_arrow(f, rendered: list[tuple[np.ndarray, list[str]]], sep: str) -> None:
+    """The rows by Arrow's CSV writer, each column a dictionary of its cells (none of which
+    needs quotes)."""
+    arrays = [pa.DictionaryArray.from_arrays(from_numpy(codes), strings(texts))
+              for codes, texts in rendered]  # fmt: skip
+    table = pa.Table.from_arrays(arrays, names=[str(k) for k in range(len(arrays))])
+    options = pacsv.WriteOptions(include_header=False, delimiter=sep, quoting_style="none",
+                                 batch_size=CHUNK_ROWS)  # fmt: skip
+    pacsv.write_csv(table, f, options)
+
+
+def _cells(codes: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A column's distinct cells as a byte matrix, and their lengths, beside its codes."""
+    cells = [t.encode("utf-8") for t in texts]
+    width = max(1, *(len(c) for c in cells))
+    matrix = np.zeros((len(cells), width), np.uint8)
+    lengths = np.array([len(c) for c in cells], np.int64)
+    for k, c in enumerate(cells):
+        matrix[k, : len(c)] = np.frombuffer(c, np.uint8)
+    return codes, matrix, lengths
+
+
+def _rows(rendered, start: int, stop: int, sep: str) -> bytes:
+    """Rows ``start:stop`` as CSV lines: every cell in a slot of its column's width, followed
+    by the separator (a line break after the last), then the padding squeezed out."""
+    m = stop - start
+    blocks, keep = [], []
+    end = np.frombuffer(sep.encode(), np.uint8)[0]
+    for k, (codes, matrix, lengths) in enumerate(rendered):
+        c = codes[start:stop]
+        blocks.append(matrix[c])
+        keep.append(np.arange(matrix.shape[1]) < lengths[c][:, None])
+        mark = ord("\n") if k == len(rendered) - 1 else end
+        blocks.append(np.full((m, 1), mark, np.uint8))
+        keep.append(np.ones((m, 1), bool))
+    return np.concatenate(blocks, axis=1)[np.concatenate(keep, axis=1)].tobytes()

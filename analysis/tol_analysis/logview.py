@@ -1,0 +1,197 @@
+"""Logs seen as attempts: which rows belong to which attempt, and group helpers.
+
+A :class:`LogView` holds one log, or several logs one after another (scoring
+takes logs in batches, so that its work is done over whole columns, not per
+log), with the spans of the one attempt walker
+(:func:`tol_tasks.session_data.attempts.attempt_spans`); the modules that
+compute measures (moves, trials, copies) read the logs through it.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow.compute as pc
+
+from tol_analysis.arrow import from_numpy, to_numpy
+from tol_analysis.read import LogColumns, SessionLog
+from tol_tasks.session_data.attempts import Coded, attempt_spans
+from tol_tasks.session_data.eventlog import EventLogError
+
+
+class LogView:
+    """Logs' rows grouped by attempt.
+
+    Attributes
+    ----------
+    logs : list of SessionLog
+    data : LogColumns
+        The rows of every log, one log after another.
+    starts, stops : ndarray
+        Each log's first row and one past its last.
+    log_of : ndarray
+        Per row, the index of its log.
+    member : ndarray
+        Per row, the index of the attempt it belongs to (rows after its onset
+        row, up to its end row); -1 for rows outside every attempt.
+    attempt_log : ndarray
+        Per attempt, the index of its log.
+    in_problem, in_copy : ndarray of bool
+        Rows that count for a problem attempt (with a trial number) or a copy trial
+        (copy rows).
+    """
+
+    def __init__(self, logs: list[SessionLog]) -> None:
+        self.logs = logs
+        counts = np.array([log.data.n for log in logs], np.int64)
+        self.data = d = LogColumns.concat([log.data for log in logs])
+        self.n = d.n
+        self.stops = np.cumsum(counts)
+        self.starts = self.stops - counts
+        self.log_of = np.repeat(np.arange(len(logs)), counts)
+        self.time = d.time
+        self.spans = spans = attempt_spans(
+            d.coded("event"), d.coded("trial"), d.coded("attempt"), d.coded("problem_id"),
+            d.coded("copy_of"), path=[log.path for log in logs], starts=self.starts,
+        )  # fmt: skip
+        self.onset = spans.onset
+        self.n_attempts = len(spans.onset)
+        self.attempt_log = self.log_of[spans.onset]
+        idx = np.arange(self.n)
+        att = np.cumsum(np.bincount(spans.onset, minlength=self.n + 1)[: self.n]) - 1
+        own = np.maximum(att, 0)
+        live = (att >= 0) & (idx > spans.onset[own]) & (idx < spans.stop[own]) if len(
+            spans.onset) else np.zeros(self.n, bool)  # fmt: skip
+        self.member = np.where(live, att, -1)
+        copy_row = self.nonempty("copy_of")
+        is_copy = np.append(spans.is_copy, False)[self.member]
+        self.in_problem = live & ~is_copy & ~copy_row & self.nonempty("trial")
+        self.in_copy = live & is_copy & copy_row
+        self._events: dict[str, np.ndarray] = {}
+
+    def members(self, attempts: np.ndarray, rows: np.ndarray) -> np.ndarray:
+        """Per row, the index (among ``attempts``, indices of attempts) of the attempt it
+        belongs to, where ``rows`` holds; -1 elsewhere."""
+        local = np.full(self.n_attempts + 1, -1)  # the last for rows outside every attempt
+        local[attempts] = np.arange(len(attempts))
+        return np.where(rows, local[self.member], -1)
+
+    # ------------------------------------------------------------- columns
+    def nonempty(self, column: str) -> np.ndarray:
+        c = self.data.coded(column)
+        return np.array([v != "" for v in c.values] + [False])[np.asarray(c.codes)]
+
+    def event(self, name: str) -> np.ndarray:
+        """Per row, whether it holds event ``name``."""
+        mask = self._events.get(name)
+        if mask is None:
+            ev = self.data.coded("event")
+            code = ev.values.index(name) if name in ev.values else -1
+            mask = self._events[name] = np.asarray(ev.codes) == code
+        return mask
+
+    def events(self, *names: str) -> np.ndarray:
+        out = np.zeros(self.n, bool)
+        for name in names:
+            out |= self.event(name)
+        return out
+
+    def texts(self, column: str, rows: np.ndarray) -> list[str]:
+        return self.data.texts(column, rows)
+
+    def coded(self, column: str, rows: np.ndarray) -> Coded:
+        return self.data.coded_at(column, rows)
+
+    def whole_numbers(self, column: str, rows: np.ndarray, empty: int = -1) -> np.ndarray:
+        """The cells of ``rows`` of an integer column as numbers (``empty`` for an empty cell)."""
+        c = self.coded(column, rows)
+        table = np.array([int(v) if v else empty for v in c.values] + [empty], np.int64)
+        return table[np.asarray(c.codes)]
+
+    def per_log(self, column: str) -> list[str]:
+        """Each log's text of ``column`` on its first row (participant, session)."""
+        return self.texts(column, self.starts)
+
+    def error(self, row: int, text: str) -> EventLogError:
+        """An error naming the file and the file row of row ``row``."""
+        k = int(self.log_of[row])
+        where = f"{self.logs[k].path}: row {row - self.starts[k] + 2}"
+        return EventLogError(f"{where}: {text}", where=where)
+
+
+# ------------------------------------------------------------------- group helpers
+def first_in_group(group: np.ndarray, n_groups: int, values: np.ndarray, fill=np.nan):
+    """Per group, the value of its first member (members in order); ``fill`` for none."""
+    out = np.full(n_groups, fill, dtype=np.result_type(values, np.asarray(fill)))
+    if len(group):
+        firsts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+        out[group[firsts]] = values[firsts]
+    return out
+
+
+def last_in_group(group: np.ndarray, n_groups: int, values: np.ndarray, fill=np.nan):
+    """Per group, the value of its last member; ``fill`` for none."""
+    out = np.full(n_groups, fill, dtype=np.result_type(values, np.asarray(fill)))
+    if len(group):
+        lasts = np.flatnonzero(np.r_[group[1:] != group[:-1], True])
+        out[group[lasts]] = values[lasts]
+    return out
+
+
+def count_in_group(group: np.ndarray, n_groups: int, where=None) -> np.ndarray:
+    """Per group, how many members (where ``where`` holds)."""
+    if where is not None:
+        group = group[where]
+    return np.bincount(group, minlength=n_groups).astype(np.int64)
+
+
+def position_in_group(group: np.ndarray) -> np.ndarray:
+    """Each member's position in its group, from 0 (members of a group are contiguous)."""
+    if not len(group):
+        return np.empty(0, np.int64)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    counts = np.diff(np.r_[starts, len(group)])
+    return np.arange(len(group)) - np.repeat(starts, counts)
+
+
+def mean_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
+    """Per group, the mean as :func:`statistics.fmean` gives it (the exactly rounded sum,
+    :func:`math.fsum`, over the count); NaN for none, and where a value is missing."""
+    out = np.full(n_groups, np.nan)
+    if not len(group):
+        return out
+    order = np.argsort(group, kind="stable")
+    g, v = group[order], values[order].tolist()
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    stops = np.r_[starts[1:], len(g)]
+    sums = [math.fsum(v[a:b]) for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
+    out[g[starts]] = np.array(sums) / (stops - starts)
+    return out
+
+
+def median_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.ndarray:
+    """Per group, the median (the mean of the two middle values for an even count; NaN for
+    none, and where a value is missing)."""
+    out = np.full(n_groups, np.nan)
+    if not len(group):
+        return out
+    order = np.lexsort((values, group))
+    g, v = group[order], values[order]
+    starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
+    counts = np.diff(np.r_[starts, len(g)])
+    lo = starts + (counts - 1) // 2
+    hi = starts + counts // 2
+    out[g[starts]] = (v[lo] + v[hi]) / 2
+    missing = np.bincount(group, weights=np.isnan(values), minlength=n_groups) > 0
+    out[missing] = np.nan
+    return out
+
+
+def seen_before(keys: np.ndarray) -> np.ndarray:
+    """Per entry, whether the same key came earlier (by hashing: no sort)."""
+    if not len(keys):
+        return np.zeros(0, bool)
+    # Codes are given in order of first appearance: a code not above every earlier one is a repeat.
+    codes = to_numpy(pc.dictionary_encode(from_numpy(np.asarray(keys, np.int64))).indices)
+    return np.r_[False, codes[1:] <= np.maximum.accumulate(codes)[:-1]]

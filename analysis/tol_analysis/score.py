@@ -1,0 +1,362 @@
+"""Scoring: every move measured against the exact distance to the goal.
+
+:func:`score_sessions` reads each log once, walks it into attempts (the one
+walker, :func:`tol_tasks.session_data.attempts.attempt_spans`), replays every
+trial from its logged start checking that every logged configuration follows
+from a legal move (a log that disagrees is an error naming the file and the
+row, never a silently wrong score), and returns tidy tables whose columns are
+declared in :mod:`tol_analysis.columns`.
+
+The work is split by job: :mod:`~tol_analysis.replay` (states, moves and
+distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
+:mod:`~tol_analysis.trials` (per-attempt measures), :mod:`~tol_analysis.copies`
+(yoked copy trials and thinking times), :mod:`~tol_analysis.sessions`
+(session summaries) and :mod:`~tol_analysis.tables` (typed DataFrames).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS
+from tol_analysis.conventions import Conventions
+from tol_analysis.copies import copy_trials, empty_copy_columns
+from tol_analysis.logview import LogView, last_in_group
+from tol_analysis.read import SessionLog, give_memory_back
+from tol_analysis.replay import Replays
+from tol_analysis.sessions import SessionInfo, summarize_sessions
+from tol_analysis.tables import TableBuilder, TableData
+from tol_analysis.trials import problem_attempts
+from tol_tasks.session_data import gc_paused
+from tol_tasks.session_data.attempts import Coded
+from tol_tasks.session_data.eventlog import EventLogError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from tol_tasks.session_data.sidecar import Sidecar
+
+#: Logs are scored together up to this many rows: the work is done over whole columns
+#: of many logs at once (small sessions cost little more than their rows).
+BATCH_ROWS = 1 << 18
+
+
+class Sidecars(Mapping):
+    """Each session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or None),
+    by (participant, session).
+
+    A sidecar read from the file beside its log is read again from that file
+    when asked for, so that scoring thousands of sessions does not hold every
+    sidecar in memory; one given otherwise is kept as given.
+    """
+
+    def __init__(self) -> None:
+        self._where: dict[tuple[str, int], Path | Sidecar | None] = {}
+
+    def add(self, key: tuple[str, int], log: SessionLog) -> None:
+        on_disk = log.sidecar is not None and log.sidecar_path is not None
+        self._where[key] = log.sidecar_path if on_disk else log.sidecar
+
+    def __getitem__(self, key: tuple[str, int]) -> Sidecar | None:
+        where = self._where[key]
+        if not isinstance(where, Path):
+            return where
+        from tol_tasks.session_data.sidecar import Sidecar, SidecarError
+
+        try:
+            return Sidecar.read(where)
+        except SidecarError:
+            return None  # gone or damaged since it was read
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self._where)
+
+    def __len__(self) -> int:
+        return len(self._where)
+
+
+class Scores:
+    """The tables and the conventions they were computed under.
+
+    Each table is a pandas DataFrame, made when first asked for (writing the
+    tables as CSV files needs no DataFrame: :meth:`table`).
+
+    Attributes
+    ----------
+    moves : DataFrame
+        One row per completed move; columns of :data:`tol_analysis.columns.MOVES`.
+    trials : DataFrame
+        One row per problem attempt; :data:`tol_analysis.columns.TRIALS`.
+    sessions : DataFrame
+        One row per participant session; :data:`tol_analysis.columns.SESSIONS`
+        followed by per-level columns (``min{k}_*``, :data:`~tol_analysis.columns.SESSION_LEVELS`).
+    copy_moves : DataFrame
+        One row per move carried out in a yoked copy trial;
+        :data:`tol_analysis.columns.COPY_MOVES` (empty without copy trials).
+    conventions : Conventions
+    warnings : list of str
+        Recoverable faults found while reading (torn last lines, ...).
+    sidecars : Mapping
+        Each session's sidecar model (or None), by (participant, session): the
+        protocol text, software and timing that exports and reports describe
+        (:class:`Sidecars`: read from disk when asked for).
+    """
+
+    #: The tables, by name.
+    NAMES = ("moves", "trials", "sessions", "copy_moves")
+
+    def __init__(self, tables: dict[str, TableData], conventions: Conventions,
+                 warnings: list[str] | None = None, sidecars: Mapping | None = None) -> None:  # fmt: skip
+        self._tables = dict(tables)
+        self._frames: dict[str, pd.DataFrame] = {}
+        self.conventions = conventions
+        self.warnings = list(warnings or [])
+        self.sidecars = sidecars if sidecars is not None else {}
+
+    def table(self, name: str) -> TableData:
+        """Table ``name`` as columns (see :class:`tol_analysis.tables.TableData`)."""
+        got = self._tables.get(name)
+        return got if got is not None else TableData.from_frame(self._frames[name])
+
+    def frame(self, name: str) -> pd.DataFrame:
+        """Table ``name`` as a DataFrame (made once; the columns are then let go)."""
+        df = self._frames.get(name)
+        if df is None:
+            df = self._frames[name] = self._tables.pop(name).frame(consume=True)
+        return df
+
+    def rows(self, name: str) -> int:
+        return len(self._tables[name]) if name in self._tables else len(self._frames[name])
+
+    @property
+    def moves(self) -> pd.DataFrame:
+        return self.frame("moves")
+
+    @property
+    def trials(self) -> pd.DataFrame:
+        return self.frame("trials")
+
+    @property
+    def sessions(self) -> pd.DataFrame:
+        return self.frame("sessions")
+
+    @property
+    def copy_moves(self) -> pd.DataFrame:
+        return self.frame("copy_moves")
+
+
+def score_sessions(
+    logs: Iterable[SessionLog],
+    conventions: Conventions | None = None,
+    on_error: Callable[[SessionLog, EventLogError], None] | None = None,
+) -> Scores:
+    """Score sessions into moves, trials, sessions and copy_moves tables.
+
+    Parameters
+    ----------
+    logs : iterable of SessionLog
+        From :func:`tol_analysis.read.read_session` or
+        :func:`~tol_analysis.read.read_sessions`. A generator is consumed a few
+        logs at a time (:data:`BATCH_ROWS`), so memory holds the output tables,
+        not every log.
+    conventions : Conventions, optional
+        Defaults documented in :class:`tol_analysis.conventions.Conventions`.
+    on_error : callable, optional
+        Called with a log and its error when the log contradicts itself; the
+        log is then left out whole (none of its rows enter the tables). Without
+        it the error is raised.
+
+    Raises
+    ------
+    EventLogError
+        When a log contradicts itself: a placement that is not a legal move, a
+        configuration that does not follow from the previous one, rows of two
+        attempts interleaved. The message names the file and the row.
+    """
+    conv = conventions or Conventions()
+    replays = Replays()  # states, moves and distances, kept for this call only
+    tables = {name: TableBuilder(t, release=give_memory_back) for name, t in
+              (("moves", MOVES), ("trials", TRIALS), ("copy_moves", COPY_MOVES))}  # fmt: skip
+    warnings: list[str] = []
+    infos: list[SessionInfo] = []
+    sidecars = Sidecars()
+    with gc_paused():
+        for batch in _batches(logs):
+            for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
+                for name, (n, columns) in parts.items():
+                    tables[name].add(n, columns)
+                for log, (participant, session, status) in zip(scored, sessions, strict=True):
+                    warnings.extend(log.warnings)
+                    if log.sidecar_error is not None:
+                        warnings.append(f"sidecar unreadable: {log.sidecar_error} The session "
+                                        "is scored from its log alone.")  # fmt: skip
+                    protocol = log.sidecar.protocol.name if log.sidecar is not None else ""
+                    infos.append(SessionInfo(participant, session, protocol, status))
+                    sidecars.add((participant, session), log)
+        give_memory_back()  # what reading and scoring used, before the tables are made
+        done = {name: builder.done() for name, builder in tables.items()}
+    done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+    return Scores(done, conv, warnings, sidecars)
+
+
+def _batches(logs: Iterable[SessionLog]) -> Iterator[list[SessionLog]]:
+    """Logs in batches of up to :data:`BATCH_ROWS` rows; logs read together
+    (:func:`~tol_analysis.read.read_sessions`) stay together."""
+    batch: list[SessionLog] = []
+    rows = 0
+    batch_parent = None
+    for log in logs:
+        parent = log.data.parent[0] if log.data.parent else None
+        if batch and (rows + log.data.n > BATCH_ROWS or parent is not batch_parent):
+            yield batch
+            batch, rows = [], 0
+        if not batch:
+            batch_parent = parent
+        batch.append(log)
+        rows += log.data.n
+    if batch:
+        yield batch
+
+
+def _score_batch(batch: list[SessionLog], conv: Conventions, replays: Replays, on_error):
+    """``(logs, score_logs(logs))`` for the logs of a batch that score; the others to
+    ``on_error`` (or raised)."""
+    try:
+        yield batch, score_logs(batch, conv, replays)
+        return
+    except EventLogError as exc:
+        if len(batch) == 1:
+            if on_error is None:
+                raise
+            on_error(batch[0], exc)
+            return
+    # One of them contradicts itself: score them one by one, to leave out only that one.
+    for log in batch:
+        try:
+            got = score_logs([log], conv, replays)
+        except EventLogError as exc:
+            if on_error is None:
+                raise
+            on_error(log, exc)
+            continue
+        yield [log], got
+
+
+def score_logs(logs: list[SessionLog], conv: Conventions,
+               replays: Replays) -> tuple[dict[str, tuple[int, dict]], list[str]]:  # fmt: skip
+    """The rows of the moves, trials and copy_moves tables of some logs, scored together:
+    ``({table: (rows, columns)}, each log's (participant, session, status))``.
+
+    Raises
+    ------
+    EventLogError
+        Naming the file and the row where a log contradicts itself.
+    """
+    view = LogView(logs)
+    participant = view.per_log("participant")
+    session = np.array([int(s) if s.isdigit() else 0 for s in view.per_log("session")], np.int64)
+    problems = problem_attempts(view, replays, conv)
+    n_trials = len(problems.index)
+    problems.columns.update(empty_copy_columns(n_trials))
+    copies = copy_trials(view, replays, problems)
+    of_trial = view.attempt_log[problems.index]
+    ids = {"participant": Coded(of_trial, participant), "session": session[of_trial]}
+    of_copy = view.attempt_log[view.spans.is_copy]
+    parts = {
+        "moves": _moves_table(problems, participant, session, of_trial),
+        "trials": (n_trials, {**ids, **problems.columns}),
+        "copy_moves": _copy_moves_table(copies, participant, session, of_copy),
+    }
+    return parts, list(zip(participant, session.tolist(), _statuses(view), strict=True))
+
+
+def _statuses(view: LogView) -> list[str]:
+    """Each log's status: the reason of its last session_end row (``completed`` if empty),
+    or ``incomplete`` without one."""
+    ends = np.flatnonzero(view.event("session_end"))
+    last = last_in_group(view.log_of[ends], len(view.logs), ends, fill=-1).astype(np.int64)
+    reasons = iter(view.texts("reason", last[last >= 0]))
+    return [next(reasons) or "completed" if row >= 0 else "incomplete" for row in last.tolist()]
+
+
+def _moves_table(problems, participant: list[str], session: np.ndarray,
+                 of_trial: np.ndarray) -> tuple[int, dict]:  # fmt: skip
+    """moves.csv's columns of the problem attempts, puzzle by puzzle, put back in row order."""
+    parts = []
+    cols = problems.columns
+    for m, space in problems.moves:
+        r = m.replayed
+        g = r.group
+        # The first move of an attempt starts from its start as the log wrote it.
+        start = cols["start"]
+        states = [*space.texts, *start.values]
+        before = np.where(r.first, len(space.texts) + np.asarray(start.codes)[g], r.before)
+        parts.append((r.rows, {
+            "participant": Coded(of_trial[g], participant), "session": session[of_trial[g]],
+            "block": _per_move(cols["block"], g), "trial": cols["trial"][g],
+            "attempt": cols["attempt"][g], "problem_id": _per_move(cols["problem_id"], g),
+            "move_index": m.move_index, "piece": Coded(r.piece, list(space.piece_texts())),
+            "from_peg": r.from_peg, "to_peg": r.to_peg,
+            "state_before": Coded(before, states), "state_after": Coded(r.after, list(space.texts)),
+            "time": m.time, "latency": m.latency, "distance_before": m.distance_before,
+            "distance_after": m.distance_after, "optimal": m.optimal,
+            "counterproductive": m.counterproductive, "backtrack": m.backtrack,
+            "revisit": m.revisit,
+        }))  # fmt: skip
+    return _in_row_order(parts, MOVES.names)
+
+
+def _per_move(per_attempt: Coded, group: np.ndarray) -> Coded:
+    """A per-attempt text column, repeated for each move of the attempt."""
+    return Coded(np.asarray(per_attempt.codes)[group], per_attempt.values)
+
+
+def _copy_moves_table(c, participant: list[str], session: np.ndarray,
+                      of_copy: np.ndarray) -> tuple[int, dict]:  # fmt: skip
+    parts = []
+    for r, space in c.replayed:
+        g = r.group
+        parts.append((r.rows, {
+            "participant": Coded(of_copy[g], participant), "session": session[of_copy[g]],
+            "block": Coded(g, c.block), "trial": c.trial[g], "copy_of": c.copy_of[g],
+            "problem_id": Coded(g, c.problem_id), "piece": Coded(r.piece, list(space.piece_texts())),
+            "from_peg": r.from_peg, "to_peg": r.to_peg,
+        }))  # fmt: skip
+    _, columns = _in_row_order(parts, COPY_MOVES.names)
+    columns.update(move_index=c.move_index, cue_time=c.cue_time, pick_time=c.pick_time,
+                   time=c.time, move_time=c.move_time, refused=c.refused)  # fmt: skip
+    return len(c.move_index), columns
+
+
+def _in_row_order(parts: list, names: list[str]) -> tuple[int, dict]:
+    """Columns of several puzzles' moves merged into one set, ordered by log row."""
+    if not parts:
+        return 0, _empty_moves(names)
+    if len(parts) == 1:
+        rows, cols = parts[0]
+        return len(rows), cols
+    order = np.argsort(np.concatenate([rows for rows, _ in parts]), kind="stable")
+    merged = {}
+    for name in parts[0][1]:
+        values = [cols[name] for _, cols in parts]
+        if isinstance(values[0], Coded):
+            texts = [list(v.values) for v in values]
+            offsets = np.cumsum([0] + [len(t) for t in texts[:-1]])
+            codes = np.concatenate([np.asarray(v.codes) + o for v, o in
+                                    zip(values, offsets, strict=True)])  # fmt: skip
+            merged[name] = Coded(codes[order], [t for ts in texts for t in ts])
+        elif isinstance(values[0], list):
+            flat = [x for v in values for x in v]
+            merged[name] = [flat[i] for i in order.tolist()]
+        else:
+            merged[name] = np.concatenate(values)[order]
+    return len(order), merged
+
+
+def _empty_moves(names: list[str]) -> dict:
+    """No rows, for every column of moves.csv or copy_moves.csv."""
+    return {name: np.empty(0) for name in names}

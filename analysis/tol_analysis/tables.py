@@ -1,0 +1,318 @@
+"""Table assembly: columns computed a few logs at a time, gathered into typed tables.
+
+A :class:`TableBuilder` takes, batch by batch, the columns of one registry table
+(:mod:`tol_analysis.columns`) and makes a :class:`TableData` at the end: each
+column a :class:`ColumnData` of its registry type. The CSV writer
+(:mod:`tol_analysis.csvfile`) writes these directly; :meth:`TableData.frame`
+makes the pandas DataFrame that :class:`tol_analysis.score.Scores` gives, with
+text as ``category`` (the same few labels repeat down a table), integers as
+nullable ``Int64``, booleans as nullable ``boolean`` and times as ``float64``
+(NaN when missing). pandas is imported only then: ``tol-score`` writing its
+tables never needs it.
+
+A column's values may be given to :meth:`TableBuilder.add` as: one text for
+every row; a list of texts (``None`` for a missing one);
+:class:`~tol_tasks.session_data.attempts.Coded` texts; a numpy array (NaN marks
+a missing integer or boolean); or a tuple ``(values, missing)``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, STRING, Table
+from tol_tasks.session_data.attempts import Coded
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+_TYPES = (STRING, INTEGER, FLOAT, BOOLEAN)
+
+
+class ColumnData:
+    """One column of a finished table.
+
+    Attributes
+    ----------
+    kind : {"string", "integer", "float", "boolean"}
+    values : ndarray
+        Text: codes into ``categories`` (-1: missing). Integers and booleans:
+        the values (any integer type; 0 or False where missing). Floats:
+        float64, NaN where missing.
+    missing : ndarray of bool or None
+        Integers and booleans: which are missing (None: none).
+    categories : list of str
+        Text: the distinct texts.
+    plain : bool
+        In a DataFrame, text as ``object``, integers as ``int64`` and booleans
+        as ``bool`` (a column that is never missing), instead of ``category``,
+        ``Int64`` and ``boolean``.
+    """
+
+    __slots__ = ("categories", "kind", "missing", "plain", "values")
+
+    def __init__(self, kind: str, values: np.ndarray, missing: np.ndarray | None = None,
+                 categories: list[str] | None = None, plain: bool = False) -> None:  # fmt: skip
+        if kind not in _TYPES:  # pragma: no cover - the registry's types are these four
+            raise ValueError(f"no column type {kind!r}")
+        self.kind = kind
+        self.values = values
+        self.missing = missing if missing is not None and missing.any() else None
+        self.categories = list(categories or [])
+        self.plain = plain
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+    @classmethod
+    def texts(cls, texts: list[str | None], plain: bool = False) -> ColumnData:
+        """A text column from one text per row (None: missing)."""
+        seen: dict[str, int] = {}
+        codes = np.array([-1 if t is None else seen.setdefault(t, len(seen)) for t in texts],
+                         np.int64)  # fmt: skip
+        return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
+                   plain=plain)  # fmt: skip
+
+    def is_missing(self) -> np.ndarray:
+        if self.kind == FLOAT:
+            return np.isnan(self.values)
+        if self.kind == STRING:
+            return np.asarray(self.values) < 0
+        return self.missing if self.missing is not None else np.zeros(len(self.values), bool)
+
+    def as_float(self) -> np.ndarray:
+        """Numbers as float64 (NaN where missing)."""
+        out = np.asarray(self.values, np.float64)
+        if self.missing is not None:
+            out = np.where(self.missing, np.nan, out)
+        return out
+
+    def array(self):
+        """What a pandas DataFrame holds for this column."""
+        import pandas as pd
+
+        if self.kind == STRING:
+            if self.plain:
+                cats = np.array([*self.categories, None], dtype=object)
+                return cats[np.asarray(self.values)]
+            codes = np.asarray(self.values).astype(_code_type(len(self.categories)), copy=False)
+            return pd.Categorical.from_codes(
+                codes, categories=pd.Index(self.categories, dtype=object)
+            )
+        if self.kind == FLOAT:
+            return np.asarray(self.values, np.float64)
+        missing = self.is_missing()
+        if self.kind == INTEGER:
+            values = np.asarray(self.values).astype(np.int64, copy=False)
+            return values if self.plain else pd.arrays.IntegerArray(values, missing.copy())
+        values = np.asarray(self.values).astype(bool, copy=False)
+        return values if self.plain else pd.arrays.BooleanArray(values, missing.copy())
+
+    @classmethod
+    def from_series(cls, s: pd.Series) -> ColumnData:
+        """A pandas column as column data (without copying where pandas allows)."""
+        import pandas as pd
+
+        dtype = s.dtype
+        if isinstance(dtype, pd.CategoricalDtype):
+            return cls(STRING, s.cat.codes.to_numpy(),
+                       categories=[str(v) for v in s.cat.categories])  # fmt: skip
+        if str(dtype) == "boolean":
+            arr = s.array
+            return cls(BOOLEAN, arr.to_numpy(dtype=bool, na_value=False), np.asarray(arr.isna()))
+        if dtype.kind == "b":
+            return cls(BOOLEAN, s.to_numpy(), plain=True)
+        if dtype.kind == "f":
+            return cls(FLOAT, s.to_numpy().astype(np.float64, copy=False))
+        if dtype.kind in "iu":
+            arr = s.array
+            plain = not isinstance(dtype, pd.api.extensions.ExtensionDtype)
+            return cls(INTEGER, np.asarray(arr.to_numpy(dtype=np.int64, na_value=0)),
+                       np.asarray(arr.isna()), plain=plain)  # fmt: skip
+        codes, uniq = pd.factorize(s, use_na_sentinel=True)
+        return cls(STRING, codes, categories=[v if isinstance(v, str) else str(v) for v in uniq],
+                   plain=True)  # fmt: skip
+
+
+class TableData:
+    """A finished table: its columns in order.
+
+    Attributes
+    ----------
+    names : list of str
+    columns : dict of ColumnData
+    """
+
+    def __init__(self, names: list[str], columns: dict[str, ColumnData], rows: int) -> None:
+        self.names = list(names)
+        self.columns = columns
+        self.rows = rows
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __getitem__(self, name: str) -> ColumnData:
+        return self.columns[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def frame(self, consume: bool = False) -> pd.DataFrame:
+        """The table as a pandas DataFrame; with ``consume``, each column is let go as its
+        DataFrame column is made (the table is then empty), so that both are never held."""
+        import pandas as pd
+
+        data = {}
+        for name in self.names:
+            data[name] = (self.columns.pop(name) if consume else self.columns[name]).array()
+        return pd.DataFrame(data, columns=self.names, index=pd.RangeIndex(self.rows), copy=False)
+
+    @classmethod
+    def from_frame(cls, df: pd.DataFrame) -> TableData:
+        return cls([str(c) for c in df.columns],
+                   {str(c): ColumnData.from_series(df[c]) for c in df.columns}, len(df))  # fmt: skip
+
+
+class _Texts:
+    """A text column's categories, numbered in order of appearance, and its codes so far."""
+
+    def __init__(self) -> None:
+        self.code: dict[str, int] = {}
+        self.categories: list[str] = []
+        self.chunks: list[np.ndarray] = []
+
+    def _codes_of(self, values) -> np.ndarray:
+        code, cats = self.code, self.categories
+        out = np.empty(len(values), np.int32)
+        for k, v in enumerate(values):
+            if v is None:
+                out[k] = -1
+                continue
+            c = code.get(v)
+            if c is None:
+                c = code[v] = len(cats)
+                cats.append(v)
+            out[k] = c
+        return out
+
+    def add(self, n: int, value) -> None:
+        if isinstance(value, str):
+            codes = np.full(n, self._codes_of([value])[0], np.int32)
+        elif isinstance(value, Coded):
+            codes = self._codes_of(list(value.values))[np.asarray(value.codes)]
+        else:
+            codes = self._codes_of(value)
+        self.chunks.append(codes.astype(_code_type(len(self.categories))))
+
+    def done(self) -> ColumnData:
+        dtype = _code_type(len(self.categories))
+        codes = np.concatenate(self.chunks, dtype=dtype) if self.chunks else np.empty(0, dtype)
+        self.chunks = []
+        return ColumnData(STRING, codes, categories=self.categories)
+
+
+def _code_type(n: int) -> type:
+    """The integer type pandas keeps the codes of ``n`` categories in (-1: missing)."""
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return t
+    return np.int64
+
+
+class _Numbers:
+    """A numeric column so far, in chunks of the smallest type that holds them, with a mask
+    of missing values for the chunks that have one."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.chunks: list[tuple[np.ndarray, np.ndarray | None]] = []
+
+    def add(self, n: int, value) -> None:
+        values, missing = _values_and_missing(n, value)
+        if not missing.any():
+            missing = None
+        elif self.kind != FLOAT:
+            values = np.where(missing, 0, values)
+        if self.kind == INTEGER:
+            values = values.astype(smallest_int_type(values), copy=False)
+        elif self.kind == BOOLEAN:
+            values = values.astype(bool, copy=False)
+        else:
+            values = values.astype(np.float64, copy=False)
+        self.chunks.append((values, missing))
+
+    def done(self) -> ColumnData:
+        chunks, self.chunks = self.chunks, []
+        if not chunks:
+            return ColumnData(self.kind, np.empty(0, np.float64 if self.kind == FLOAT else np.int8))
+        dtype = np.result_type(*(v.dtype for v, _ in chunks))
+        values = np.concatenate([v for v, _ in chunks], dtype=dtype)
+        missing = None
+        if any(m is not None for _, m in chunks):
+            missing = np.zeros(len(values), bool)
+            start = 0
+            for v, m in chunks:
+                if m is not None:
+                    missing[start : start + len(v)] = m
+                start += len(v)
+        if self.kind == FLOAT and missing is not None:
+            values[missing] = np.nan
+            missing = None
+        return ColumnData(self.kind, values, missing)
+
+
+def smallest_int_type(values: np.ndarray) -> type:
+    """The smallest integer type that holds ``values``."""
+    if not len(values):
+        return np.int8
+    low, high = int(values.min()), int(values.max())
+    for t in (np.int8, np.int16, np.int32):
+        if np.iinfo(t).min <= low and high <= np.iinfo(t).max:
+            return t
+    return np.int64
+
+
+class TableBuilder:
+    """Gathers one table's columns, a few logs at a time; :meth:`done` makes the table.
+
+    Until then each column is kept in chunks of the smallest type that holds
+    them (text as codes of 1, 2 or 4 bytes, whole numbers in as few bytes as
+    their values need, a mask of missing values only for chunks that have
+    one); the table is then made one column at a time, each column's chunks
+    let go (and their memory given back, by ``release``) as it is made.
+    """
+
+    def __init__(self, table: Table, release: Callable[[], None] = lambda: None) -> None:
+        self.table = table
+        self.rows = 0
+        self._release = release
+        self._columns = {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
+                         for c in table}  # fmt: skip
+
+    def add(self, n: int, columns: dict) -> None:
+        """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
+        for name, column in self._columns.items():
+            column.add(n, columns[name])
+        self.rows += n
+
+    def done(self) -> TableData:
+        out = {}
+        for name in self.table.names:
+            out[name] = self._columns.pop(name).done()
+            self._release()
+        return TableData(self.table.names, out, self.rows)
+
+
+def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
+    if isinstance(value, tuple):
+        values, missing = value
+        return np.asarray(values), np.asarray(missing, bool)
+    values = np.asarray(value)
+    if values.ndim == 0:
+        values = np.full(n, values)
+    if values.dtype.kind == "f":
+        return values, np.isnan(values)
+    return values, np.zeros(n, bool)

@@ -1,0 +1,43 @@
+"""The fast CSV writer writes exactly what DataFrame.to_csv writes with tol-score's options."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from tol_analysis.csvfile import write_csv
+
+
+def _pandas(df: pd.DataFrame, path) -> None:
+    """tol-score's tables as they were written before the fast writer (ab09369's _to_csv)."""
+    frame = df.copy()
+    for col in frame.columns:
+        if str(frame[col].dtype) == "boolean":
+            frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
+    frame.to_csv(path, index=False, na_rep="", float_format="%.6g")
+
+
+def test_every_kind_of_cell_is_written_as_to_csv_writes_it(tmp_path, rng):
+    n = 3000
+    floats = np.array([rng.choice([rng.uniform(-1e7, 1e7), rng.random() * 10 ** rng.randint(-9, 12),
+                                   round(rng.random() * 100, 6), 0.0, -0.0, float("nan"), 1e22,
+                                   123456.5, 0.1234565]) for _ in range(n)])  # fmt: skip
+    texts = ["plain", "with,comma", 'a "quote"', "", "line\nbreak", "é ü", "tab\there"]
+    df = pd.DataFrame({
+        "text": [rng.choice(texts) for _ in range(n)],
+        "label": pd.Categorical([rng.choice(["A", "B,C", "D"]) for _ in range(n)]),
+        "int": np.array([rng.randint(-10**12, 10**12) for _ in range(n)], np.int64),
+        "nullable_int": pd.array([rng.choice([None, 0, 5, -3, 10**9]) for _ in range(n)],
+                                 dtype="Int64"),
+        "flag": pd.array([rng.choice([True, False, None]) for _ in range(n)], dtype="boolean"),
+        "plain_flag": np.array([rng.random() < 0.5 for _ in range(n)]),
+        "float": floats,
+        "maybe_text": [rng.choice([None, "x", "y"]) for _ in range(n)],
+    })  # fmt: skip
+    ours, theirs = tmp_path / "ours.csv", tmp_path / "theirs.csv"
+    write_csv(df, ours)
+    _pandas(df, theirs)
+    assert ours.read_bytes() == theirs.read_bytes()
+    write_csv(df.iloc[:0], ours)
+    _pandas(df.iloc[:0], theirs)
+    assert ours.read_bytes() == theirs.read_bytes()
