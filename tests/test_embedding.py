@@ -14,6 +14,9 @@ from tests.runner_tools import click_peg, running
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
+# Every test here also runs on the oldest supported PsychoPy (scripts/test-psychopy-oldest.sh).
+pytestmark = pytest.mark.psychopy_compat
+
 HERE = Path(__file__).parent
 CODER_BATTERY = HERE / "data" / "experiments" / "coder_battery.py"
 

@@ -277,6 +277,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     assert "Traceback" not in bad.stderr
 
 
+@pytest.mark.psychopy_compat
 def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
     xvfb, own = start_xvfb()
     out = tmp_path / "data"

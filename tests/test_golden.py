@@ -79,6 +79,12 @@ MAKE = _make_golden()
 #: The longest sessions; the everyday loop runs the others (tests/test_plan.py resumes
 #: london-shallice after every row of its recording without a window).
 _SLOW = {"hanoi-generalized", "resumed", "london-shallice", "hanoi-adjacent"}
+#: The sessions also played on the oldest supported PsychoPy: the same events, move for move.
+_COMPAT = {"demo", "copies"}
+_MARKS = {
+    **dict.fromkeys(_SLOW, pytest.mark.slow),
+    **dict.fromkeys(_COMPAT, pytest.mark.psychopy_compat),
+}
 
 
 def _comparable(path: Path) -> list[dict]:
@@ -174,10 +180,7 @@ def _resumed(tmp_path: Path) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(
     "name",
-    [
-        pytest.param(n, marks=pytest.mark.slow) if n in _SLOW else n
-        for n in [*MAKE.PROTOCOLS, "resumed"]
-    ],
+    [pytest.param(n, marks=_MARKS.get(n, ())) for n in [*MAKE.PROTOCOLS, "resumed"]],
 )
 def test_a_seeded_session_writes_the_recorded_event_sequence(name, xdisplay, tmp_path, monkeypatch):
     monkeypatch.setenv("DISPLAY", xdisplay["DISPLAY"])

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.system_tools import program
 from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format import load_protocol_text
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
@@ -33,9 +33,7 @@ SRC = ROOT / "web" / "src"
 
 def node(body: str, payload) -> object:
     """Run ``body`` (an async JS function body given ``input``) with node; its return value."""
-    exe = shutil.which("node")
-    if exe is None:
-        pytest.fail("node is not installed; run scripts/setup.sh")
+    exe = program("node")
     script = (
         "import * as lib from " + json.dumps((SRC / "lib.js").as_uri()) + ";\n"
         "import { readFileSync } from 'node:fs';\n"
