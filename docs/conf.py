@@ -12,7 +12,7 @@ from tol_tasks import __version__  # noqa: E402
 
 project = "tol-tasks"
 author = "tol-tasks developers"
-copyright = "tol-tasks developers"  # noqa: A001
+copyright = "tol-tasks developers"
 version = release = __version__
 
 extensions = [

@@ -7,4 +7,6 @@ bash scripts/setup.sh
 uv run --frozen ruff format --check .
 uv run --frozen ruff check .
 npm --prefix web test --silent
+# The documentation site (docs/), warnings as errors, its screenshots taken in this run.
+bash scripts/docs.sh
 uv run --frozen pytest "$@"

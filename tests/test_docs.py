@@ -133,7 +133,8 @@ def test_the_examples_are_found():
     assert sum(len(found) for found in every.values()) >= 30
     # A caption names the file; its options are not part of it.
     (first,) = [e for e in every["docs/getting-started.md"] if e.kind == "file"]
-    assert first.name == "my-first.yaml" and first.text.startswith("format: 1\n")
+    assert first.name == "my-first.yaml"
+    assert first.text.startswith("format: 1\n")
 
 
 def test_a_failing_example_fails(tmp_path, xdisplay):

@@ -17,7 +17,6 @@ At the start of every build (``builder-inited``) it writes, into ``docs/_generat
 from __future__ import annotations
 
 import importlib.util
-import typing
 from pathlib import Path
 
 from pydantic import BaseModel
