@@ -17,6 +17,7 @@ At the start of every build (``builder-inited``) it writes, into ``docs/_generat
 from __future__ import annotations
 
 import importlib.util
+import typing
 from pathlib import Path
 
 from pydantic import BaseModel
@@ -46,11 +47,20 @@ def protocol_reference() -> str:
     from tol_tasks.protocol_format.model import PROTOCOL_FORMAT, Protocol
     from tol_tasks.session_data.codebook.render import _sections, _type_name
 
+    def meaning(field) -> str:
+        """The field's description, else the first line of its section's docstring."""
+        if field.description:
+            return field.description
+        sections = [a for a in (field.annotation, *typing.get_args(field.annotation))
+                    if isinstance(a, type) and issubclass(a, BaseModel)]  # fmt: skip
+        firsts = [(m.__doc__ or "").strip().splitlines()[0].rstrip(".") for m in sections]
+        return " or ".join(firsts)
+
     def table(model: type[BaseModel]) -> list[str]:
         lines = ["| key | type | default | meaning |", "| --- | --- | --- | --- |"]
         for name, f in model.model_fields.items():
             lines.append(f"| `{name}` | {_type_name(f.annotation)} | {_default(f)} "
-                         f"| {f.description or ''} |")  # fmt: skip
+                         f"| {meaning(f)} |")  # fmt: skip
         return lines
 
     lines = [
