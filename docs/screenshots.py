@@ -21,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,6 +38,9 @@ from tests.runner_tools import (  # noqa: E402  (the tests' helpers drive real w
     wait_for_rows,
     xdotool,
 )
+
+#: Seconds ``tol-run`` may take to show its first screen (PsychoPy starting on a busy machine).
+START = 240
 
 #: The committed picture the README shows (refreshed with --readme).
 README_IMAGE = ROOT / "docs" / "images" / "participant.png"
@@ -87,52 +93,67 @@ def _settle() -> None:
     time.sleep(0.6)
 
 
-def hanoi_shots(env: dict, work: Path, out: Path) -> list[Path]:
-    """A 4-disk Tower of Hanoi problem, then a refused move (larger disk on a smaller one)."""
-    protocol, data = work / "hanoi.yaml", work / "hanoi"
-    protocol.write_text(HANOI, encoding="utf-8")
+@dataclass
+class _Session:
+    """A ``tol-run`` session in the background, its first problem on screen."""
+
+    proc: subprocess.Popen
+    data: Path
+    env: dict
+    box: tuple[int, int, int, int]
+    meta: dict
+
+    def grab(self, out: Path) -> Path:
+        return grab(self.env, out, self.box)
+
+    def click_until(self, peg: str, event: str) -> None:
+        _click_until(self.data, peg, event, self.meta, self.env, self.proc)
+
+    def wait_for(self, event: str) -> None:
+        wait_for_rows(self.data, lambda rows: _on_screen(rows, event), timeout=60, proc=self.proc)
+
+
+@contextmanager
+def _session(env: dict, work: Path, name: str, protocol_text: str) -> Iterator[_Session]:
+    """Start ``tol-run`` on ``protocol_text``; yield once the first problem is on screen; end
+    it with the quit key."""
+    protocol, data = work / f"{name}.yaml", work / name
+    protocol.write_text(protocol_text, encoding="utf-8")
     with running_tol_run(str(protocol), "--participant", "P001", "--windowed",
                          "--output", str(data), env=env) as proc:  # fmt: skip
-        wait_for_rows(data, lambda rows: _on_screen(rows, "trial_onset"), proc=proc)
+        wait_for_rows(data, lambda rows: _on_screen(rows, "trial_onset"), timeout=START, proc=proc)
         _settle()
-        box = _window_box(data)
-        shots = [grab(env, out / "hanoi-problem.png", box)]
-        meta = sidecar_of(data)
-        _click_until(data, "A", "pick_up", meta, env, proc)  # disk 1 up...
-        _click_until(data, "B", "place", meta, env, proc)  # ...onto B
-        _click_until(data, "A", "pick_up", meta, env, proc)  # disk 2 up...
-        click_peg("B", meta, env)  # ...onto disk 1: refused
-        wait_for_rows(data, lambda rows: _on_screen(rows, "illegal"), proc=proc)
-        time.sleep(0.2)
-        shots.append(grab(env, out / "hanoi-refused.png", box))
+        yield _Session(proc, data, env, _window_box(data), sidecar_of(data))
         xdotool("key", "Escape", env=env)
         proc.wait(timeout=30)
+
+
+def hanoi_shots(env: dict, work: Path, out: Path) -> list[Path]:
+    """A 4-disk Tower of Hanoi problem, then a refused move (larger disk on a smaller one)."""
+    with _session(env, work, "hanoi", HANOI) as s:
+        shots = [s.grab(out / "hanoi-problem.png")]
+        s.click_until("A", "pick_up")  # disk 1 up...
+        s.click_until("B", "place")  # ...onto B
+        s.click_until("A", "pick_up")  # disk 2 up...
+        s.click_until("B", "illegal")  # ...onto disk 1: refused
+        time.sleep(0.2)
+        shots.append(s.grab(out / "hanoi-refused.png"))
     return shots
 
 
 def london_shots(env: dict, work: Path, out: Path) -> list[Path]:
     """A Tower of London problem, solved with real clicks, then its yoked copy trial."""
-    protocol, data = work / "london.yaml", work / "london"
-    protocol.write_text(LONDON, encoding="utf-8")
-    with running_tol_run(str(protocol), "--participant", "P001", "--windowed",
-                         "--output", str(data), env=env) as proc:  # fmt: skip
-        wait_for_rows(data, lambda rows: _on_screen(rows, "trial_onset"), proc=proc)
-        _settle()
-        box = _window_box(data)
-        shots = [grab(env, out / "london-problem.png", box)]
-        meta = sidecar_of(data)
-        # GR|B| to |RG|B in three moves: R to B, G to C... a shortest solution from the solver.
-        from tol_tasks import London
+    from tol_tasks import London
 
-        puzzle = London()
+    with _session(env, work, "london", LONDON) as s:
+        shots = [s.grab(out / "london-problem.png")]
+        puzzle = London()  # a shortest solution, from the solver
         for move in puzzle.solve(puzzle.parse("GR|B|"), puzzle.parse("|RG|B")):
-            _click_until(data, "ABC"[move.source], "pick_up", meta, env, proc)
-            _click_until(data, "ABC"[move.target], "place", meta, env, proc)
-        wait_for_rows(data, lambda rows: _on_screen(rows, "copy_cue"), proc=proc)
+            s.click_until("ABC"[move.source], "pick_up")
+            s.click_until("ABC"[move.target], "place")
+        s.wait_for("copy_cue")
         _settle()
-        shots.append(grab(env, out / "london-copy.png", box))
-        xdotool("key", "Escape", env=env)
-        proc.wait(timeout=30)
+        shots.append(s.grab(out / "london-copy.png"))
     return shots
 
 
@@ -147,7 +168,7 @@ def _click_until(folder: Path, peg: str, event: str, meta: dict, env: dict, proc
     for _ in range(5):
         click_peg(peg, meta, env)
         try:
-            wait_for_rows(folder, lambda rows: count(rows) > before, timeout=3, proc=proc)
+            wait_for_rows(folder, lambda rows: count(rows) > before, timeout=5, proc=proc)
             return
         except AssertionError:
             continue
@@ -157,7 +178,7 @@ def _click_until(folder: Path, peg: str, event: str, meta: dict, env: dict, proc
 def dialog_shot(env: dict, work: Path, out: Path) -> Path:
     """The participant dialog ``tol-run demo`` shows when no participant is given."""
     with running_tol_run("demo", "--windowed", "--output", str(work / "dialog"), env=env) as proc:
-        end = time.monotonic() + 60
+        end = time.monotonic() + START
         while time.monotonic() < end:
             found = subprocess.run(
                 ["xdotool", "search", "--onlyvisible", "--name", "."],
@@ -169,7 +190,7 @@ def dialog_shot(env: dict, work: Path, out: Path) -> Path:
                 raise RuntimeError(f"tol-run ended before its dialog: {proc.communicate()}")
             time.sleep(0.2)
         else:
-            raise RuntimeError("tol-run's participant dialog did not appear within 60 s")
+            raise RuntimeError(f"tol-run's participant dialog did not appear within {START} s")
         time.sleep(1.5)  # the dialog draws its fields
         shot = grab(env, out / "participant-dialog.png")
         _crop_to_content(shot)
@@ -186,20 +207,34 @@ def _crop_to_content(path: Path) -> None:
             im.crop(bbox).save(path)
 
 
-def make_all(out: Path) -> list[Path]:
-    """Take every screenshot into ``out``; returns the files."""
-    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
-        raise RuntimeError("the screenshots need Xvfb and xdotool: run scripts/setup.sh")
-    out.mkdir(parents=True, exist_ok=True)
+def _on_own_display(shoot, work: Path, out: Path):
+    """Run ``shoot(env, work, out)`` on an Xvfb server of its own."""
     proc, env = start_xvfb()
     try:
-        with tempfile.TemporaryDirectory(prefix="tol-shots-") as tmp:
-            work = Path(tmp)
-            return [*hanoi_shots(env, work, out), *london_shots(env, work, out),
-                    dialog_shot(env, work, out)]  # fmt: skip
+        return shoot(env, work, out)
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+def make_all(out: Path) -> list[Path]:
+    """Take every screenshot into ``out``; returns the files.
+
+    The three sessions run at once, each on its own virtual display: most of their time is
+    PsychoPy starting and the task's own pauses.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    if shutil.which("Xvfb") is None or shutil.which("xdotool") is None:
+        raise RuntimeError("the screenshots need Xvfb and xdotool: run scripts/setup.sh")
+    out.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="tol-shots-") as tmp:
+        work = Path(tmp)
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            jobs = [pool.submit(_on_own_display, shoot, work, out)
+                    for shoot in (hanoi_shots, london_shots, dialog_shot)]  # fmt: skip
+            hanoi, london, dialog = (job.result() for job in jobs)
+    return [*hanoi, *london, dialog]
 
 
 def main(argv: list[str] | None = None) -> int:
