@@ -17,6 +17,7 @@ At the start of every build (``builder-inited``) it writes, into ``docs/_generat
 from __future__ import annotations
 
 import importlib.util
+import sys
 import typing
 from pathlib import Path
 
@@ -158,6 +159,7 @@ def _write(path: Path, text: str) -> None:
 def _screenshots(out: Path) -> None:
     spec = importlib.util.spec_from_file_location("tol_screenshots", DOCS / "screenshots.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclass looks itself up there
     spec.loader.exec_module(module)
     module.make_all(out)
 
