@@ -13,6 +13,8 @@ if command -v node >/dev/null 2>&1 || [ -n "${CI:-}" ]; then
 else
   echo "test: no Node.js: the JavaScript unit tests are left out (install Node.js 18+ and npm)"
 fi
+# The documentation site (docs/), warnings as errors, its screenshots taken in this run.
+bash scripts/docs.sh
 uv run --frozen pytest "$@"
 if [ "$#" -eq 0 ]; then
   bash scripts/test-psychopy-oldest.sh
