@@ -13,6 +13,7 @@ import pytest
 from tests.runner_tools import tol_run
 from tol_tasks.builder.settings import BuilderSettingsError, TowerSettings, check_settings
 from tol_tasks.cli import run_main
+from tol_tasks.protocol_format import load_protocol
 from tol_tasks.runner.prepare import SessionExistsError, prepare
 from tol_tasks.runner.settings import RunSettings, SettingsError
 from tol_tasks.session_data.resume import ResumeError
@@ -30,6 +31,10 @@ def _copy_session(name: str, folder: Path, *, status: str | None = None,
     if sidecar:
         meta = json.loads((GOLDEN / f"{name}.json").read_text(encoding="utf-8"))
         meta["event_log"] = log.name
+        # The bundled protocol as it is now (the golden session was recorded before issue 22
+        # added its instruction pages): resuming checks the protocol's SHA-256 first.
+        bundled = load_protocol(name)
+        meta["protocol"].update(path=str(bundled.path), sha256=bundled.sha256)
         if status is not None:
             meta["status"] = status
         if not simulate:
