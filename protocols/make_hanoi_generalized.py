@@ -10,7 +10,7 @@ block has the structure of Bishop et al. (2001): 13 problems with 2 to 4
 disks needing 3, 4, 4, 5, 5, 6, 6, 7, 7, 8, 8, 9, 9 moves. The published item
 configurations were not available to us, so these are drawn by the generator
 (arbitrary starts and goals, seeded); the second block spreads 4-disk problems
-over 3 to 15 moves.
+over 3 to 15 moves. Its instruction pages are tol-tasks' own for it, in every language.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tol_tasks.protocol_format.generate import GeneratorSpec, select_problems
+from tol_tasks.protocol_format.pages import with_instructions
 
 OUT = Path(__file__).with_name("hanoi-generalized.yaml")
 
@@ -68,7 +69,8 @@ def main(out: Path = OUT) -> None:
     spec = GeneratorSpec(disks=4, min_moves=(3, 15), per_level=1, seed=4)
     for i, (s, g, d) in enumerate(select_problems(spec), start=1):
         lines.append(f'      - {{id: spread-{i:02d}, start: "{s}", goal: "{g}", min_moves: {d}}}')
-    Path(out).write_text("\n".join(lines) + "\n", encoding="utf-8")
+    # With its instruction pages in every language, as write_instructions.py adds them.
+    Path(out).write_text(with_instructions("\n".join(lines) + "\n"), encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 out="${TOL_DEMO_OUTPUT:-data}"
 scored="${TOL_DEMO_SCORED:-scored}"
-run=(uv run --frozen tol-run demo --simulate --seed 1 --speed 3 --windowed --output "$out" "$@")
+# Each run is a pilot participant of its own: a second run into the same folder is another
+# session, not a second log of the first (tol-run refuses that).
+pilot="sim-$(date +%Y%m%d-%H%M%S)"
+run=(uv run --frozen tol-run demo --simulate --seed 1 --speed 3 --windowed --output "$out"
+     --participant "$pilot" "$@")
 if [ -z "${DISPLAY:-}" ]; then
   echo "demo: no display; running on a virtual one (Xvfb)"
   xvfb-run -a -s "-screen 0 1280x1024x24" "${run[@]}"

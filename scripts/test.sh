@@ -1,10 +1,24 @@
 #!/usr/bin/env bash
-# Set everything up, then run the checks, the browser task's JavaScript unit tests and the
-# test suite (browser tests included). Extra arguments go to pytest.
+# Set everything up, then run the checks, the browser task's JavaScript unit tests, the
+# test suite (browser tests included), and the runner, embedding and Builder tests again on
+# the oldest PsychoPy supported (scripts/test-psychopy-oldest.sh, its own environment).
+# Extra arguments go to pytest; with them, the oldest PsychoPy's run is left out (it says so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 uv run --frozen ruff format --check .
 uv run --frozen ruff check .
-npm --prefix web test --silent
+if command -v node >/dev/null 2>&1 || [ -n "${CI:-}" ]; then
+  npm --prefix web test --silent
+else
+  echo "test: no Node.js: the JavaScript unit tests are left out (install Node.js 18+ and npm)"
+fi
+# The documentation site (docs/), warnings as errors, its screenshots taken in this run.
+bash scripts/docs.sh
 uv run --frozen pytest "$@"
+if [ "$#" -eq 0 ]; then
+  bash scripts/test-psychopy-oldest.sh
+else
+  echo "test: arguments given, so the tests on the oldest supported PsychoPy are left out"
+  echo "test: (run them with: bash scripts/test-psychopy-oldest.sh [pytest arguments])"
+fi

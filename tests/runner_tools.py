@@ -10,14 +10,16 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from tests.system_tools import program
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
 
 def short_protocol(name: str, goal: str) -> str:
-    """A protocol of one 3-disk Tower of Hanoi problem from AAA, no pauses, no feedback."""
+    """A protocol of one 3-disk Tower of Hanoi problem from AAA, no instruction pages, no
+    pauses, no feedback."""
     return (
-        f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\n"
+        f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\ninstructions: none\n"
         "display: {fullscreen: false, window_size: [800, 600]}\nfeedback: none\n"
         "timing: {inter_trial_interval: 0, feedback_duration: 0}\n"
         f"blocks:\n  - problems:\n      - {{id: p1, start: AAA, goal: {goal}}}\n"
@@ -66,7 +68,14 @@ def key_over_window(folder: Path, key: str, env: dict) -> None:
 
 
 def exe(name: str) -> str:
-    return shutil.which(name) or str(Path(sys.executable).with_name(name))
+    """The command ``name`` of the environment the tests run in (beside its Python).
+
+    Looked up there first, then on PATH: under ``uv run`` PATH may lead to another
+    environment's command (the oldest supported PsychoPy's tests would then run
+    today's PsychoPy).
+    """
+    own = Path(sys.executable).with_name(name)
+    return str(own) if own.is_file() else shutil.which(name) or str(own)
 
 
 def tol_run(
@@ -142,12 +151,10 @@ def sidecar_of(folder: Path) -> dict:
     return read_sidecar(session_files(folder)[1])
 
 
-def xdotool(*args: str, env: dict) -> None:
-    subprocess.run([exe_x("xdotool"), *args], env=env, check=True, timeout=10)
+def xdotool(*args: str, env: dict, timeout: float = 10) -> None:
+    subprocess.run([exe_x("xdotool"), *args], env=env, check=True, timeout=timeout)
 
 
 def exe_x(name: str) -> str:
-    path = shutil.which(name)
-    if path is None:
-        raise AssertionError(f"{name} is not installed; run scripts/setup.sh")
-    return path
+    """An X program the test needs (Xvfb, xdotool), or the test skipped (see system_tools)."""
+    return program(name)

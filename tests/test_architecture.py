@@ -9,6 +9,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from tests.runner_tools import exe
+
 ROOT = Path(__file__).resolve().parents[1]
 #: The scoring package (import name tol_analysis) lives in the top-level analysis/ folder.
 PACKAGE = ROOT / "analysis" / "tol_analysis"
@@ -24,8 +28,9 @@ def _contract_counts(report: str) -> tuple[int, int]:
 
 def test_import_contracts_hold():
     # import-linter contracts in pyproject.toml: the core and tol_analysis never import PsychoPy.
-    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
-    result = subprocess.run([exe], cwd=ROOT, capture_output=True, text=True, check=False)
+    result = subprocess.run(
+        [exe("lint-imports")], cwd=ROOT, capture_output=True, text=True, check=False
+    )
     declared = (ROOT / "pyproject.toml").read_text().count("[[tool.importlinter.contracts]]")
     assert declared >= 4
     assert _contract_counts(result.stdout) == (declared, 0), result.stdout + result.stderr
@@ -57,9 +62,12 @@ def _lint_copy(tmp_path: Path, extra: dict[str, str]) -> subprocess.CompletedPro
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     for rel, text in extra.items():
         (tmp_path / rel).write_text(text)
-    exe = shutil.which("lint-imports") or str(Path(sys.executable).with_name("lint-imports"))
     return subprocess.run(
-        [exe, "--no-cache"], cwd=tmp_path, capture_output=True, text=True, check=False
+        [exe("lint-imports"), "--no-cache"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
     )
 
 
@@ -105,6 +113,7 @@ def test_no_code_outside_puzzles_asks_which_puzzle_class_it_has():
     assert found == []
 
 
+@pytest.mark.psychopy_compat
 def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_screen():
     code = (
         "import json, sys\n"
@@ -126,3 +135,40 @@ def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_sc
     assert got["loaded"] == []
     assert got["error"][0].startswith("no screen to show the task on")
     assert "xvfb-run" in got["error"][1]
+
+
+def test_without_psychopy_tol_run_says_what_to_install(tmp_path):
+    # An analyst's environment: PsychoPy cannot be imported (None in sys.modules makes its
+    # import fail as a missing module does; tests/test_release.py does it with a real
+    # environment without PsychoPy, in the slow set).
+    code = (
+        "import sys\n"
+        "sys.modules['psychopy'] = None\n"
+        "from tol_tasks.cli import run_main\n"
+        "sys.exit(run_main(['demo', '--simulate', '--windowed', '--output', sys.argv[1]]))\n"
+    )
+    out = tmp_path / "data"
+    done = subprocess.run([sys.executable, "-c", code, str(out)], cwd=ROOT,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("tol-run: the runner needs PsychoPy, which is not installed")
+    assert 'Suggested fix: pip install "tol-tasks[runner]"' in done.stderr
+    assert "Traceback" not in done.stderr
+    assert not list(out.rglob("*"))  # nothing written (the folder's check made it)
+
+
+def test_the_tests_find_their_helpers_the_way_pytest_documents():
+    # tests/ is a package, so pytest puts the repository root on sys.path itself ("prepend"
+    # import mode). Before, `tests.*` was found only through the editable install's .pth
+    # entry for the root: with a wheel installed, or that entry gone, collection failed.
+    code = (
+        "import os, sys\n"
+        f"sys.path = [p for p in sys.path if os.path.abspath(p or '.') != {str(ROOT)!r}]\n"
+        "import pytest\n"
+        "sys.exit(pytest.main(['--collect-only', '-q', '-o', 'addopts=', '-p', 'no:cacheprovider',"
+        " 'tests/test_classic.py']))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                          timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "tests/test_classic.py::" in done.stdout

@@ -13,119 +13,27 @@ import json
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Iterator
-from contextlib import contextmanager
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
+from tests.builder_tools import (
+    EXAMPLE,
+    PROBLEMS,
+    RUN_SCRIPT,
+    builder_csv,
+    compile_example,
+    running_example,
+    tower_logs,
+    wait_for_onset,
+)
 from tests.reference import bfs, london_graph, optimal_first_moves
-from tests.runner_tools import click_peg, running, tol_score, xdotool
+from tests.runner_tools import click_peg, tol_score, xdotool
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
-EXAMPLE = Path(__file__).parent.parent / "docs" / "builder"
-PROBLEMS = [("GR|B|", "|RB|G"), ("GR|B|", "G|R|B"), ("GR|B|", "B|GR|")]  # conditions.csv
-
-# Loads an experiment with PsychoPy's API (plugins active, as in Builder), changes some
-# Tower parameters, saves it and compiles it with PsychoPy's compiler.
-_EDIT_AND_COMPILE = """
-import sys
-from psychopy import plugins
-plugins.activatePlugins()
-from psychopy import experiment
-from psychopy.scripts.psyexpCompile import compileScript
-src, dst, out = sys.argv[1:4]
-exp = experiment.Experiment()
-exp.loadFromXML(src)
-for pair in sys.argv[4:]:
-    key, value = pair.split("=", 1)
-    exp.routines["problem"].getComponentFromName("tower").params[key].val = eval(value)
-exp.saveToXML(dst)
-compileScript(dst, None, out)
-"""
-
-
-def _compile(folder: Path, target: str = "py", **params) -> subprocess.CompletedProcess:
-    """Copy the example into ``folder``, set Tower ``params``, compile it to ``target``."""
-    for name in ("tower_example.psyexp", "conditions.csv"):
-        if not (folder / name).exists():
-            shutil.copy(EXAMPLE / name, folder / name)
-    edits = [f"{k}={v!r}" for k, v in params.items()]
-    return subprocess.run(
-        [sys.executable, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
-         str(folder / f"tower_example.{target}"), *edits],
-        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
-    )  # fmt: skip
-
-
-RUN_SCRIPT = Path(__file__).parent / "data" / "experiments" / "run_builder_script.py"
-
-
-@contextmanager
-def _running_example(folder: Path, env: dict) -> Iterator[subprocess.Popen]:
-    """The compiled script, run as PsychoPy's runner runs it (dialog bypassed), as P001,
-    with its welcome screen passed (space); killed if still running after."""
-    with running([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"], env=env,
-                 cwd=folder) as proc:  # fmt: skip
-        _press_space_when_shown(folder, proc, env)
-        yield proc
-
-
-def _wait_for_onset(folder: Path, proc) -> dict:
-    """Wait until the Tower's first problem is on screen; return its sidecar."""
-    _wait_for(lambda: bool(_tower_logs(folder)) and any(
-        r["event"] == "trial_onset" for r in read_event_log(_tower_logs(folder)[0]).rows),
-        proc, "the problem's onset")  # fmt: skip
-    time.sleep(0.5)
-    return read_sidecar(_tower_logs(folder)[0].with_suffix(".json"))
-
-
-def _press_space_when_shown(folder: Path, proc, env: dict, timeout: float = 150) -> None:
-    """The welcome Routine waits for space: press it (a real X key event) once it is shown.
-
-    Pressed once the experiment's window is mapped, and again every few seconds
-    until the Tower Routine has begun (its event log appears): on a loaded machine
-    the Routine may start a little after the window.
-    """
-
-    def window_shown() -> bool:
-        found = subprocess.run(["xdotool", "search", "--onlyvisible", "--name", "."], env=env,
-                               capture_output=True, text=True, check=False)  # fmt: skip
-        return bool(found.stdout.strip())
-
-    _wait_for(window_shown, proc, "the experiment's window", timeout)
-    end = time.monotonic() + 90
-    while not _tower_logs(folder) and time.monotonic() < end:
-        time.sleep(2)
-        # X sends keys to the window under the pointer (no window manager): the screen's
-        # centre is inside PsychoPy's centred window.
-        xdotool("mousemove", "640", "512", env=env)
-        time.sleep(0.3)
-        xdotool("key", "space", env=env)
-        time.sleep(1)
-
-
-def _wait_for(predicate, proc, what: str, timeout: float = 120) -> None:
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return
-        if proc.poll() is not None:
-            raise AssertionError(f"the experiment ended before {what}:\n{proc.communicate()}")
-        time.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
-
-
-def _builder_csv(folder: Path) -> pd.DataFrame:
-    (path,) = list((folder / "data").glob("P001_tower_example_*.csv"))
-    return pd.read_csv(path)
-
-
-def _tower_logs(folder: Path) -> list[Path]:
-    return sorted((folder / "data").glob("P001_tower_example-tower_*.csv"))
+# Every test here also runs on the oldest supported PsychoPy (scripts/test-psychopy-oldest.sh).
+pytestmark = pytest.mark.psychopy_compat
 
 
 # ------------------------------------------------------------------ discovery
@@ -175,7 +83,7 @@ def test_psychopy_finds_the_component_through_its_entry_point():
 
 # --------------------------------------------------------------- compile & run
 def test_the_example_compiles_to_code_a_person_can_read(tmp_path):
-    done = _compile(tmp_path)
+    done = compile_example(tmp_path)
     assert done.returncode == 0, done.stderr
     script = (tmp_path / "tower_example.py").read_text(encoding="utf-8-sig")
     assert "tower = tol_builder.check_or_exit(tol_builder.TowerSettings(" in script
@@ -191,15 +99,87 @@ def test_the_example_compiles_to_code_a_person_can_read(tmp_path):
     assert script.index("tol_builder.check_or_exit") < script.index("win = setupWindow(")
 
 
+# The README's command: PsychoPy's own compiler on the example as committed. PsychoPy says
+# "Alert 4051" when a file comes from a newer PsychoPy than the one running, and warns about
+# parameters it does not know; the example must be silent on the oldest and on the newest
+# supported PsychoPy (this module runs on both: marker psychopy_compat).
+_OPEN_AND_COMPILE = """
+import sys, xml.etree.ElementTree as ET
+from psychopy import plugins
+plugins.activatePlugins()
+from psychopy.scripts.psyexpCompile import compileScript
+import psychopy
+compileScript("tower_example.psyexp", None, sys.argv[1])
+saved_by = ET.parse("tower_example.psyexp").getroot().get("version")
+print("TOWER-VERSIONS", psychopy.__version__, saved_by)
+"""
+
+
+def test_the_example_opens_and_compiles_without_an_alert_in_every_supported_psychopy(tmp_path):
+    from packaging.version import Version
+
+    done = subprocess.run([sys.executable, "-c", _OPEN_AND_COMPILE, str(tmp_path / "out.py")],
+                          cwd=EXAMPLE, capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    said = done.stdout + done.stderr
+    assert "Alert" not in said, said
+    assert "not known to this version" not in said, said
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("TOWER-VERSIONS ")]
+    running, saved_by = map(Version, line.split()[1:])
+    assert saved_by <= running
+    # saved by the oldest supported Builder
+    assert saved_by.release[:2] == _oldest_psychopy().release[:2]
+    assert "tower.run_problem(\n" in (tmp_path / "out.py").read_text(encoding="utf-8-sig")
+
+
+def _oldest_psychopy():
+    """The oldest PsychoPy that ``tol-tasks[runner]`` accepts (its lower bound in pyproject)."""
+    from tests.release_tools import oldest_psychopy
+
+    return oldest_psychopy()
+
+
+# An experiment whose "Use version" is older than a component's `version` loses that
+# component in the legacy copy PsychoPy saves beside it (Experiment.sanitizeForVersion).
+_LEGACY = """
+import json, sys
+from pathlib import Path
+from psychopy import plugins
+plugins.activatePlugins()
+from psychopy import experiment
+found = {}
+for use in sys.argv[1:]:
+    exp = experiment.Experiment()
+    exp.loadFromXML("tower_example.psyexp")
+    exp.settings.params["Use version"].val = use
+    exp.saveToXML(f"{use}.psyexp")
+    found[use] = "<TowerComponent" in Path(f"{use}_legacy.psyexp").read_text(encoding="utf-8-sig")
+print("TOWER-LEGACY " + json.dumps(found))
+"""
+
+
+def test_use_version_keeps_the_tower_back_to_the_oldest_supported_psychopy(tmp_path):
+    oldest = _oldest_psychopy()
+    shutil.copy(EXAMPLE / "tower_example.psyexp", tmp_path)
+    shutil.copy(EXAMPLE / "conditions.csv", tmp_path)
+    uses = [f"{oldest.major}.{oldest.minor}", f"{oldest.major}.{oldest.minor - 1}"]
+    done = subprocess.run([sys.executable, "-c", _LEGACY, *uses], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (line,) = [x for x in done.stdout.splitlines() if x.startswith("TOWER-LEGACY ")]
+    # kept for the oldest supported release; dropped for the one before (the check can fail)
+    assert json.loads(line.removeprefix("TOWER-LEGACY ")) == {uses[0]: True, uses[1]: False}
+
+
 @pytest.mark.slow
 def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     # With a yoked copy trial after each problem (the participant's own moves).
-    done = _compile(tmp_path, simulate=True, simSpeed=20.0, copy="own")
+    done = compile_example(tmp_path, simulate=True, simSpeed=20.0, copy="own")
     assert done.returncode == 0, done.stderr
-    with _running_example(tmp_path, xdisplay) as proc:
+    with running_example(tmp_path, xdisplay) as proc:
         _out, err = proc.communicate(timeout=180)
     assert proc.returncode == 0, err
-    table = _builder_csv(tmp_path)
+    table = builder_csv(tmp_path)
     rows = table[table["tower.problem_id"].notna()]
     assert len(rows) == 3  # one row per conditions row, written by Builder's loop
     assert list(zip(rows["start"], rows["goal"], strict=True)) == PROBLEMS
@@ -210,7 +190,7 @@ def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     assert list(rows["tower.min_moves"]) == expected
     assert (rows["tower.moves"] >= rows["tower.min_moves"]).all()
     # the event log and sidecar sit beside Builder's data file and tol-score reads them
-    (log,) = _tower_logs(tmp_path)
+    (log,) = tower_logs(tmp_path)
     meta = read_sidecar(log.with_suffix(".json"))
     assert meta["window"]["owner"] == "caller"
     assert meta["status"] == "completed"
@@ -231,13 +211,33 @@ def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
 
 
 @pytest.mark.slow
+def test_running_the_example_again_is_a_new_attempt_of_the_session(xdisplay, tmp_path):
+    # Builder's data files are per run and Builder has no resume: running the experiment
+    # again for the same participant and session starts a new attempt, said on the console
+    # and recorded in the sidecar, so that the scorer can tell the two logs apart.
+    done = compile_example(tmp_path, simulate=True, simSpeed=30.0)
+    assert done.returncode == 0, done.stderr
+    for _ in range(2):
+        with running_example(tmp_path, xdisplay) as proc:
+            _out, err = proc.communicate(timeout=180)
+        assert proc.returncode == 0, err
+    first, second = tower_logs(tmp_path)
+    assert "already has a log of session 1 of tower_example-tower" in err
+    assert "recorded as a new attempt of the session" in err
+    metas = [read_sidecar(log.with_suffix(".json")) for log in (first, second)]
+    assert [(m["session_attempt"], m["earlier_attempts"]) for m in metas] == [
+        (1, []), (2, [first.name])]  # fmt: skip
+    assert all(m["status"] == "completed" for m in metas)
+
+
+@pytest.mark.slow
 def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
     # One problem; the participant (xdotool) solves it along a shortest path found by BFS.
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,60\n")
-    done = _compile(tmp_path)
+    done = compile_example(tmp_path)
     assert done.returncode == 0, done.stderr
-    with _running_example(tmp_path, xdisplay) as proc:
-        meta = _wait_for_onset(tmp_path, proc)
+    with running_example(tmp_path, xdisplay) as proc:
+        meta = wait_for_onset(tmp_path, proc)
         graph = london_graph()
         dist, _ = bfs(graph, "|RB|G")
         state, pegs = "GR|B|", "ABC"
@@ -248,11 +248,11 @@ def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
             state = next(v for _, a, b, v in graph[state] if (a, b) == (i, j))
         _out, err = proc.communicate(timeout=90)
     assert proc.returncode == 0, err
-    rows = _builder_csv(tmp_path)
+    rows = builder_csv(tmp_path)
     row = rows[rows["tower.problem_id"].notna()].iloc[0]
     assert bool(row["tower.solved"])
     assert row["tower.moves"] == row["tower.min_moves"] == dist["GR|B|"]
-    events = read_event_log(_tower_logs(tmp_path)[0]).rows
+    events = read_event_log(tower_logs(tmp_path)[0]).rows
     stamps = {r["stamp"] for r in events if r["event"] in ("pick_up", "place")}
     assert stamps == {"arrival"}  # real clicks, stamped on arrival
 
@@ -283,7 +283,7 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
                                                         expected):  # fmt: skip
     shutil.copy(EXAMPLE / "tower_example.psyexp", tmp_path)
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\n" + rows)
-    done = _compile(tmp_path, **params)
+    done = compile_example(tmp_path, **params)
     assert done.returncode == 0, done.stderr
     run = subprocess.run([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
                          cwd=tmp_path, env=xdisplay,
@@ -300,7 +300,7 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
 
 # ------------------------------------------------------------------- online
 def test_compiling_for_psychojs_stops_with_a_message(tmp_path):
-    done = _compile(tmp_path, target="js")
+    done = compile_example(tmp_path, target="js")
     assert done.returncode != 0
     assert 'The Tower component "tower" (tol-tasks) runs only in PsychoPy (Python)' in done.stderr
     assert "Suggested fix: run the experiment locally" in done.stderr
@@ -314,16 +314,16 @@ def test_conditions_file_of_the_example_is_valid():
 
 @pytest.mark.slow
 def test_the_quit_key_ends_the_experiment_as_builder_escape_does(xdisplay, tmp_path):
-    done = _compile(tmp_path)
+    done = compile_example(tmp_path)
     assert done.returncode == 0, done.stderr
-    with _running_example(tmp_path, xdisplay) as proc:
-        _wait_for_onset(tmp_path, proc)
+    with running_example(tmp_path, xdisplay) as proc:
+        wait_for_onset(tmp_path, proc)
         xdotool("key", "Escape", env=xdisplay)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    table = _builder_csv(tmp_path)
+    table = builder_csv(tmp_path)
     assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
     assert "goodbye.started" not in table.columns  # the experiment ended there
-    events = read_event_log(_tower_logs(tmp_path)[0]).rows
+    events = read_event_log(tower_logs(tmp_path)[0]).rows
     assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
     assert events[-1]["reason"] == "aborted"

@@ -2,18 +2,22 @@
 
 from __future__ import annotations
 
-import shutil
+import os
 import subprocess
-import sys
 from pathlib import Path
+
+import pytest
+
+from tests.runner_tools import exe
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "data" / "broken"
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    exe = shutil.which("tol-protocol") or str(Path(sys.executable).with_name("tol-protocol"))
-    return subprocess.run([exe, *args], cwd=cwd, capture_output=True, text=True, check=False)
+    return subprocess.run(
+        [exe("tol-protocol"), *args], cwd=cwd, capture_output=True, text=True, check=False
+    )
 
 
 def test_check_valid_and_broken_files():
@@ -70,3 +74,21 @@ def test_list_shows_bundled_protocols():
     assert out.returncode == 0
     for name in ("demo", "london-shallice", "hanoi-generalized"):
         assert name in out.stdout
+
+
+@pytest.mark.parametrize(
+    "args", [["list"], ["describe", "hanoi-generalized"], ["describe", "demo", "--csv"]]
+)
+def test_a_reader_that_stops_early_ends_the_command_quietly(args):
+    # `tol-protocol list | head -1`: the reader closes the pipe before the command has
+    # written everything. Here it is closed before the command writes at all, so that every
+    # write meets the closed pipe (with head the race may hide it).
+    read_fd, write_fd = os.pipe()
+    os.close(read_fd)
+    try:
+        done = subprocess.run([exe("tol-protocol"), *args], stdout=write_fd, stderr=subprocess.PIPE, text=True,
+                              check=False, timeout=60)  # fmt: skip
+    finally:
+        os.close(write_fd)
+    assert done.stderr == ""
+    assert done.returncode == 0

@@ -14,6 +14,9 @@ from tests.runner_tools import click_peg, running
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
+# Every test here also runs on the oldest supported PsychoPy (scripts/test-psychopy-oldest.sh).
+pytestmark = pytest.mark.psychopy_compat
+
 HERE = Path(__file__).parent
 CODER_BATTERY = HERE / "data" / "experiments" / "coder_battery.py"
 
@@ -89,6 +92,11 @@ def test_a_coder_experiment_runs_two_problems_with_real_clicks(xdisplay, tmp_pat
     first_pick = next(float(r["trial_time"]) for r in rows
                   if r["event"] == "pick_up" and r["problem_id"] == "easy")  # fmt: skip
     assert float(exp_rows[0]["tower.planning_time"]) == pytest.approx(first_pick, abs=1e-6)
+    # No copy trial followed: its columns are empty cells, not the text None.
+    copies = [c for c in exp_rows[0] if c.startswith("tower.copy_")]
+    assert len(copies) == 6
+    assert all(r[c] == "" for r in exp_rows for c in copies)
+    assert not any(v == "None" for r in exp_rows for v in r.values())
 
 
 _BAD_INPUT = r"""

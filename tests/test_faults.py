@@ -123,6 +123,19 @@ def _short_session(tmp_path: Path, env: dict) -> tuple[Path, Path]:
     return proto, session_files(out)[0]
 
 
+def _resume_to_the_end(log: Path, env: dict) -> None:
+    """``tol-run --resume LOG`` with the simulated participant: the session completes, and
+    the participant is not dropped into a running problem: a "ready" screen comes first."""
+    resumed = tol_run("--resume", str(log), *SIM, env=env)
+    assert resumed.returncode == 0, resumed.stderr
+    rows = _check_log(log)
+    assert rows[-1]["reason"] == "completed"
+    at = next(i for i, r in enumerate(rows) if r["event"] == "resume")
+    assert [(r["event"], r["problem_id"], r["stamp"]) for r in rows[at + 1 : at + 3]] == [
+        ("page_shown", "resume-ready", "flip"), ("page_left", "resume-ready", "polled")]  # fmt: skip
+    assert float(rows[at + 3]["time"]) >= float(rows[at + 2]["time"])
+
+
 def test_resume_refuses_a_changed_protocol_unless_forced(xdisplay, tmp_path):
     proto, log = _short_session(tmp_path, xdisplay)
     proto.write_text(proto.read_text().replace('version: "1.0"', 'version: "1.1"'))
@@ -195,9 +208,7 @@ def test_a_full_disk_is_reported_and_nothing_written_is_lost(xdisplay, tmp_path)
     assert "File too large" in meta["error"]
     assert meta["rows_written"] == len(rows)
     # With room again, the session continues where it stopped.
-    resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
-    assert resumed.returncode == 0, resumed.stderr
-    assert _check_log(log)[-1]["reason"] == "completed"
+    _resume_to_the_end(log, xdisplay)
 
 
 def test_an_unwritable_output_folder_is_refused_before_the_window(tmp_path):
@@ -266,6 +277,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     assert "Traceback" not in bad.stderr
 
 
+@pytest.mark.psychopy_compat
 def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
     xvfb, own = start_xvfb()
     out = tmp_path / "data"
@@ -294,9 +306,7 @@ def test_losing_the_display_keeps_everything_and_resumes(xdisplay, tmp_path):
         "the X display was lost",
         len(rows),
     )
-    resumed = tol_run("--resume", str(log), *SIM, env=xdisplay)
-    assert resumed.returncode == 0, resumed.stderr
-    assert _check_log(log)[-1]["reason"] == "completed"
+    _resume_to_the_end(log, xdisplay)
 
 
 @pytest.mark.slow

@@ -112,8 +112,10 @@ def test_every_session_is_written_with_a_sidecar_naming_its_source(imported):
 def test_every_sidecar_validates_against_the_shipped_json_schema(imported):
     import jsonschema
 
+    from tol_tasks.session_data.sidecar import SIDECAR_VERSION
+
     schema = json.loads((Path(__file__).parents[1] / "tol_tasks" / "session_data" / "codebook"
-                         / "sidecar-v2.schema.json").read_text())  # fmt: skip
+                         / f"sidecar-v{SIDECAR_VERSION}.schema.json").read_text())  # fmt: skip
     sides = sorted(imported.glob("*.json"))
     assert len(sides) == 10
     for side in sides:

@@ -169,6 +169,7 @@ def test_a_press_the_listener_missed_is_still_handled(xdisplay, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.psychopy_compat
 def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
     out, running = _start(tmp_path, "I1", "--input-timing", "iohub", env=xdisplay)
     with running as proc:

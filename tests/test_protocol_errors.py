@@ -94,3 +94,21 @@ blocks:
     lp = load_protocol_text(text)
     assert lp.model.instructions.default_language == "no"
     assert lp.pages("no")[0].text == "Flytt skivene."
+
+
+def test_an_unquoted_state_starting_with_a_bar_is_told_to_be_quoted_and_the_rest_checked():
+    # In flow style too; the file's other faults are still found in the same pass.
+    text = (
+        "format: 1\nname: bars\ntask: {type: london}\nblocks:\n  - problems:\n"
+        '      - {id: p1, start: "GR|B|", goal: ||RGB}\n'
+        "      - {id: p2, start: |B|GR, goal: GR|B|, time_limit: 0}\n"
+    )
+    with pytest.raises(ProtocolError) as info:
+        load_protocol_text(text, "bars.yaml")
+    texts = [str(i) for i in info.value.issues]
+    assert "bars.yaml:6: blocks[0].problems[0].goal: ||RGB must be quoted" in texts[0]
+    assert 'Suggested fix: write goal: "||RGB"' in texts[0]
+    assert any(t.startswith("bars.yaml:7: blocks[0].problems[1].start: |B|GR must be quoted")
+               for t in texts)  # fmt: skip
+    assert any("time_limit" in t and "greater than 0" in t for t in texts)
+    assert not any("indentation" in t or "chomping" in t for t in texts)

@@ -28,6 +28,7 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
+from tests.system_tools import program
 
 pytestmark = pytest.mark.xdist_group("report")
 
@@ -38,11 +39,8 @@ SIM = ["--simulate", "--seed", "3", "--windowed"]
 
 def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Headless Chromium (Debian's package), logging the page's console to stderr."""
-    path = shutil.which("chromium") or shutil.which("chromium-browser")
-    if path is None:
-        pytest.fail("chromium is not installed; run scripts/setup.sh (apt-get install chromium)")
     return subprocess.run(
-        [path, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+        [program("chromium", "chromium-browser"), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
          "--enable-logging=stderr", "--v=0", "--allow-file-access-from-files", *args],
         capture_output=True, text=True, timeout=timeout, check=False,
     )  # fmt: skip

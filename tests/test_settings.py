@@ -134,8 +134,9 @@ def test_settings_are_never_changed_and_a_resume_gets_its_own(tmp_path):
     s = RunSettings(participant="P1", output=tmp_path)
     with pytest.raises(dataclasses.FrozenInstanceError):
         s.participant = "P2"
-    again = s.for_session("P9", 3, "fr")
+    again = s.for_session("P9", 3, "fr", tmp_path / "elsewhere")
     assert (again.participant, again.session, again.language) == ("P9", 3, "fr")
+    assert again.output == tmp_path / "elsewhere"
     assert (s.participant, s.session, s.language) == ("P1", 1, None)
 
 
@@ -173,5 +174,5 @@ def test_a_loaded_protocol_is_used_as_given(tmp_path):
     lp = load_protocol("demo")
     p = prepare(RunSettings(participant="P1", output=tmp_path), lp)
     assert p.protocol is lp
-    with pytest.raises(SettingsError, match="language='de' is not a language of the protocol"):
-        prepare(RunSettings(participant="P1", output=tmp_path, language="de"), lp)
+    with pytest.raises(SettingsError, match="language='it' is not a language of the protocol"):
+        prepare(RunSettings(participant="P1", output=tmp_path, language="it"), lp)

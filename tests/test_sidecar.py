@@ -119,3 +119,25 @@ def test_a_damaged_sidecar_names_the_file_the_key_and_the_fix(tmp_path):
     (tmp_path / "torn.json").write_text('{"sidecar_version": 2, "event', encoding="utf-8")
     with pytest.raises(SidecarError, match="not JSON"):
         Sidecar.read(tmp_path / "torn.json")
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o002, 0o077], ids=["022", "002", "077"])
+def test_a_sidecar_is_as_readable_as_a_new_event_log_beside_it(tmp_path, umask):
+    # Colleagues who can read the logs on a shared drive can read the sidecars too: the
+    # sidecar gets the mode any new file gets (the log's), not mkstemp's owner-only 0600.
+    import os
+    import stat
+
+    from tol_tasks.session_data.eventlog import EventLog
+    from tol_tasks.session_data.sidecar import write_sidecar
+
+    old = os.umask(umask)
+    try:
+        log = EventLog(tmp_path / "s.csv")
+        log.close()
+        write_sidecar(tmp_path / "s.json", {"sidecar_version": 2})
+        write_sidecar(tmp_path / "s.json", {"sidecar_version": 2})  # rewritten over itself
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "s.json").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "s.csv").stat().st_mode) == 0o666 & ~umask

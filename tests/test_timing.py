@@ -91,6 +91,7 @@ def test_injected_clicks_are_stamped_on_arrival(xdisplay, tmp_path):
     assert meta["frames"]["trials"][0]["problem_id"] == "p1"
 
 
+@pytest.mark.psychopy_compat
 def test_polled_fallback_is_warned_and_recorded(xdisplay, tmp_path):
     proto = tmp_path / "timing.yaml"
     proto.write_text(PROTOCOL)
@@ -110,6 +111,7 @@ def test_polled_fallback_is_warned_and_recorded(xdisplay, tmp_path):
     assert {r["stamp"] for r in rows if r["event"] in ("pick_up", "place")} == {"polled"}
 
 
+@pytest.mark.psychopy_compat
 def test_simulated_sessions_record_their_method(xdisplay, tmp_path):
     out = tmp_path / "data"
     done = tol_run(

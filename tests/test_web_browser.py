@@ -72,17 +72,17 @@ def check_sidecar(path: Path) -> None:
     """The browser's sidecar is one of the sidecar model: it reads, and its JSON Schema holds."""
     import jsonschema
 
-    from tol_tasks.session_data.sidecar import Sidecar
+    from tol_tasks.session_data.sidecar import SIDECAR_VERSION, Sidecar
 
     data = json.loads(path.read_text())
     schema = json.loads(
         (Path(__file__).resolve().parents[1]
-         / "tol_tasks/session_data/codebook/sidecar-v2.schema.json").read_text()
+         / f"tol_tasks/session_data/codebook/sidecar-v{SIDECAR_VERSION}.schema.json").read_text()
     )  # fmt: skip
     jsonschema.validate(data, schema)
     model = Sidecar.from_dict(data, str(path))
     assert model.recorder.runtime == "browser"
-    assert model.sidecar_version == 2
+    assert model.sidecar_version == SIDECAR_VERSION
 
 
 def check_against_plan(player: Participant, folder: Path, scored: dict) -> None:
@@ -314,6 +314,9 @@ def test_a_tab_closed_mid_problem_continues_where_it_stopped(
     rows = _read(next(cut.glob("*.csv")))
     (resume,) = [r for r in rows if r["event"] == "resume"]
     assert resume["detail"].endswith(";interrupted=test/demo-2")
+    at = rows.index(resume)  # then the "ready to continue" screen, as in tol-run
+    assert [(r["event"], r["problem_id"]) for r in rows[at + 1 : at + 3]] == [
+        ("page_shown", "resume-ready"), ("page_left", "resume-ready")]  # fmt: skip
     times = [float(r["time"]) for r in rows]
     assert times == sorted(times)
     a = score(whole, tmp_path / "whole-scored")["trials"]

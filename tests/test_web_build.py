@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_tools import web_bundle
 from tests.web_tools import apply, broken_rule, distances_to, read_state, write_state
 from tol_tasks.protocol_format import bundled_protocols, load_protocol
 from tol_tasks.protocol_format.model import ProtocolError
@@ -55,6 +56,7 @@ def test_optimal_copies_carry_a_shortest_solution():
 
 
 def test_the_build_writes_the_page_the_bundle_the_protocol_and_images(tmp_path):
+    web_bundle()
     proto = tmp_path / "p.yaml"
     (tmp_path / "pics").mkdir()
     (tmp_path / "pics" / "board.png").write_bytes(b"\x89PNG fake")
@@ -115,6 +117,7 @@ def test_what_a_browser_cannot_do_is_refused_with_field_line_and_fix(tmp_path, e
 
 
 def test_the_command_line_builds_and_refuses_without_a_traceback(tmp_path, capsys):
+    web_bundle()
     assert main(["build", "demo", "--output", str(tmp_path / "a"), "--session", "2"]) == 0
     assert "built in" in capsys.readouterr().out
     settings = json.loads(
@@ -154,6 +157,7 @@ def test_a_missing_bundle_says_how_to_build_it(tmp_path, monkeypatch):
 @pytest.mark.slow
 def test_an_installed_wheel_builds_experiments_without_node(tmp_path):
     """uv build, a clean virtual environment, the wheel installed: tol-web build with no node on PATH."""
+    web_bundle()
     uv = subprocess.run(["uv", "--version"], capture_output=True, text=True)
     assert uv.returncode == 0
     dist = tmp_path / "dist"
@@ -177,4 +181,21 @@ def test_an_installed_wheel_builds_experiments_without_node(tmp_path):
     assert built == (ROOT / "tol_tasks/web/static/tol-tasks.js").read_bytes()
     assert json.loads((out / "protocol.json").read_text())["plan"]["protocol"]["name"] == (
         "london-shallice"
+    )
+
+
+def test_labelled_pieces_reach_the_browser_with_the_labs_label_colours():
+    from tol_tasks.protocol_format.load import load_protocol_text
+
+    text = load_protocol("london-shallice").text.replace(
+        "task:\n", "display: {piece_labels: true, piece_colors: {B: navy}}\ntask:\n", 1
+    )
+    lp = load_protocol_text(text, "labelled.yaml")
+    compiled = compile_protocol(lp)
+    (puzzle,) = compiled["puzzles"].values()
+    # The ball's letter, in black on the light defaults and in white on navy.
+    assert puzzle["labels"] == {"R": ["R", "#000000"], "G": ["G", "#000000"],
+                                "B": ["B", "#ffffff"]}  # fmt: skip
+    assert all(
+        p["labels"] is None for p in compile_protocol(load_protocol("demo"))["puzzles"].values()
     )

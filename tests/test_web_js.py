@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 import random
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from tests.system_tools import program
 from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format import load_protocol_text
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
@@ -33,9 +33,7 @@ SRC = ROOT / "web" / "src"
 
 def node(body: str, payload) -> object:
     """Run ``body`` (an async JS function body given ``input``) with node; its return value."""
-    exe = shutil.which("node")
-    if exe is None:
-        pytest.fail("node is not installed; run scripts/setup.sh")
+    exe = program("node")
     script = (
         "import * as lib from " + json.dumps((SRC / "lib.js").as_uri()) + ";\n"
         "import { readFileSync } from 'node:fs';\n"
@@ -243,18 +241,51 @@ def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):
 
 
 def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
-    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS, DEFAULT_MESSAGES
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.protocol_format import texts
     from tol_tasks.protocol_format.model import Display
 
     got = node(
         "const d = await import(input + '/defaults.js'); return {m: d.DEFAULT_MESSAGES, "
-        "b: d.DEFAULT_BALL_COLORS, k: d.DEFAULT_DISK_COLORS, display: d.DEFAULT_DISPLAY};",
+        "b: d.DEFAULT_BALL_COLORS, k: d.DEFAULT_DISK_COLORS, display: d.DEFAULT_DISPLAY, "
+        "fr: d.messagesFor('fr'), xx: d.messagesFor('xx')};",
         SRC.as_uri(),
     )
-    assert got["m"] == DEFAULT_MESSAGES
+    # Every language's texts, as written by python -m tol_tasks.protocol_format.texts.
+    assert (SRC / "texts.json").read_text(encoding="utf-8") == texts.as_json()
+    assert got["m"] == texts.messages("en")
+    assert got["fr"] == texts.messages("fr")
+    assert got["xx"] == texts.messages("en")
     assert got["b"] == DEFAULT_BALL_COLORS
     assert got["k"] == list(DEFAULT_DISK_COLORS)
     display = Display().model_dump(mode="json")
     for key in ("fullscreen", "screen", "window_size"):
         display.pop(key)
     assert got["display"] == display
+
+
+def test_the_browser_places_the_feedback_where_the_lab_does():
+    from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
+    from tol_tasks.runner.geometry import PegArea, text_band_y
+
+    big = load_protocol_text(
+        "format: 1\nname: big\ntask: {type: hanoi, disks: 8, pegs: 5}\n"
+        "blocks:\n  - problems:\n      - {id: p1, start: AAAAAAAA, goal: EEEEEEEE}\n", "big.yaml"
+    )  # fmt: skip
+    cases = []
+    for lp in [load_protocol("london-shallice"), load_protocol("hanoi-classic"), big]:
+        puzzle = lp.block_problems(0)[0].puzzle
+        for aspect in (4 / 3, 16 / 9, 0.75):
+            for goal in ("top", "left", "right", None):
+                display = {"piece_scale": 1.0, "show_goal": goal is not None,
+                           "goal_position": goal or "top"}  # fmt: skip
+                cases.append({"code": puzzle.code, "display": display, "aspect": aspect})
+    got = node(
+        "return input.map((c) => { const [b, g] = lib.boards(lib.fromCode(c.code), c.display, "
+        "c.aspect); return {y: lib.textBandY(g ? [b, g] : [b]), b, g}; });",
+        cases,
+    )
+
+    for case, js in zip(cases, got, strict=True):
+        areas = [[PegArea(**a) for a in b] for b in (js["b"], js["g"]) if b]
+        assert js["y"] == pytest.approx(text_band_y(areas), abs=1e-12), case

@@ -13,6 +13,8 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tests.system_tools import web_bundle
+
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
@@ -297,5 +299,6 @@ def build_folder(protocol, out: Path, **settings) -> Path:
     """``tol-web build`` through its library call (the CLI is tested on its own)."""
     from tol_tasks.web import WebSettings, build_experiment
 
+    web_bundle()
     build_experiment(protocol, out, WebSettings(**settings))
     return out

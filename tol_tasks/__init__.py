@@ -29,7 +29,9 @@ from .errors import (
     UnreachableGoalError,
 )
 
-__version__ = "0.1.0"
+#: The version of tol-tasks, declared here only: the package metadata (hatch), the browser
+#: bundle (web/build.mjs), CITATION.cff (checked by a test) and every file written read it.
+__version__ = "0.2.0"
 
 __all__ = [
     "Hanoi",

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .errors import TolTasksError
+from .errors import TolTasksError, quiet_on_closed_pipe
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
 
@@ -67,6 +67,7 @@ def _protocol_parser() -> argparse.ArgumentParser:
     return ap
 
 
+@quiet_on_closed_pipe
 def protocol_main(argv: Sequence[str] | None = None) -> int:
     """``tol-protocol``: check, describe, list and generate protocols."""
     args = _protocol_parser().parse_args(argv)
@@ -93,6 +94,8 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
                 continue
             n = sum(1 for _ in lp.all_problems())
             print(f"{f}: OK ({lp.name}, {n} problems, sha256 {lp.sha256[:12]})")
+            for warning in lp.warnings:  # the protocol runs; these should be seen to
+                print(warning, file=sys.stderr)
         return EXIT_FAULT if failed else EXIT_OK
 
     if args.command == "describe":
@@ -159,6 +162,7 @@ def _run_parser() -> argparse.ArgumentParser:
     return ap
 
 
+@quiet_on_closed_pipe
 def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went."""
     args = _run_parser().parse_args(argv)
@@ -173,7 +177,10 @@ def run_main(argv: Sequence[str] | None = None) -> int:
         )
         return EXIT_USAGE
     try:
+        settings_from_cli(args)  # every option checked (and every combination) before a dialog
         lp = load_protocol(args.protocol)  # read and checked once; passed down to the session
+        for warning in lp.warnings:
+            print(f"tol-run: {warning}", file=sys.stderr)
         participant = args.participant
         session = args.session if args.session is not None else RunSettings.session
         extra = _fields(args.extra_fields or [], lp)
@@ -216,14 +223,30 @@ def _fields(pairs: list[str], lp) -> dict[str, str]:
 
 def _run_error(exc: TolTasksError) -> str:
     """An error as tol-run says it: settings by their option, a lost write with how to go on."""
+    from tol_tasks.runner.prepare import SessionExistsError
     from tol_tasks.runner.settings import CLI, SettingsError, cli_flag
     from tol_tasks.session_data.eventlog import EventLogWriteError
 
     if isinstance(exc, SettingsError) and (flag := cli_flag(exc.field)) is not None:
-        fix = f" Suggested fix: {exc.fix}" if exc.fix else ""
-        return f"{flag} {exc.value!r} {exc.problem}{fix}"
+        problem, fix = exc.worded(lambda name: cli_flag(name) or name)
+        fix = f" Suggested fix: {fix}" if fix else ""
+        value = exc.value
+        if isinstance(value, dict):  # --field pairs, as given
+            value = " ".join(f"{k}={v}" for k, v in value.items())
+        elif isinstance(value, Path):
+            value = str(value)
+        value = "" if value is True else f" {value!r}"  # a switch is named alone
+        return f"{flag}{value} {problem}{fix}"
     if isinstance(exc, EventLogWriteError):
         return f"{exc} Continue with: {CLI} --resume {exc.where}"
+    if isinstance(exc, SessionExistsError):
+        fixes = []
+        if exc.resumable is not None:
+            fixes.append(f"continue it with: {CLI} --resume {exc.resumable.log}")
+        fixes += [f"give another {cli_flag('session')}",
+                  f"add {cli_flag('new_attempt')} to start session {exc.value} again on purpose "
+                  "(its sidecar records it as session_attempt)"]  # fmt: skip
+        return f"{exc.head} Suggested fix: {'; or '.join(fixes)}."
     return str(exc)
 
 
@@ -247,17 +270,28 @@ def _resume(args: argparse.Namespace) -> int:
     from tol_tasks.session_data.resume import find_interrupted
 
     try:
+        if args.protocol is not None:
+            raise TolTasksError(
+                f"the protocol {args.protocol!r} has no effect with --resume: a resumed session "
+                "runs the protocol its sidecar names (the file, or the copy kept in the sidecar).",
+                field="protocol", value=args.protocol,
+                fix="leave the protocol out (add --force to go on with a changed protocol file).",
+            )  # fmt: skip
         log = args.resume
-        if not log:
-            if args.participant is None:
-                print("tol-run: --resume needs the session's .csv file, or --participant (and "
-                      "--session, --output) to find it.", file=sys.stderr)  # fmt: skip
-                return EXIT_USAGE
-            log = find_interrupted(args.output or RunSettings.output, args.participant,
-                                   args.session if args.session is not None else RunSettings.session)  # fmt: skip
-        # The participant, session and language come from the interrupted session's sidecar.
-        settings = settings_from_cli(args, resume=Path(log), participant=None)
+        if log:
+            # The participant, session and language come from the interrupted session's sidecar
+            # (--participant, --session or --output given too are refused as having no effect).
+            settings = settings_from_cli(args, resume=Path(log))
+        elif args.participant is None:
+            print("tol-run: --resume needs the session's .csv file, or --participant (and "
+                  "--session, --output) to find it.", file=sys.stderr)  # fmt: skip
+            return EXIT_USAGE
+        else:
+            session = args.session if args.session is not None else RunSettings.session
+            log = find_interrupted(args.output or RunSettings.output, args.participant, session)
+            settings = settings_from_cli(args, resume=Path(log), participant=None,
+                                         session=RunSettings.session, output=RunSettings.output)  # fmt: skip
     except TolTasksError as exc:
         print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    return _run_and_report(settings, args.protocol, "resumed session")
+    return _run_and_report(settings, None, "resumed session")

@@ -49,86 +49,43 @@ RULES = (
 #: Version of the protocol file format this release reads.
 PROTOCOL_FORMAT = 1
 
-#: Colour names accepted in protocol files besides hex codes like "#ff8800".
-COLOR_NAMES = frozenset(
-    [
-        "white",
-        "black",
-        "red",
-        "green",
-        "blue",
-        "yellow",
-        "orange",
-        "purple",
-        "grey",
-        "gray",
-        "darkgrey",
-        "darkgray",
-        "lightgrey",
-        "lightgray",
-        "brown",
-        "pink",
-        "cyan",
-        "magenta",
-        "navy",
-        "teal",
-        "olive",
-        "maroon",
-        "silver",
-        "lime",
-        "gold",
-        "violet",
-        "indigo",
-        "crimson",
-        "coral",
-        "salmon",
-        "khaki",
-        "beige",
-        "tan",
-    ]
-)
+#: Colour names accepted in protocol files besides hex codes like "#ff8800", with the
+#: values PsychoPy and browsers give them (CSS).
+CSS_COLORS = {
+    "white": "#ffffff", "black": "#000000", "red": "#ff0000", "green": "#008000",
+    "blue": "#0000ff", "yellow": "#ffff00", "orange": "#ffa500", "purple": "#800080",
+    "grey": "#808080", "gray": "#808080", "darkgrey": "#a9a9a9", "darkgray": "#a9a9a9",
+    "lightgrey": "#d3d3d3", "lightgray": "#d3d3d3", "brown": "#a52a2a", "pink": "#ffc0cb",
+    "cyan": "#00ffff", "magenta": "#ff00ff", "navy": "#000080", "teal": "#008080",
+    "olive": "#808000", "maroon": "#800000", "silver": "#c0c0c0", "lime": "#00ff00",
+    "gold": "#ffd700", "violet": "#ee82ee", "indigo": "#4b0082", "crimson": "#dc143c",
+    "coral": "#ff7f50", "salmon": "#fa8072", "khaki": "#f0e68c", "beige": "#f5f5dc",
+    "tan": "#d2b48c",
+}  # fmt: skip
+COLOR_NAMES = frozenset(CSS_COLORS)
 
-#: Default colours of Tower of London balls, by letter.
+#: Default colours of Tower of London balls, by letter. Chosen so that every pair stays
+#: apart in normal vision and in simulated protanopia, deuteranopia and tritanopia (and
+#: each from the default background): tests/test_palette.py states the distances. The
+#: letter keeps its colour family (R red, G green, B blue, Y yellow, P purple, O orange,
+#: W white); K is grey, since a black ball would vanish on the dark background.
 DEFAULT_BALL_COLORS = {
-    "R": "#d62728",
-    "G": "#2ca02c",
-    "B": "#1f77b4",
-    "Y": "#f2c014",
-    "P": "#9467bd",
-    "O": "#ff7f0e",
-    "K": "#222222",
-    "W": "#eeeeee",
+    "R": "#f1240a",
+    "G": "#51d1b0",
+    "B": "#0d63ba",
+    "Y": "#fee588",
+    "P": "#b69cf0",
+    "O": "#ff9a00",
+    "K": "#817784",
+    "W": "#f1ffff",
 }
 
-#: Default colours of Tower of Hanoi disks, smallest first (repeated as needed).
+#: Default colours of Tower of Hanoi disks, smallest first (repeated as needed); apart in
+#: the same sense as the balls' (besides, disks differ in size).
 DEFAULT_DISK_COLORS = (
-    "#e6194b", "#f58231", "#ffe119", "#3cb44b", "#42d4f4",
-    "#4363d8", "#911eb4", "#f032e6", "#a9a9a9", "#9a6324",
+    "#e11956", "#d99f24", "#e5fa07", "#27b9a0", "#00ffdc",
+    "#c627ff", "#0f07b6", "#bdb0fd", "#767396", "#713f09",
 )  # fmt: skip
-
-#: Texts shown to participants, in English; a protocol may override any of them
-#: per language under ``instructions.messages``. Braced names are filled in.
-DEFAULT_MESSAGES = {
-    "continue": "Click or press space to continue.",
-    "practice_start": "First, some practice problems.",
-    "test_start": "Now the test problems begin.",
-    "goal_label": "Goal",
-    "moves_label": "Moves: {moves}",
-    "time_label": "Time left: {seconds} s",
-    "solved": "Solved!",
-    "not_solved": "Not solved.",
-    "moves_feedback": "Solved in {moves} moves; the fewest possible is {min_moves}.",
-    "time_out": "Time is up.",
-    "move_limit": "No moves left.",
-    "try_again": "Let's try that one again.",
-    "illegal_larger_on_smaller": "A larger disk cannot go on a smaller one.",
-    "illegal_peg_full": "That peg is full.",
-    "illegal_forbidden_pair": "Move only between neighbouring pegs.",
-    "illegal_empty_source": "That peg is empty.",
-    "end": "Thank you! The task is finished.",
-    "copy_start": "Now copy the moves shown, one at a time.",
-    "copy_label": "Take the highlighted piece and put it on the marked peg.",
-}
 
 #: How presses can be stamped: on arrival (X Input 2 listener, else ioHub), one of
 #: them, or polled once per frame (``tol-run --input-timing``, ``TowerTask(input_timing=)``).

@@ -13,6 +13,10 @@ attributes, never from its text::
 
 from __future__ import annotations
 
+import functools
+import os
+import sys
+from collections.abc import Callable
 from typing import Any
 
 
@@ -92,3 +96,23 @@ class UnreachableGoalError(TolTasksError, ValueError):
 
 class PuzzleTooLargeError(TolTasksError):
     """An exact search would need more states than the configured bound."""
+
+
+def quiet_on_closed_pipe(main: Callable[..., int]) -> Callable[..., int]:
+    """A command's ``main`` that ends quietly when its reader goes away (``tol-protocol list |
+    head``): no ``BrokenPipeError`` traceback, status 0 (the reader had all it wanted)."""
+
+    @functools.wraps(main)
+    def wrapper(*args: Any, **kwargs: Any) -> int:
+        try:
+            status = main(*args, **kwargs)
+            sys.stdout.flush()  # what is still buffered meets the closed pipe here
+            return status
+        except BrokenPipeError:
+            # Python flushes stdout again at exit; point it at nothing so that it stays quiet.
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+            os.close(devnull)
+            return 0
+
+    return wrapper

@@ -5,8 +5,9 @@
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
 
-const pyproject = readFileSync(new URL("../pyproject.toml", import.meta.url), "utf8");
-const version = /^version\s*=\s*"([^"]+)"/m.exec(pyproject)[1];
+// The version is declared once, in the Python package (tol_tasks/__init__.py).
+const init = readFileSync(new URL("../tol_tasks/__init__.py", import.meta.url), "utf8");
+const version = /^__version__\s*=\s*"([^"]+)"/m.exec(init)[1];
 const jspsych = JSON.parse(readFileSync(new URL("./node_modules/jspsych/package.json", import.meta.url), "utf8")).version;
 const out = new URL("../tol_tasks/web/static/", import.meta.url).pathname;
 

@@ -95,8 +95,17 @@ _malloc_trim = _trim_function()
 # --------------------------------------------------------------------------- columns
 def _encode(array: pa.Array) -> Coded:
     """A string array as codes into its distinct texts (in order of appearance)."""
+    if len(array) and not array.null_count and _all_empty(array):  # copy_of, most often
+        return Coded(np.zeros(len(array), np.int32), [""])
     d = pc.dictionary_encode(array)
     return Coded(to_numpy(d.indices), d.dictionary.to_pylist())
+
+
+def _all_empty(array: pa.Array) -> bool:
+    """Whether every text of a string array is empty (its first and last offsets are equal)."""
+    wide = pa.types.is_large_string(array.type)
+    offsets = np.frombuffer(array.buffers()[1], np.int64 if wide else np.int32)
+    return bool(offsets[array.offset] == offsets[array.offset + len(array)])
 
 
 class LogColumns:

@@ -179,34 +179,48 @@ class PuzzleSpace:
         if not len(goal):
             return np.empty(0, np.int64)
         if self.dense:
-            rows = np.array([self._row(g) for g in np.unique(goal).tolist()])
-            slot = rows[np.searchsorted(np.unique(goal), goal)]
-            return self._dist[slot, state].astype(np.int64)
+            goals, slot = np.unique(goal, return_inverse=True)
+            self._search(goals)
+            rows = np.array([self._goal_row[g] for g in goals.tolist()], np.int64)
+            return self._dist[rows[slot.ravel()], state].astype(np.int64)
         key = goal * len(self.texts) + state
         uniq, inverse = np.unique(key, return_inverse=True)
         n = len(self.texts)
         values = np.array([self._pair(k // n, k % n) for k in uniq.tolist()], np.int64)
         return values[inverse]
 
-    def _row(self, goal: int) -> int:
-        row = self._goal_row.get(goal)
-        if row is None:
-            row = self._goal_row[goal] = len(self._dist)
-            self._dist = np.vstack([self._dist, self._bfs(goal)[None, :]])
-        return row
+    def _search(self, goals: np.ndarray) -> None:
+        """Give each goal not searched yet a row of distances (one search for all of them)."""
+        new = [g for g in goals.tolist() if g not in self._goal_row]
+        if not new:
+            return
+        start = len(self._dist)
+        self._goal_row.update({g: start + k for k, g in enumerate(new)})
+        self._dist = np.vstack([self._dist, self._bfs(np.array(new, np.int64))])
 
-    def _bfs(self, goal: int) -> np.ndarray:
-        """Distances of every state to ``goal`` over the transition table (moves can be undone)."""
-        dist = np.full(len(self.texts), -1, np.int32)
-        dist[goal] = 0
-        frontier = np.array([goal])
+    def _bfs(self, goals: np.ndarray) -> np.ndarray:
+        """Distances of every state to each of ``goals`` (one row per goal) over the transition
+        table (moves can be undone), level by level for every goal at once."""
+        n = len(self.texts)
+        nxt = self._next.reshape(n, -1)
+        # The table's moves as edges (from, to), grouped by the state they lead to.
+        source, _ = np.nonzero(nxt >= 0)
+        target = nxt[nxt >= 0]
+        order = np.argsort(target, kind="stable")
+        source, target = source[order], target[order]
+        first = np.flatnonzero(np.diff(target, prepend=-1))  # each target's first edge
+        into = target[first]
+        k = len(goals)
+        dist = np.full((k, n), -1, np.int32)
+        dist[np.arange(k), goals] = 0
+        frontier = np.zeros((k, n), bool)
+        frontier[np.arange(k), goals] = True
         level = 0
-        nxt = self._next.reshape(len(self.texts), -1)
-        while len(frontier):
+        while len(source) and frontier.any():
             level += 1
-            around = nxt[frontier].ravel()
-            around = np.unique(around[around >= 0])
-            frontier = around[dist[around] < 0]
+            around = np.zeros((k, n), bool)
+            around[:, into] = np.logical_or.reduceat(frontier[:, source], first, axis=1)
+            frontier = around & (dist < 0)
             dist[frontier] = level
         return dist
 

@@ -102,9 +102,11 @@ def _session_of(trials: TableData, index: dict[tuple[str, int], int]) -> np.ndar
     """Each trial's session (its row in sessions.csv)."""
     who = trials["participant"]
     number = np.asarray(trials["session"].values, np.int64)
-    pairs, inverse = np.unique(np.c_[np.asarray(who.values, np.int64), number], axis=0,
-                               return_inverse=True)  # fmt: skip
-    rows = np.array([index[(who.categories[c], s)] for c, s in pairs.tolist()], np.int64)
+    codes = np.asarray(who.values, np.int64)
+    _, first, inverse = np.unique(_pair_keys(codes, number)[0], return_index=True,
+                                  return_inverse=True)  # fmt: skip
+    rows = np.array([index[(who.categories[c], s)] for c, s in
+                     zip(codes[first].tolist(), number[first].tolist(), strict=True)], np.int64)  # fmt: skip
     return rows[inverse.ravel()] if len(rows) else np.empty(0, np.int64)
 
 
@@ -148,8 +150,20 @@ def _distinct_count(group: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
     """Per group, how many distinct keys."""
     if not len(group):
         return np.zeros(n, np.int64)
-    pairs = np.unique(np.c_[group, key], axis=0)
-    return np.bincount(pairs[:, 0], minlength=n)
+    keys, width = _pair_keys(group, key)
+    return np.bincount(np.unique(keys) // width, minlength=n)
+
+
+def _pair_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
+    """Pairs of whole numbers (``a`` not negative) as one number each, and the width that
+    divides it back into ``a``: a one-dimensional key, which numpy sorts many times faster
+    than rows of two. Equal pairs, equal keys."""
+    b = np.asarray(b, np.int64)
+    low, width = (int(b.min()), int(b.max()) - int(b.min()) + 1) if len(b) else (0, 1)
+    if len(a) and int(a.max()) >= np.iinfo(np.int64).max // width:  # b's far apart: by rank
+        b = np.unique(b, return_inverse=True)[1].ravel().astype(np.int64)
+        low, width = 0, int(b.max()) + 1
+    return np.asarray(a, np.int64) * width + (b - low), width
 
 
 def _total(group: np.ndarray, values: np.ndarray, n: int,

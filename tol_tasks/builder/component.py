@@ -60,7 +60,7 @@ class TowerComponent(BaseComponent):
     plugin = "tol-tasks"
     iconFile = _HERE / "tower.png"
     tooltip = _translate("Tower: a Tower of Hanoi or London problem (tol-tasks)")
-    version = "2026.2.0"
+    version = "2025.2.0"
 
     def __init__(self, exp, parentName, name="tower", startType="time (s)", startVal=0.0,
                  **values):  # fmt: skip

@@ -131,13 +131,24 @@ class BuilderTower:
         # keeps its own clock, whose zero the sidecar records.
         fmt = getattr(clock, "format", float)
         clock = clock if fmt in (float, "float", None) else None
+        from tol_tasks.runner.prepare import SessionExistsError
+
         run = s.run_settings()
+        settings = {"participant": participant, "session": session, "output": output,
+                    "experiment": experiment, "clock": clock, "name": s.component,
+                    "simulate": run.simulate, "speed": run.speed,
+                    "input_timing": run.input_timing, "next_entry": False}  # fmt: skip
         try:
-            self.task = TowerTask(
-                win, self.protocol, participant=participant, session=session, output=output,
-                experiment=experiment, clock=clock, name=s.component, simulate=run.simulate,
-                speed=run.speed, input_timing=run.input_timing, next_entry=False,
-            )  # fmt: skip
+            try:
+                self.task = TowerTask(win, self.protocol, **settings)
+            except SessionExistsError as exc:
+                # Builder's data files are per run: running the experiment again for the same
+                # participant and session is a new attempt, recorded as such in the sidecar.
+                print(f'tol-tasks: warning: Tower component "{s.component}": {exc.head} This '
+                      "run is recorded as a new attempt of the session (the sidecar's "
+                      "session_attempt); give another session number in the dialog to start "
+                      "another session instead.", file=sys.stderr)  # fmt: skip
+                self.task = TowerTask(win, self.protocol, new_attempt=True, **settings)
         except TolTasksError as exc:
             print(f'tol-tasks: error: Tower component "{s.component}": {exc}', file=sys.stderr)
             raise SystemExit(2) from None

@@ -199,7 +199,15 @@ class TowerSettings:
             return RunSettings(simulate=bool(self.simulate), speed=speed or 1.0,
                                input_timing=self.input_timing)  # fmt: skip
         except SettingsError as exc:
-            raise _fail(self, exc.field, exc.value, exc.problem, exc.fix) from None
+            # Every setting named by its parameter's label, as Builder's dialog shows it.
+            label = {n: f'"{_BY_FIELD[n].label}"' for n in filter(None, (exc.field, exc.other))}
+            problem, fix = exc.worded(label.get)
+            if exc.kind is not None:  # a parameter always has a value: set it back instead
+                this, other = label[exc.field], label[exc.other]
+                back = f"set {this} back to {_BY_FIELD[exc.field].default!r}"
+                fix = (f"{back}, or turn off {other}." if exc.kind == "not_with"
+                       else f"{back}, or turn on {other}.")  # fmt: skip
+            raise _fail(self, exc.field, exc.value, problem, fix) from None
 
 
 def _fail(s: TowerSettings, field_name: str, value: Any, problem: str, fix: str,

@@ -11,7 +11,6 @@ from typing import Annotated, Any
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from tol_tasks.config import (
-    DEFAULT_MESSAGES,
     ID_PATTERN,
     MAX_DISKS,
     PROTOCOL_FORMAT,
@@ -19,6 +18,7 @@ from tol_tasks.config import (
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 
+from . import texts
 from ._yaml import line_of
 from .model import (
     Display,
@@ -323,23 +323,33 @@ def _check_input(inp: Input, base: Puzzle, add) -> None:
 
 
 def _check_instructions(ins: Instructions, base_dir: Path | None, add) -> None:
-    if ins.pages and ins.default_language not in ins.pages:
+    own = ins.own_pages
+    if own and ins.default_language not in own:
         add(
             ("instructions", "default_language"),
-            f"'{ins.default_language}' has no pages (pages are given for {', '.join(ins.pages)}).",
+            f"'{ins.default_language}' has no pages (pages are given for {', '.join(own)}).",
             "add its pages or change the default.",
         )
+    known = texts.MESSAGE_KEYS
     for lang, msgs in ins.messages.items():
         for key in msgs:
-            if key not in DEFAULT_MESSAGES:
-                close = difflib.get_close_matches(key, list(DEFAULT_MESSAGES), n=1)
+            if key not in known:
+                close = difflib.get_close_matches(key, list(known), n=1)
                 add(
                     ("instructions", "messages", lang, key),
                     f"unknown message '{key}'.",
                     (f"did you mean '{close[0]}'? " if close else "")
-                    + f"Known messages: {', '.join(DEFAULT_MESSAGES)}.",
+                    + f"Known messages: {', '.join(known)}.",
                 )
-    for lang, pages in ins.pages.items():
+            elif _unknown_fields(key, msgs[key]):
+                extra = _unknown_fields(key, msgs[key])
+                add(
+                    ("instructions", "messages", lang, key),
+                    f"{msgs[key]!r} names {', '.join('{' + f + '}' for f in sorted(extra))}, "
+                    "which this text is not filled in with.",
+                    f"use only {_fields_text(key)}, or write the braces as {{{{ and }}}}.",
+                )
+    for lang, pages in own.items():
         for j, page in enumerate(pages):
             if page.image and base_dir is not None and not (base_dir / page.image).is_file():
                 add(
@@ -409,4 +419,68 @@ def _problems_that_validate(data: dict) -> list[tuple[tuple, Problem, Any]]:
                 prob = _try(problem, raw)
                 if prob is not None:
                     out.append((("blocks", i, "problems", j), prob, holder))
+    return out
+
+
+def _unknown_fields(key: str, text: str) -> set[str]:
+    """The ``{fields}`` of a protocol's text that its key is not filled in with (only texts
+    that are filled in are read for braces)."""
+    own = texts.fields_of(texts.messages("en")[key])
+    try:
+        return texts.fields_of(text) - own if own else set()
+    except ValueError:  # a lone brace
+        return {"{"}
+
+
+def _fields_text(key: str) -> str:
+    fields = sorted(texts.fields_of(texts.messages("en")[key]))
+    return ", ".join("{" + f + "}" for f in fields) if fields else "no {fields}"
+
+
+def language_warnings(ins: Instructions, lines, source: str) -> list[Issue]:
+    """What keeps a protocol's language from being whole, though the protocol runs.
+
+    A language tol-tasks has no table for shows, of the texts the protocol does not
+    give, the English ones; a language the protocol gives texts in but no pages,
+    when it has pages of its own, cannot be run; nor a default language in which
+    no instruction pages can be made.
+    """
+    out: list[Issue] = []
+
+    def warn(path, message, fix):
+        out.append(Issue(source, line_of(lines, path), _dotted(path), message, fix, warning=True))
+
+    own, source_of_pages = ins.own_pages, ins.page_source
+    langs = sorted({ins.default_language, *own, *ins.messages})
+    for lang in langs:
+        if texts.table(lang) is not None:
+            continue
+        given = ins.messages.get(lang, {})
+        missing = [k for k in texts.MESSAGE_KEYS if k not in given]
+        if missing and (lang in own or lang in ins.messages or lang == ins.default_language):
+            path = (
+                ("instructions", "messages", lang)
+                if lang in ins.messages
+                else (("instructions", "pages", lang) if lang in own else ("instructions",))
+            )
+            warn(path, f"tol-tasks has no texts in '{lang}' and the protocol gives "
+                 f"{len(given)} of the {len(texts.MESSAGE_KEYS)}: the other {len(missing)} "
+                 f"({', '.join(missing[:4])}{', ...' if len(missing) > 4 else ''}) would be "
+                 "shown in English.",
+                 f"give every text under instructions.messages.{lang} (the keys are those of "
+                 "tol_tasks/protocol_format/texts/en.yaml), or run in one of "
+                 f"{', '.join(texts.LANGUAGES)}.")  # fmt: skip
+    if source_of_pages == "protocol":
+        for lang in ins.messages:
+            if lang not in own:
+                warn(("instructions", "messages", lang),
+                     f"the protocol has its own pages but none in '{lang}', so no session can "
+                     f"run in '{lang}' (its texts here are never shown).",
+                     f"add instructions.pages.{lang}.")  # fmt: skip
+    elif source_of_pages == "default" and texts.table(ins.default_language) is None:
+        warn(("instructions", "default_language"),
+             f"the protocol gives no pages and tol-tasks has no default pages in "
+             f"'{ins.default_language}', so a session in it is refused.",
+             f"give instructions.pages.{ins.default_language}, or write 'instructions: none' "
+             f"(or 'pages: none'), or use one of {', '.join(texts.LANGUAGES)}.")  # fmt: skip
     return out

@@ -97,3 +97,30 @@ def line_of(lines: dict[Path, int], path: Path) -> int:
             return lines[p]
         p = p[:-1]
     return lines.get((), 0)
+
+
+#: A value that starts with '|' and holds only letters and bars: a Tower of London state left
+#: unquoted (``goal: |RB|G``), which YAML reads as the start of a block of text and refuses.
+_BARE_STATE = re.compile(
+    r"(?P<lead>(?:^|[\s{,])(?:-\s+)?)(?P<key>[A-Za-z_][\w-]*)(?P<colon>\s*:\s+)"
+    r"(?P<value>\|[A-Za-z|]*[A-Za-z|])(?=\s*(?:[,}\]]|\s#|$))"
+)
+
+
+def quote_bare_states(text: str) -> tuple[str, list[tuple[int, str, str]]]:
+    """``text`` with every unquoted value that starts with '|' quoted (``goal: |RB|G`` becomes
+    ``goal: "|RB|G"``), and where each was: (1-based line, key, value).
+
+    Used when the text is not valid YAML, to tell the author to quote those states
+    (and to go on checking the rest of the file as if they had).
+    """
+    found: list[tuple[int, str, str]] = []
+    out = []
+    for number, line in enumerate(text.split("\n"), start=1):
+
+        def quote(m: re.Match, number: int = number) -> str:
+            found.append((number, m["key"], m["value"]))
+            return f'{m["lead"]}{m["key"]}{m["colon"]}"{m["value"]}"'
+
+        out.append(_BARE_STATE.sub(quote, line))
+    return "\n".join(out), found

@@ -12,6 +12,7 @@ from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
 from .describe import configuration_type
+from .pages import with_instructions
 
 CONFIG_TYPES = ("tower", "partial tower", "flat")
 
@@ -147,7 +148,9 @@ def select_problems(spec: GeneratorSpec) -> list[tuple[str, str, int]]:
 
 
 def generate_protocol(spec: GeneratorSpec, command: Sequence[str] | None = None) -> str:
-    """A protocol file's text meeting ``spec``; the same spec always gives the same text."""
+    """A protocol file's text meeting ``spec``, with its instruction pages in every language
+    (:func:`~tol_tasks.protocol_format.pages.with_instructions`); the same spec always gives
+    the same text."""
     problems = select_problems(spec)
     lo, hi = spec.min_moves
     lines = [
@@ -178,4 +181,5 @@ def generate_protocol(spec: GeneratorSpec, command: Sequence[str] | None = None)
     width = len(str(len(problems)))
     for i, (s, g, d) in enumerate(problems, start=1):
         lines.append(f'      - {{id: p{i:0{width}d}, start: "{s}", goal: "{g}", min_moves: {d}}}')
-    return "\n".join(lines) + "\n"
+    # The task's instruction pages in every language tol-tasks has texts in.
+    return with_instructions("\n".join(lines) + "\n", f"<generated {spec.name}>")

@@ -9,8 +9,8 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
-from ._checks import _dotted, _semantic_issues, _structural_issues
-from ._yaml import YamlSyntaxError, load_with_lines
+from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
+from ._yaml import YamlSyntaxError, load_with_lines, quote_bare_states
 from .model import Issue, LoadedProtocol, Protocol, ProtocolError
 
 # ------------------------------------------------------------------ loading
@@ -86,9 +86,7 @@ def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | N
     try:
         data, lines, duplicates = load_with_lines(text)
     except YamlSyntaxError as exc:
-        raise ProtocolError(
-            [Issue(source, exc.line, "", str(exc), "check the indentation and brackets near it.")]
-        ) from None
+        data, lines, duplicates = _with_states_quoted(text, source, exc, issues)
     for path, line, key in duplicates:
         issues.append(
             Issue(
@@ -101,6 +99,31 @@ def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | N
         )
     return _checked(data, text, lines, issues, source, base_dir,
                     None if source.startswith("<") else Path(source))  # fmt: skip
+
+
+def _with_states_quoted(text: str, source: str, exc: YamlSyntaxError, issues: list[Issue]):
+    """Not YAML: if unquoted states starting with '|' are why, say so for each (its field and
+    the fix) and read the file with them quoted, so that every other fault is found too."""
+    quoted, bare = quote_bare_states(text)
+    try:
+        if not bare:
+            raise exc
+        data, lines, duplicates = load_with_lines(quoted)
+    except YamlSyntaxError:
+        raise ProtocolError(
+            [Issue(source, exc.line, "", str(exc), "check the indentation and brackets near it.")]
+        ) from None
+    where = {(line, path[-1]): path for path, line in lines.items() if path}
+    for line, key, value in bare:
+        field = _dotted(where.get((line, key), (key,)))
+        issues.append(Issue(
+            source, line, field,
+            f"{value} must be quoted: YAML reads a value that starts with '|' as the start of a "
+            "block of text.",
+            f'write {key}: "{value}" (quoting every Tower of London state is safest, e.g. '
+            'start: "GR|B|").',
+        ))  # fmt: skip
+    return data, lines, duplicates
 
 
 def protocol_from_data(data: dict, source: str) -> LoadedProtocol:
@@ -146,4 +169,7 @@ def _checked(data, text: str, lines: dict, issues: list[Issue], source: str,
     if model is None:  # pragma: no cover - a failed validation always leaves an issue
         raise ProtocolError([Issue(source, 0, "", "the protocol did not validate.")])
     puzzle = model.task.puzzle()
-    return LoadedProtocol(model, puzzle, text, hashlib.sha256(text.encode()).hexdigest(), path)
+    warnings = tuple(sorted(language_warnings(model.instructions, lines, source),
+                            key=lambda i: (i.line, i.field)))  # fmt: skip
+    return LoadedProtocol(model, puzzle, text, hashlib.sha256(text.encode()).hexdigest(), path,
+                          warnings)  # fmt: skip

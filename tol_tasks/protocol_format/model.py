@@ -23,11 +23,11 @@ from pydantic import (
 
 from tol_tasks.config import (
     COLOR_NAMES,
+    CSS_COLORS,
     DEFAULT_BALL_COLORS,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
     DEFAULT_DISK_COLORS,
-    DEFAULT_MESSAGES,
     ID_PATTERN,
     MAX_DISKS,
     MAX_PEGS,
@@ -38,6 +38,7 @@ from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
+from . import texts
 from .problem import parse_state
 
 # ------------------------------------------------------------------- errors
@@ -45,19 +46,21 @@ from .problem import parse_state
 
 @dataclass(frozen=True)
 class Issue:
-    """One fault in a protocol file."""
+    """One fault in a protocol file (``warning``: one that does not stop it from running)."""
 
     file: str
     line: int
     field: str
     message: str
     fix: str = ""
+    warning: bool = False
 
     def __str__(self) -> str:
         where = f"{self.file}:{self.line}" if self.line else self.file
         fix = f" Suggested fix: {self.fix}" if self.fix else ""
         field = f"{self.field}: " if self.field else ""
-        return f"{where}: {field}{self.message}{fix}"
+        kind = "warning: " if self.warning else ""
+        return f"{where}: {kind}{field}{self.message}{fix}"
 
 
 class ProtocolError(TolTasksError, ValueError):
@@ -100,6 +103,25 @@ def default_piece_color(puzzle: Puzzle, piece) -> str | None:
     if puzzle.kind == "hanoi":
         return DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)]
     return DEFAULT_BALL_COLORS.get(piece)
+
+
+def rgb_of(color: str) -> tuple[float, float, float]:
+    """A checked colour (a hex code or one of :data:`~tol_tasks.config.CSS_COLORS`) as sRGB 0-1."""
+    h = CSS_COLORS.get(color, color).lstrip("#")
+    if len(h) == 3:
+        h = "".join(c * 2 for c in h)
+    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
+
+
+def label_color(color: str) -> str:
+    """Black or white, whichever reads better on ``color`` (a piece's label).
+
+    By relative luminance (WCAG 2): black when the colour's contrast with black is
+    at least its contrast with white (luminance above 0.179).
+    """
+    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb_of(color)]
+    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
 
 
 Color = Annotated[
@@ -176,6 +198,11 @@ class Display(_Model):
     show_illegal_message: bool = Field(
         True, description="true to say briefly why an illegal move was refused"
     )
+    piece_labels: bool = Field(
+        False,
+        description="true to write each ball's letter (each disk's number) on it, so that "
+        "pieces differ by more than their colour",
+    )
 
     @field_validator("background", "text_color", "peg_color", "highlight_color")
     @classmethod
@@ -185,6 +212,12 @@ class Display(_Model):
     def piece_color(self, puzzle: Puzzle, piece) -> str:
         """The colour a piece is drawn in: the protocol's, else its default, else grey."""
         return self.piece_colors.get(str(piece)) or default_piece_color(puzzle, piece) or "#888888"
+
+    def piece_label(self, puzzle: Puzzle, piece) -> tuple[str, str] | None:
+        """The text written on a piece and its colour (None: ``piece_labels`` is off)."""
+        if not self.piece_labels:
+            return None
+        return str(piece), label_color(self.piece_color(puzzle, piece))
 
     @field_validator("piece_colors")
     @classmethod
@@ -227,16 +260,35 @@ class Page(_Model):
 
 
 class Instructions(_Model):
-    """Instruction pages and participant-facing texts, per language."""
+    """Instruction pages and participant-facing texts, per language.
+
+    Without ``pages``, a session shows the task's default pages (made from the
+    protocol, in the session's language: :mod:`tol_tasks.protocol_format.pages`);
+    ``pages: none`` (or ``instructions: none``) shows none.
+    """
 
     default_language: str = Field("en", description="the language used unless another is chosen")
-    pages: dict[str, list[Page]] = Field(
-        default_factory=dict, description="per language code, the list of pages"
+    pages: dict[str, list[Page]] | Literal["none"] = Field(
+        default_factory=dict,
+        description="per language code, the list of pages; leave out for the task's default "
+        "pages, or 'none' for no pages",
     )
     messages: dict[str, dict[str, str]] = Field(
         default_factory=dict,
-        description="per language code, texts that replace the English defaults",
+        description="per language code, texts that replace tol-tasks' own in that language",
     )
+
+    @property
+    def own_pages(self) -> dict[str, list[Page]]:
+        """The protocol's own pages per language (empty: default pages, or none)."""
+        return self.pages if isinstance(self.pages, dict) else {}
+
+    @property
+    def page_source(self) -> str:
+        """Where a session's pages come from: ``protocol``, ``default`` or ``none``."""
+        if self.pages == "none":
+            return "none"
+        return "protocol" if self.pages else "default"
 
 
 StateSpec = Annotated[
@@ -375,7 +427,10 @@ class Protocol(_Model):
     display: Display = Field(default_factory=Display)
     input: Input = Field(default_factory=Input)
     rules: Rules = Field(default_factory=Rules)
-    instructions: Instructions = Field(default_factory=Instructions)
+    instructions: Instructions = Field(
+        default_factory=Instructions,
+        description="instruction pages and texts per language, or 'none' for no pages",
+    )
     practice: Practice = Field(default_factory=Practice)
     blocks: list[Block] = Field(min_length=1, description="one or more blocks of test problems")
     timing: Timing = Field(default_factory=Timing)
@@ -394,6 +449,11 @@ class Protocol(_Model):
     @classmethod
     def _version_text(cls, v: Any) -> Any:
         return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+    @field_validator("instructions", mode="before")
+    @classmethod
+    def _no_pages(cls, v: Any) -> Any:
+        return {"pages": "none"} if v == "none" else v
 
 
 # --------------------------------------------------------- loaded protocols
@@ -430,6 +490,9 @@ class LoadedProtocol:
         Hash of ``text``.
     path : Path or None
         Where it was read from.
+    warnings : tuple of Issue
+        What does not stop it from running but should be seen to (texts that would be
+        shown in English in another language...), each located like a fault.
     """
 
     model: Protocol
@@ -437,6 +500,7 @@ class LoadedProtocol:
     text: str
     sha256: str
     path: Path | None
+    warnings: tuple[Issue, ...] = ()
 
     @property
     def name(self) -> str:
@@ -476,19 +540,35 @@ class LoadedProtocol:
         return f"order-{k + 1}", orders[k]
 
     def messages(self, language: str | None = None) -> dict[str, str]:
-        """Participant-facing texts for ``language`` (defaults filled in)."""
+        """Every participant-facing text in ``language``: the protocol's own, else tol-tasks'
+        in that language, else (a language tol-tasks has no texts in) in English."""
         lang = language or self.model.instructions.default_language
-        out = dict(DEFAULT_MESSAGES)
+        out = texts.messages(texts.FALLBACK)
+        out.update(texts.messages(lang) or {})
         out.update(self.model.instructions.messages.get(lang, {}))
         return out
 
     def pages(self, language: str | None = None) -> list[Page]:
-        lang = language or self.model.instructions.default_language
-        return list(self.model.instructions.pages.get(lang, []))
+        """The instruction pages in ``language``: the protocol's own, or (when it gives none)
+        the task's default pages, or none (``instructions: none``, or no default pages in
+        that language)."""
+        ins = self.model.instructions
+        lang = language or ins.default_language
+        if ins.page_source == "default":
+            from .pages import default_pages
+
+            return default_pages(self.model, lang) or []
+        return list(ins.own_pages.get(lang, []))
 
     def languages(self) -> list[str]:
+        """The languages a session can run in: those the protocol gives pages in; without
+        pages of its own, every language tol-tasks has texts in (and, with ``instructions:
+        none``, those the protocol gives texts in)."""
         ins = self.model.instructions
-        return sorted({ins.default_language, *ins.pages, *ins.messages})
+        if ins.page_source == "protocol":
+            return sorted(ins.own_pages)
+        extra = set(ins.messages) | {ins.default_language} if ins.page_source == "none" else set()
+        return sorted(set(texts.LANGUAGES) | extra)
 
 
 def problem_puzzle(task, prob: Problem, defaults) -> Puzzle:

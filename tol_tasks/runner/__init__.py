@@ -24,6 +24,7 @@ from .simulation import SimulatedTimes
 __all__ = [
     "EXPERIMENT_COLUMNS",
     "DisplayError",
+    "MissingPsychoPyError",
     "Prepared",
     "ProblemResult",
     "RunResult",
@@ -45,6 +46,13 @@ class DisplayError(TolTasksError, RuntimeError):
     """No screen to open a window on."""
 
 
+class MissingPsychoPyError(TolTasksError, ImportError):
+    """PsychoPy is not installed (an analyst's environment): how to get it.
+
+    An :class:`ImportError` too, so code that tries the runner and falls back still can.
+    """
+
+
 def _import_psychopy_part(module: str):
     """A runner module that imports PsychoPy, or the project's own error with the fix."""
     import importlib
@@ -53,9 +61,10 @@ def _import_psychopy_part(module: str):
         return importlib.import_module(f"{__name__}.{module}")
     except ImportError as exc:
         if (exc.name or "").split(".")[0] in ("psychopy", "pyglet"):  # the module not found
-            raise ImportError(
-                f"the runner needs PsychoPy ({exc}). Install it with: "
-                'pip install "tol-tasks[runner]"  (or: uv sync --all-extras)'
+            raise MissingPsychoPyError(
+                f"the runner needs PsychoPy, which is not installed here ({exc}).",
+                fix='pip install "tol-tasks[runner]" into this Python (PsychoPy 2025.2 or '
+                "later; a PsychoPy already installed is kept), or: uv sync --all-extras",
             ) from None
         raise
     except Exception as exc:

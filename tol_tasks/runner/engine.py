@@ -9,9 +9,9 @@
     exp = data.ExperimentHandler(name="battery", dataFileName="data/P001_battery")
     task = TowerTask(win, "london-shallice", participant="P001", session=1,
                      output="data", experiment=exp)
-    task.run()                                      # the whole protocol
-    task.run_problem(start="GR|B|", goal="|RB|G")   # or one problem
-    task.close()                                    # the window stays open
+    task.run()      # the whole protocol, then the session ends; or, instead of run(),
+    # task.run_problem(start="GR|B|", goal="|RB|G")   # one problem at a time
+    task.close()    # the window stays open
 
 The engine never closes or re-creates the window. It writes the same event
 log and sidecar as ``tol-run`` (which is a thin shell over it) and, given an
@@ -74,11 +74,13 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
-        participant's thinking and movement times.
+        participant's thinking and movement times. A session that already has
+        a log in ``output`` is refused (:class:`~tol_tasks.runner.prepare.SessionExistsError`)
+        unless ``new_attempt`` starts it again on purpose.
     experiment : psychopy.data.ExperimentHandler, optional
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
@@ -94,8 +96,9 @@ class TowerTask:
     ------
     TolTasksError
         Before anything is drawn or written: an unknown protocol, a bad
-        participant id or setting, an unwritable folder, a closed window, an
-        ``experiment`` that is not an ExperimentHandler.
+        participant id or setting, an unwritable folder, a session that already
+        has a log there, a closed window, an ``experiment`` that is not an
+        ExperimentHandler.
     """
 
     def __init__(self, win, protocol, *, participant: str, session: int = 1,
@@ -103,14 +106,14 @@ class TowerTask:
                  input_timing: str = "auto", simulate: bool | SimulatedTimes = False,
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
-                 experiment=None, clock=None, name: str = "tower",
+                 new_attempt: bool = False, experiment=None, clock=None, name: str = "tower",
                  next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         settings = RunSettings(
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
-            bids_names=bids_names, extra_fields=extra_fields or {},
+            bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
@@ -149,6 +152,7 @@ class TowerTask:
         self._given_clock = clock
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
+        self._ran = False  # run() was called
 
     # ------------------------------------------------------------- public
     @property
@@ -182,10 +186,14 @@ class TowerTask:
         return self._stage.frames if self._record is not None else None
 
     def run(self) -> RunResult:
-        """Run the whole protocol (instructions, practice, blocks), then end the session."""
+        """Run the whole protocol (instructions, practice, blocks), then end the session
+        (:meth:`run_problem` cannot be called after it: the session has ended)."""
+        self._ran = True
         self._open()
         status = "crashed"
         try:
+            if self.prepared.resume is not None:
+                self._stage.ready_to_continue()
             walk = self.plan.walk()
             step = walk.next()
             while not isinstance(step, End):
@@ -228,9 +236,11 @@ class TowerTask:
             )  # fmt: skip
         copies = Copy(moves=copy, unsolved="copy" if copy_unsolved else "skip") if copy else None
         if self.status is not None:
+            ran = " (run() plays the whole protocol, then ends the session)" if self._ran else ""
             raise TaskSetupError(
-                f"the session has ended ({self.status}); no more problems can be run.",
-                fix="create a new TowerTask for a new session.",
+                f"the session has ended ({self.status}){ran}; no more problems can be run in it.",
+                fix="play single problems with run_problem() on a TowerTask whose run() is not "
+                "called, or create a new TowerTask (another session number) for them.",
             )  # fmt: skip
         spec = self.problem(start, goal, problem_id=problem_id, time_limit=time_limit,
                             move_limit=move_limit, block=block, disks=disks)  # fmt: skip
@@ -314,7 +324,7 @@ class TowerTask:
         screen = TaskScreen(self.win, self.protocol, self.msg)
         inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
         frames = FrameRecorder(self.win)
-        frames.measure_refresh()
+        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
                             speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate))  # fmt: skip
         sidecar = session_sidecar(

@@ -45,7 +45,9 @@ class ExperimentRows:
         if exp is None:
             return
         for col in EXPERIMENT_COLUMNS:
-            exp.addData(f"{self.name}.{col}", getattr(result, col))
+            value = getattr(result, col)
+            # Nothing to say (no copy trial, no pick-up) is an empty cell, not the text None.
+            exp.addData(f"{self.name}.{col}", "" if value is None else value)
         if self.next_entry:
             exp.nextEntry()
 

@@ -100,9 +100,12 @@ class FrameRecorder:
         self._trial_work: list[float] | None = None
         self._since_flip: float | None = None
 
-    def measure_refresh(self) -> float | None:
-        """The window's refresh rate, measured (None if it cannot be)."""
-        rate = self.win.getActualFrameRate(nIdentical=10, nMaxFrames=60, nWarmUpFrames=5)
+    def measure_refresh(self, message: str) -> float | None:
+        """The window's refresh rate, measured (None if it cannot be), with ``message`` (the
+        participant's "preparing" text) on the screen meanwhile, not PsychoPy's own English
+        "Attempting to measure frame rate of screen"."""
+        rate = self.win.getActualFrameRate(nIdentical=10, nMaxFrames=60, nWarmUpFrames=5,
+                                           infoMsg=message)  # fmt: skip
         self.refresh = float(rate) if rate else None
         return self.refresh
 

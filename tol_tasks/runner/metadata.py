@@ -68,8 +68,11 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         event_log_version=EVENT_LOG_VERSION,
         participant=s.participant,
         session=s.session,
+        session_attempt=len(prepared.earlier) + 1,
+        earlier_attempts=list(prepared.earlier),
         extra_fields=s.extra_fields,
         language=language,
+        instruction_pages=[page.text for page in lp.pages(language)],
         start_time=now_iso(),
         recorder=Recorder(
             name="tol-run" if owns_window else "TowerTask",
@@ -134,6 +137,7 @@ def continue_sidecar(new: Sidecar, resume: ResumePlan) -> Sidecar:
     time, participant fields, block orders and frames) and one more entry in ``resumes``."""
     old, p = resume.meta, resume.progress
     new.start_time = old.start_time or new.start_time
+    new.session_attempt, new.earlier_attempts = old.session_attempt, list(old.earlier_attempts)
     new.blocks = list(old.blocks)
     new.extra_fields = dict(old.extra_fields)
     new.frames.trials = list(old.frames.trials) if old.frames else []

@@ -15,14 +15,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
 from .frames import FrameRecorder
+from .geometry import TOP_LABELS_Y, text_band_y
 from .inputs import InputSource
 from .results import ProblemResult
 from .screen import TaskScreen
+
+#: The ``problem_id`` of the page rows of the screen a resumed session begins with.
+RESUME_READY = "resume-ready"
 
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
@@ -84,23 +88,31 @@ class Stage:
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
         for k, page in enumerate(lp.pages(language), start=1):
-            shown = self.frames.next_flip_time(self.clock)
+            self.page(page, f"page-{k}", base_dir)
+
+    def ready_to_continue(self) -> None:
+        """A resumed session's first screen: the participant starts again when ready (logged
+        as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
+        self.page(Page(text=self.messages["resume_ready"]), RESUME_READY)
+
+    def page(self, page: Page, page_id: str, base_dir=None) -> None:
+        """One page until the participant clicks or presses space (``page_shown`` with the
+        flip that showed it, ``page_left`` with the press)."""
+        shown = self.frames.next_flip_time(self.clock)
+        self.screen.draw_page(page, base_dir)
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
+        self.input.on_page(self.clock.getTime())
+        while True:
+            evs = self.input.poll()
+            self.check_quit(evs)
+            done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
+            if done:
+                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
+                           stamp=done[0].stamp)  # fmt: skip
+                return
             self.screen.draw_page(page, base_dir)
             self.frames.flip()
-            self.write("page_shown", time=shown[0], problem_id=f"page-{k}", stamp="flip")
-            self.input.on_page(self.clock.getTime())
-            while True:
-                evs = self.input.poll()
-                self.check_quit(evs)
-                done = [
-                    e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")
-                ]
-                if done:
-                    self.write("page_left", time=done[0].t, problem_id=f"page-{k}",
-                               input=done[0].source, stamp=done[0].stamp)  # fmt: skip
-                    break
-                self.screen.draw_page(page, base_dir)
-                self.frames.flip()
 
     def boards(self, puzzle):
         """Peg areas of the participant's board and of the goal (None if hidden)."""
@@ -231,8 +243,10 @@ class ProblemTrial(_Trial):
             self.goal.show(spec.goal)
             self.goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
         self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
-        self.moves_pos = (-0.45 * screen.aspect + 0.12, 0.45)
-        self.time_pos = (0.45 * screen.aspect - 0.15, 0.45)
+        self.moves_pos = (-0.45 * screen.aspect + 0.12, TOP_LABELS_Y)
+        self.time_pos = (0.45 * screen.aspect - 0.15, TOP_LABELS_Y)
+        # The notice of an illegal move and the feedback: where they cover no peg or piece.
+        self.text_pos = (0.0, text_band_y([a for a in (self.areas, goal_areas) if a]))
 
     @property
     def outcome(self) -> str | None:
@@ -253,7 +267,7 @@ class ProblemTrial(_Trial):
             self.labels["time_left"].draw(msg["time_label"].format(seconds=int(left + 0.999)),
                                           self.time_pos)  # fmt: skip
         if self.notice and st.clock.getTime() < self.notice[1]:
-            self.labels["notice"].draw(self.notice[0], (0, -0.05))
+            self.labels["notice"].draw(self.notice[0], self.text_pos)
 
     def _on_event(self, ev, name: str, row: dict) -> None:
         super()._on_event(ev, name, row)
@@ -294,8 +308,9 @@ class ProblemTrial(_Trial):
         text = feedback_text(self.state, self.spec, self.stage.model.feedback, self.stage.messages)
         self.stage.write("feedback", detail=format_detail(text=text), **self.base)
         label = self.stage.screen.label("feedback")
+        self.notice = None  # the feedback takes its place
         self.stage.wait(self.stage.model.timing.feedback_duration,
-                        lambda: (self.draw(), label.draw(text, (0, -0.1))))  # fmt: skip
+                        lambda: (self.draw(), label.draw(text, self.text_pos)))  # fmt: skip
 
 
 def feedback_text(trial: TrialState, spec: ProblemSpec, kind: str, msg: dict[str, str]) -> str:

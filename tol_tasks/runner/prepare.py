@@ -16,14 +16,51 @@ from pathlib import Path
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.protocol_format.model import LoadedProtocol
-from tol_tasks.session_data.resume import ResumePlan, plan_resume
+from tol_tasks.session_data.resume import (
+    ResumeError,
+    ResumePlan,
+    SessionLog,
+    plan_resume,
+    session_logs,
+)
 
 from .files import session_paths
-from .settings import RunSettings, SettingsError
+from .settings import RunSettings, SettingsError, cli_flag
 
 
 class OutputError(TolTasksError, OSError):
     """The data folder cannot be written."""
+
+
+class SessionExistsError(TolTasksError, ValueError):
+    """The participant's session already has a log in the data folder.
+
+    Attributes
+    ----------
+    logs : list of SessionLog
+        Its logs, oldest first.
+    resumable : SessionLog or None
+        The newest unfinished one (what ``tol-run --resume`` would continue).
+    """
+
+    def __init__(self, settings: RunSettings, protocol: str, logs: list[SessionLog]):
+        self.logs = logs
+        unfinished = [e for e in logs if e.status not in ("completed", None)]
+        self.resumable = unfinished[-1] if unfinished else None
+        self.head = (
+            f"participant {settings.participant} already has "
+            f"{'a log' if len(logs) == 1 else f'{len(logs)} logs'} of session "
+            f"{settings.session} of {protocol} in {settings.output}: "
+            f"{', '.join(e.describe() for e in logs)}. Another would give one session two logs."
+        )
+        fix = "give another session number, or new_attempt=True to start this one again on "
+        fix += "purpose (its sidecar records it as session_attempt)"
+        if self.resumable is not None:
+            fix += (
+                f"; an unfinished session is continued with tol-run --resume {self.resumable.log}"
+            )
+        super().__init__(self.head, where=str(settings.output), field="session",
+                         value=settings.session, fix=fix + ".")  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -36,6 +73,7 @@ class Prepared:
     sidecar: Path
     settings: RunSettings
     resume: ResumePlan | None = None
+    earlier: tuple[str, ...] = ()  # logs of the session already in the folder (a new attempt)
 
 
 def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None = None) -> Prepared:
@@ -58,7 +96,11 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
     """
     if settings.resume is not None:
         plan = plan_resume(settings.resume, force=settings.force)
-        resumed = settings.for_session(plan.meta.participant, plan.meta.session, plan.meta.language)
+        meta = plan.meta
+        _check_same_player(settings, plan)
+        resumed = settings.for_session(
+            meta.participant, meta.session, meta.language, plan.log.parent
+        )
         _check_language(resumed, plan.protocol)
         return Prepared(plan.protocol, plan.log, plan.sidecar, resumed, plan)
     if protocol is None:
@@ -70,17 +112,58 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
                             "give the participant's id, e.g. 'P001'.")  # fmt: skip
     _check_language(settings, lp)
     check_writable(Path(settings.output))
+    earlier = session_logs(settings.output, settings.participant, settings.session, lp.name)
+    if earlier and not settings.new_attempt:
+        raise SessionExistsError(settings, lp.name, earlier)
+    if settings.new_attempt and not earlier:
+        raise SettingsError("new_attempt", True, f"has no effect: participant "
+                            f"{settings.participant} has no log of session {settings.session} of "
+                            f"{lp.name} in {settings.output} yet.", "leave {this} out.")  # fmt: skip
     log, sidecar = session_paths(settings, lp.name)
-    return Prepared(lp, log, sidecar, settings)
+    return Prepared(lp, log, sidecar, settings, earlier=tuple(e.log.name for e in earlier))
+
+
+def _check_same_player(settings: RunSettings, plan: ResumePlan) -> None:
+    """A session goes on with whoever played it: a person's session is never continued by
+    the simulated participant, nor a simulated one by a person."""
+    simulated = plan.meta.simulate is not None
+    if bool(settings.simulate) == simulated:
+        return
+    flag = cli_flag("simulate")
+    if simulated:
+        raise ResumeError(
+            f"{plan.log}: this session was played by the simulated participant (a pilot); "
+            "continuing it with a person would put real moves into simulated data.",
+            where=str(plan.log), field="simulate", value=False,
+            fix=f"add {flag} to continue the pilot, or start a new session for the person.",
+        )  # fmt: skip
+    raise ResumeError(
+        f"{plan.log}: this session was played by a person; continuing it with the simulated "
+        "participant would mix simulated moves into real data (and its sidecar would call the "
+        "whole session simulated).", where=str(plan.log), field="simulate", value=True,
+        fix=f"leave {flag} out to continue it with the participant, or pilot in a session of "
+        "its own (e.g. --participant sim).",
+    )  # fmt: skip
 
 
 def _check_language(settings: RunSettings, lp: LoadedProtocol) -> None:
-    """The language asked for must be one the protocol has texts in."""
-    language = settings.language or lp.model.instructions.default_language
-    if language not in lp.languages():
-        raise SettingsError("language", language, f"is not a language of the protocol "
-                            f"{lp.name!r}: it has no texts in it.",
-                            f"choose one of {', '.join(lp.languages())}.")  # fmt: skip
+    """The language asked for must be one a session of the protocol can run in: every text
+    and instruction page in it (:meth:`LoadedProtocol.languages`)."""
+    ins = lp.model.instructions
+    language = settings.language or ins.default_language
+    if language in lp.languages():
+        return
+    if ins.page_source == "protocol":
+        why = (f"is not a language of the protocol {lp.name!r}: it has instruction pages in "
+               f"{', '.join(sorted(ins.own_pages))} only.")  # fmt: skip
+        fix = f"choose one of {', '.join(lp.languages())}, or add instructions.pages.{language}."
+    else:
+        why = (f"is not a language of the protocol {lp.name!r}: tol-tasks has no texts (nor "
+               "default instruction pages) in it.")  # fmt: skip
+        fix = (f"choose one of {', '.join(lp.languages())}, or give the protocol "
+               f"instructions.pages.{language} and every text under instructions.messages."
+               f"{language}.")  # fmt: skip
+    raise SettingsError("language", language, why, fix)
 
 
 def check_writable(out: Path) -> None:

@@ -10,28 +10,16 @@ position only; text stimuli get new text only when the text changes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from psychopy import visual
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 
+from .geometry import PegArea
+
 #: Units of every stimulus the task draws, whatever the caller's window uses.
 UNITS = "height"
-
-
-@dataclass
-class PegArea:
-    """A peg's clickable rectangle, in height units (centre, size)."""
-
-    x: float
-    y: float
-    w: float
-    h: float
-    unit: float  # height of one piece on this board
-    scale: float
 
 
 class Label:
@@ -97,6 +85,13 @@ class BoardView:
                 stim = visual.Circle(win, radius=unit * 0.46, edges=48, fillColor=color,
                                      lineColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
             self.pieces[piece] = stim
+        # display.piece_labels: the ball's letter (the disk's number) on each piece.
+        self.labels: dict = {}
+        for piece in puzzle.pieces:
+            label = display.piece_label(puzzle, piece)
+            if label is not None:
+                self.labels[piece] = visual.TextStim(win, text=label[0], color=label[1],
+                                                     height=unit * 0.5, bold=True, units=UNITS)  # fmt: skip
         self._pos: dict = dict.fromkeys(self.pieces)
         self._outlined: set = set()
         self._shown = None
@@ -136,6 +131,8 @@ class BoardView:
                 pos = (float(x), float(y))
                 if self._pos[piece] != pos:
                     self.pieces[piece].pos = pos
+                    if piece in self.labels:
+                        self.labels[piece].pos = pos
                     self._pos[piece] = pos
                 order.append(piece)
         outlined = {p for p in (lifted, cued) if p is not None}
@@ -152,7 +149,7 @@ class BoardView:
         if lifted is not None:
             order.remove(lifted)
             order.append(lifted)
-        self._order = [self.pieces[p] for p in order]
+        self._order = [s for p in order for s in (self.pieces[p], self.labels.get(p)) if s]
 
     def draw(self) -> None:
         for stim in self._static:

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,22 +43,58 @@ class SettingsError(TolTasksError, ValueError):
     ----------
     problem : str
         What is wrong with the value, without the setting's name (front ends
-        name it their own way: ``--speed`` for tol-run, a Builder parameter).
+        name it their own way: ``--speed`` for tol-run, a Builder parameter;
+        :meth:`worded` names every setting in it their way).
+    other : str or None
+        The other setting the value conflicts with, if any.
+    kind : str or None
+        ``only_with`` or ``not_with`` when the value has no effect given ``other``
+        (see :func:`_about`), else None.
     """
 
-    def __init__(self, name: str, value: Any, problem: str, fix: str) -> None:
+    def __init__(self, name: str, value: Any, problem: str, fix: str,
+                 other: str | None = None, kind: str | None = None) -> None:  # fmt: skip
+        self.other, self.kind, self._name = other, kind, name
+        self._templates = (problem, fix)
+        problem, fix = self.worded(str)
         super().__init__(f"{name}={value!r} {problem}", field=name, value=value, fix=fix)
         self.problem = problem
 
+    def worded(self, name_of: Callable[[str], str]) -> tuple[str, str]:
+        """The problem and the fix with the settings named as a front end names them
+        (``name_of("seed")``: ``--seed`` for tol-run); ``{this}`` and ``{other}`` in them
+        stand for the setting and the other one it depends on."""
+        this, other = name_of(self._name), name_of(self.other) if self.other else ""
+        return tuple(t.replace("{this}", this).replace("{other}", other) for t in self._templates)
+
 
 def _about(help: str, *, fronts: tuple[str, ...], choices: tuple | None = None,
-           cli: dict | None = None) -> dict:  # fmt: skip
+           cli: dict | None = None, only_with: dict[str, str] | None = None,
+           not_with: dict[str, str] | None = None, allowed: tuple = ()) -> dict:  # fmt: skip
     """The description of a field of :class:`RunSettings` (its ``metadata``).
 
     ``cli``: how ``tol-run`` spells the option when it is not ``--<name>``
     (argparse keywords: ``flag``, ``metavar``, ``action``...).
+
+    ``only_with`` and ``not_with`` declare when the setting has no effect, so
+    that giving it then is refused instead of silently ignored: other setting
+    -> why. ``only_with``: it does something only when that one is set;
+    ``not_with``: it does nothing when that one is set (``allowed``: values
+    that are fine anyway, besides the default).
     """
-    return {"help": help, "fronts": fronts, "choices": choices, "cli": cli or {}}
+    return {
+        "help": help,
+        "fronts": fronts,
+        "choices": choices,
+        "cli": cli or {},
+        "only_with": only_with or {},
+        "not_with": not_with or {},
+        "allowed": allowed,
+    }
+
+
+#: Why a setting has no effect on a resumed session.
+_KEPT = "a resumed session keeps the {} its sidecar recorded"
 
 
 @dataclass(frozen=True)
@@ -73,33 +110,49 @@ class RunSettings:
     # fmt: off
     participant: str | None = field(default=None, metadata=_about(
         "participant id: 1 to 64 letters, digits, '-', '_' or '.' (tol-run: without it a "
-        "dialog asks; a resumed session keeps its own)", fronts=(CLI, TASK)))
-    session: int = field(default=1, metadata=_about("session number (1)", fronts=(CLI, TASK)))
+        "dialog asks; a resumed session keeps its own)", fronts=(CLI, TASK),
+        not_with={"resume": _KEPT.format("participant")}))
+    session: int = field(default=1, metadata=_about(
+        "session number (1)", fronts=(CLI, TASK), not_with={"resume": _KEPT.format("number")}))
     output: Path = field(default=Path("data"), metadata=_about(
-        "folder of the event log and its sidecar (./data)", fronts=(CLI, TASK)))
+        "folder of the event log and its sidecar (./data)", fronts=(CLI, TASK),
+        not_with={"resume": "a resumed session goes on in its own log, wherever that is"}))
     language: str | None = field(default=None, metadata=_about(
         "language of the participant's texts, e.g. fr (the protocol's default if none)",
         fronts=(CLI, TASK)))
     input_timing: str = field(default="auto", metadata=_about(
         "how presses are timed: auto (on arrival: the X Input 2 listener on Linux/X11, else "
         "PsychoPy's ioHub), xinput2 or iohub (that source), or polled once per frame; the "
-        "data always say which", fronts=(CLI, TASK, BUILDER), choices=INPUT_TIMINGS))
+        "data always say which", fronts=(CLI, TASK, BUILDER), choices=INPUT_TIMINGS,
+        not_with={"simulate": "the simulated participant's presses are made in the frame loop "
+                  "and stamped polled; no on-arrival source times them"}, allowed=("polled",)))
     simulate: bool | SimulatedTimes = field(default=False, metadata=_about(
         "a simulated participant plays (for piloting and tests; never for real data)",
         fronts=(CLI, TASK, BUILDER)))
     seed: int | None = field(default=None, metadata=_about(
-        "with simulate: the simulated participant's random seed", fronts=(CLI, TASK)))
+        "with simulate: the simulated participant's random seed", fronts=(CLI, TASK),
+        only_with={"simulate": "a person plays without one; only the simulated participant "
+                   "draws its moves and times from a seed"}))
     speed: float = field(default=1.0, metadata=_about(
         "with simulate: how many times faster than a person it plays (1)",
-        fronts=(CLI, TASK, BUILDER)))
+        fronts=(CLI, TASK, BUILDER),
+        only_with={"simulate": "only the simulated participant can play faster than a person"}))
     fsync: bool = field(default=True, metadata=_about(
         "force every event to the disk, not only to the operating system", fronts=(TASK,)))
     bids_names: bool = field(default=False, metadata=_about(
-        "BIDS-style file names", fronts=(CLI, TASK)))
+        "BIDS-style file names", fronts=(CLI, TASK),
+        not_with={"resume": "a resumed session keeps its files' names"}))
     extra_fields: dict = field(default_factory=dict, metadata=_about(
         "participant fields of the protocol (participant_fields), e.g. --field age=34; repeat "
         "for each (tol-run's dialog asks for them otherwise)", fronts=(CLI, TASK),
-        cli={"flag": "--field", "metavar": "NAME=VALUE", "action": "append", "default": []}))
+        cli={"flag": "--field", "metavar": "NAME=VALUE", "action": "append", "default": []},
+        not_with={"resume": _KEPT.format("participant fields")}))
+    new_attempt: bool = field(default=False, metadata=_about(
+        "start the session again although it already has a log in --output (e.g. after a "
+        "false start), as a new attempt recorded in its sidecar (session_attempt); without it "
+        "a session that has a log is refused", fronts=(CLI, TASK),
+        not_with={"resume": "a resumed session goes on in its own log; a new attempt starts "
+                  "another"}))
     windowed: bool = field(default=False, metadata=_about(
         "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
     resume: Path | None = field(default=None, metadata=_about(
@@ -107,7 +160,8 @@ class RunSettings:
         "session of --participant and --session in --output", fronts=(CLI,),
         cli={"metavar": "LOG", "nargs": "?", "const": "", "type": str}))
     force: bool = field(default=False, metadata=_about(
-        "with --resume: continue even if the protocol file changed", fronts=(CLI,)))
+        "with --resume: continue even if the protocol file changed", fronts=(CLI,),
+        only_with={"resume": "it lets a resumed session go on with a changed protocol file"}))
     # fmt: on
 
     def __post_init__(self) -> None:
@@ -138,6 +192,7 @@ class RunSettings:
         if not isinstance(self.extra_fields, dict):
             self._fail("extra_fields", self.extra_fields, "is not a mapping of field names to values.",
                        "give a dict such as {'age': '34'}.")  # fmt: skip
+        self._check_effects()
         object.__setattr__(self, "output", Path(self.output))
         object.__setattr__(self, "speed", float(self.speed))
         object.__setattr__(self, "extra_fields", dict(self.extra_fields))
@@ -145,8 +200,26 @@ class RunSettings:
             object.__setattr__(self, "resume", Path(self.resume))
 
     @staticmethod
-    def _fail(name: str, value: Any, problem: str, fix: str) -> None:
-        raise SettingsError(name, value, problem, fix)
+    def _fail(name: str, value: Any, problem: str, fix: str, other: str | None = None,
+              kind: str | None = None) -> None:  # fmt: skip
+        raise SettingsError(name, value, problem, fix, other, kind)
+
+    def _check_effects(self) -> None:
+        """Refuse a setting given where it has no effect (the fields' ``only_with`` and
+        ``not_with``): nothing a person asks for is silently ignored."""
+        for f in dataclasses.fields(self):
+            value, meta = getattr(self, f.name), f.metadata
+            default = f.default_factory() if f.default is dataclasses.MISSING else f.default
+            if value == default or value in meta["allowed"]:
+                continue
+            for other, why in meta["only_with"].items():
+                if not getattr(self, other):
+                    self._fail(f.name, value, f"has no effect without {{other}}: {why}.",
+                               "add {other}, or leave {this} out.", other, "only_with")  # fmt: skip
+            for other, why in meta["not_with"].items():
+                if getattr(self, other):
+                    self._fail(f.name, value, f"has no effect with {{other}}: {why}.",
+                               "leave {this} out.", other, "not_with")  # fmt: skip
 
     @property
     def simulated_times(self) -> SimulatedTimes | None:
@@ -155,11 +228,13 @@ class RunSettings:
             return self.simulate
         return SimulatedTimes() if self.simulate else None
 
-    def for_session(self, participant: str, session: int, language: str | None) -> RunSettings:
-        """These settings for a resumed session: its participant and session; its language
-        unless one was given."""
+    def for_session(self, participant: str, session: int, language: str | None,
+                    output: Path) -> RunSettings:  # fmt: skip
+        """The settings a resumed session is played with: its participant, session and
+        folder (``output``: its log's); its language unless one was given."""
         return dataclasses.replace(self, participant=participant, session=session,
-                                   language=self.language or language)  # fmt: skip
+                                   language=self.language or language, output=output,
+                                   resume=None, force=False)  # fmt: skip
 
 
 def fields_for(front: str) -> list[dataclasses.Field]:
@@ -218,7 +293,9 @@ def settings_from_cli(args: argparse.Namespace, **overrides: Any) -> RunSettings
     e.g. from the participant dialog); options not given keep their defaults."""
     given = {f.name: getattr(args, f.name) for f in fields_for(CLI)
              if getattr(args, f.name, None) not in (None, [])}  # fmt: skip
-    given.pop("extra_fields", None)  # NAME=VALUE pairs: checked against the protocol by the caller
+    pairs = given.pop("extra_fields", [])  # NAME=VALUE pairs: checked against the protocol
+    if pairs:  # by the caller, who passes them as an override; here only as given
+        given["extra_fields"] = dict(p.partition("=")[::2] for p in pairs)
     return RunSettings(**{**given, **overrides})
 
 

@@ -9,6 +9,8 @@ is the session plan's decision (:mod:`tol_tasks.session_data.plan`).
 
 from __future__ import annotations
 
+import csv
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +20,7 @@ from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
 
 from .attempts import PROBLEM, log_attempts
-from .eventlog import EventLogData, EventLogError, column_index, read_event_log
+from .eventlog import EventLogData, EventLogError, column_index, columns, read_event_log
 from .sidecar import Sidecar, SidecarError
 
 
@@ -153,6 +155,78 @@ def plan_resume(log: str | Path, force: bool = False) -> ResumePlan:
     return ResumePlan(log, side, meta, lp, progress, note)
 
 
+@dataclass(frozen=True)
+class SessionLog:
+    """An event log found in a data folder, and what its sidecar says of it.
+
+    ``status`` is None and ``protocol`` as its first row names it when the log has
+    no readable sidecar.
+    """
+
+    log: Path
+    participant: str
+    session: int
+    protocol: str | None
+    status: str | None
+    rows: int | None
+
+    def describe(self) -> str:
+        """E.g. ``P1_demo_2026-11-22_14h03.07.123.csv (aborted, 28 rows)``."""
+        status = self.status or "no sidecar"
+        rows = f", {self.rows} rows" if self.rows is not None else ""
+        return f"{self.log.name} ({status}{rows})"
+
+
+def session_logs(folder: str | Path, participant: str, session: int,
+                 protocol: str | None = None) -> list[SessionLog]:  # fmt: skip
+    """Every event log of ``participant``'s ``session`` in ``folder`` (of ``protocol`` if
+    given), oldest first, with or without a sidecar, whatever its status.
+
+    Sidecars are read as plain JSON (a folder can hold thousands); a log without one
+    is known by its first row.
+    """
+    folder = Path(folder)
+    found = []
+    if not folder.is_dir():
+        return found
+    for log in folder.glob("*.csv"):
+        side = log.with_suffix(".json")
+        entry = _from_sidecar(log, side) if side.is_file() else _from_first_row(log)
+        if (entry is not None and entry.participant == participant and entry.session == session
+                and (protocol is None or entry.protocol in (protocol, None))):  # fmt: skip
+            found.append(entry)
+    return sorted(found, key=lambda e: (e.log.stat().st_mtime, e.log.name))
+
+
+def _from_sidecar(log: Path, side: Path) -> SessionLog | None:
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+        proto = data.get("protocol") or {}
+        return SessionLog(log, str(data["participant"]), int(data["session"]), proto.get("name"),
+                          data.get("status"), data.get("rows_written"))  # fmt: skip
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return _from_first_row(log)  # a damaged sidecar: the log says whose it is
+
+
+#: The columns every event log starts with (format 1's; later formats add columns after them).
+_V1_COLUMNS = list(columns(1))
+
+
+def _from_first_row(log: Path) -> SessionLog | None:
+    try:
+        with log.open(encoding="utf-8", newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader)
+            if header[: len(_V1_COLUMNS)] != _V1_COLUMNS:
+                return None  # another CSV (e.g. Builder's own data file beside it)
+            first = dict(zip(header, next(reader), strict=False))
+        detail = first.get("detail", "")
+        protocol = detail.split("protocol=", 1)[1].split(";")[0] if "protocol=" in detail else None
+        return SessionLog(log, first["participant"], int(first["session"]), protocol, None, None)
+    except (OSError, UnicodeDecodeError, csv.Error, StopIteration, KeyError, ValueError):
+        return None  # not an event log
+
+
 def find_interrupted(folder: str | Path, participant: str, session: int) -> Path:
     """The newest unfinished session log of ``participant``'s ``session`` in ``folder``.
 
@@ -162,15 +236,8 @@ def find_interrupted(folder: str | Path, participant: str, session: int) -> Path
         When there is none, saying what was found instead.
     """
     folder = Path(folder)
-    found = []
-    for side in sorted(folder.glob("*.json"), key=lambda p: p.stat().st_mtime):
-        try:
-            meta = Sidecar.read(side)
-        except SidecarError:
-            continue  # not a sidecar (or a damaged one): not this session's
-        if meta.participant == participant and meta.session == session:
-            found.append((side.with_suffix(".csv"), meta.status))
-    unfinished = [log for log, status in found if status != "completed" and log.is_file()]
+    found = [e for e in session_logs(folder, participant, session) if e.status is not None]
+    unfinished = [e.log for e in found if e.status != "completed"]
     if unfinished:
         return unfinished[-1]
     if found:

@@ -6,7 +6,7 @@ text and SHA-256), the software, the screen and window, how time and input
 were taken, frame statistics, the block orders drawn, counterbalancing and
 every resume. :class:`Sidecar` is its model: every key, its type and its
 meaning, from which the shipped JSON Schema
-(``codebook/sidecar-v2.schema.json``) and the reference page
+(``codebook/sidecar-v3.schema.json``) and the reference page
 (``docs/sidecar.md``) are generated.
 
 Any recorder can fill it. The PsychoPy runner fills every section; a
@@ -17,8 +17,10 @@ input in ``source``, and lists in ``unavailable`` the event-log columns and
 measures it could not record.
 
 Versions: 1 (tol-tasks 0.1) had no ``recorder``, ``source`` or
-``unavailable``; version 2 adds them. Sidecars of every readable version
-read into the current model (:meth:`Sidecar.read`); unknown keys are kept.
+``unavailable``; version 2 adds them; version 3 adds ``session_attempt`` and
+``earlier_attempts`` (a session started again on purpose) and
+``instruction_pages`` (what the participant read). Sidecars of every readable
+version read into the current model (:meth:`Sidecar.read`); unknown keys are kept.
 
 Writing: :func:`write_sidecar` writes a temporary file that is then renamed
 over the old one, so the sidecar on disk is always a whole JSON document. It
@@ -39,10 +41,10 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from tol_tasks.errors import TolTasksError
 
 #: Version of the sidecar written by this release.
-SIDECAR_VERSION = 2
+SIDECAR_VERSION = 3
 
 #: Every sidecar version this release reads.
-READABLE_SIDECAR_VERSIONS = (1, 2)
+READABLE_SIDECAR_VERSIONS = (1, 2, 3)
 
 #: How a session ended (``incomplete`` while it runs, or after a crash that left no end).
 STATUSES = ("incomplete", "completed", "aborted", "crashed")
@@ -250,7 +252,7 @@ class ResumeRecord(_Section):
 
 
 class Sidecar(BaseModel):
-    """A session's sidecar (version 2). See the module's description and ``docs/sidecar.md``."""
+    """A session's sidecar (version 3). See the module's description and ``docs/sidecar.md``."""
 
     model_config = ConfigDict(extra="allow", title="tol-tasks session sidecar")
 
@@ -262,10 +264,26 @@ class Sidecar(BaseModel):
                            "quit key) or `crashed`.")  # fmt: skip
     participant: str = _req("The participant id.")
     session: int = _req("The session number.")
+    session_attempt: int | None = _opt(
+        "Which start of this participant's session of this protocol the log is: 1 for the "
+        "first; 2, 3... for a session started again on purpose while earlier logs of it were "
+        "in the folder (`tol-run --new-attempt`, `TowerTask(new_attempt=True)`, a Builder "
+        "experiment run again). Null: not recorded (versions 1 and 2, recorders that cannot "
+        "see the folder)."
+    )
+    earlier_attempts: list[str] = _many("The event logs of "
+                                        "this session that were in the folder when this "
+                                        "attempt started (file names), oldest first.")  # fmt: skip
     extra_fields: dict[str, Any] = Field(
         default_factory=dict, description="The protocol's participant fields, as given."
     )
     language: str | None = _opt("The language of the participant's texts.")
+    instruction_pages: list[str] | None = _opt(
+        "The text of each instruction page shown before the practice, in order, in the "
+        "session's language: the protocol's own pages, or the pages tol-tasks made from the "
+        "protocol when it has none (empty: `instructions: none`). Null: not recorded "
+        "(versions 1 and 2)."
+    )
     start_time: str | None = _opt("When the session started (local time, ISO 8601).")
     end_time: str | None = _opt("When it ended (null while it runs).")
     recorder: Recorder | None = _opt("What recorded it (version 2; null in version 1).")
@@ -356,7 +374,7 @@ class Sidecar(BaseModel):
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
-        """The JSON Schema of the current version (shipped as ``codebook/sidecar-v2.schema.json``)."""
+        """The JSON Schema of the current version (shipped as ``codebook/sidecar-v3.schema.json``)."""
         schema = cls.model_json_schema()
         return {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -365,13 +383,30 @@ class Sidecar(BaseModel):
         }
 
 
+def _new_file_mode() -> int:
+    """The mode a new file gets under the process's umask (0644 under the usual 022)."""
+    try:  # Linux says it without changing it (setting it is process-wide, threads included)
+        status = Path("/proc/self/status").read_text(encoding="ascii")
+        umask = int(next(ln.split()[1] for ln in status.splitlines() if ln.startswith("Umask:")), 8)
+    except (OSError, StopIteration, ValueError, IndexError):
+        umask = os.umask(0o022)
+        os.umask(umask)
+    return 0o666 & ~umask
+
+
 def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename)."""
+    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
+
+    The file gets the mode any new file gets (as the event log beside it), not the
+    owner-only 0600 of a temporary file, so that whoever can read the log can read it.
+    """
     if isinstance(data, Sidecar):
         data = data.to_dict()
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
+        if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
+            os.fchmod(fd, _new_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False, default=str)
             f.write("\n")

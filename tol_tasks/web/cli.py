@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.errors import TolTasksError
+from tol_tasks.errors import TolTasksError, quiet_on_closed_pipe
 
 from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
 from .extract import extract_sessions
@@ -63,6 +63,7 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+@quiet_on_closed_pipe
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:

@@ -179,7 +179,7 @@ def sidecar_template(lp: LoadedProtocol) -> dict[str, Any]:
 
 
 def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
-    """Every apparatus the protocol uses (by code): pieces, capacities and colours."""
+    """Every apparatus the protocol uses (by code): pieces, capacities, colours and labels."""
     out: dict[str, dict[str, Any]] = {}
     display = lp.model.display
     for spec in lp.all_problems():
@@ -191,6 +191,12 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 "capacities": list(p.capacities),
                 "pieces": [str(x) for x in p.pieces],
                 "colors": {str(x): display.piece_color(p, x) for x in p.pieces},
+                # display.piece_labels: the text on each piece and its colour (else null).
+                "labels": (
+                    {str(x): list(display.piece_label(p, x)) for x in p.pieces}
+                    if display.piece_labels
+                    else None
+                ),
             }
     return out
 

@@ -25,6 +25,34 @@ export function layout(puzzle, pieceScale, aspect, { baseY = -0.42, scale = 1.0,
   });
 }
 
+/** Where the counters are drawn, and the height of their text (as tol_tasks/runner/geometry.py). */
+export const TOP_LABELS_Y = 0.45;
+export const LABEL_HEIGHT = 0.028;
+const LIFT = 1.3;
+
+/**
+ * The height at which a line of text between the boards covers no peg and no piece:
+ * the middle of the tallest band free of every board (from under its base to a lifted
+ * piece above its highest peg) and of the counters. As text_band_y in tol_tasks/runner/geometry.py.
+ */
+export function textBandY(boardList) {
+  const taken = [[TOP_LABELS_Y - LABEL_HEIGHT, 0.5]];
+  for (const areas of boardList) {
+    const first = areas[0];
+    const bottom = first.y - first.h / 2 - 0.012 * first.scale;
+    const top = Math.max(...areas.map((a) => a.y + a.h / 2)) + Math.max(first.unit * LIFT, 2 * LABEL_HEIGHT);
+    taken.push([bottom, top]);
+  }
+  taken.sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  let best = null;
+  let reached = -0.5;
+  for (const [lo, hi] of taken) {
+    if (lo > reached && (best === null || lo - reached > best[0])) best = [lo - reached, reached, lo];
+    reached = Math.max(reached, hi);
+  }
+  return (best[1] + best[2]) / 2;
+}
+
 /** The participant's board and the goal's areas, placed as the lab places them. */
 export function boards(puzzle, display, aspect) {
   const ps = display.piece_scale;
@@ -101,7 +129,7 @@ function pieceName(puzzle, piece) {
 
 /** One board (the participant's or the goal) drawn in a stage. */
 export class BoardView {
-  constructor(stage, puzzle, areas, display, colors, { goal = false } = {}) {
+  constructor(stage, puzzle, areas, display, colors, { goal = false, labels = null } = {}) {
     this.stage = stage;
     this.puzzle = puzzle;
     this.areas = areas;
@@ -153,6 +181,13 @@ export class BoardView {
         w = h = this.unit * 0.92 * H;
       }
       Object.assign(el.style, { width: `${w}px`, height: `${h}px`, background: colors[String(piece)] });
+      const label = labels ? labels[String(piece)] : null;
+      if (label) {
+        // display.piece_labels: the ball's letter (the disk's number), as the lab draws it.
+        el.textContent = label[0];
+        el.classList.add("tol-labelled");
+        Object.assign(el.style, { color: label[1], fontSize: `${this.unit * 0.5 * H}px` });
+      }
       el.style.setProperty("--tol-outline", display.highlight_color);
       this.pieces.push({ piece, el, w, h });
       root.appendChild(el);

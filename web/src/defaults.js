@@ -1,38 +1,28 @@
 // Defaults of a problem played by the plugin outside a built protocol: the
-// participant-facing texts and the piece colours. They are tol_tasks.config's
-// (DEFAULT_MESSAGES, DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS); a test checks
-// that they stay equal.
+// participant-facing texts of every language and the piece colours. The texts
+// are tol_tasks/protocol_format/texts/*.yaml, copied into texts.json by
+// `python -m tol_tasks.protocol_format.texts`; the colours are tol_tasks.config's
+// (DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS). A test checks that both stay equal.
 
-export const DEFAULT_MESSAGES = {
-  continue: "Click or press space to continue.",
-  practice_start: "First, some practice problems.",
-  test_start: "Now the test problems begin.",
-  goal_label: "Goal",
-  moves_label: "Moves: {moves}",
-  time_label: "Time left: {seconds} s",
-  solved: "Solved!",
-  not_solved: "Not solved.",
-  moves_feedback: "Solved in {moves} moves; the fewest possible is {min_moves}.",
-  time_out: "Time is up.",
-  move_limit: "No moves left.",
-  try_again: "Let's try that one again.",
-  illegal_larger_on_smaller: "A larger disk cannot go on a smaller one.",
-  illegal_peg_full: "That peg is full.",
-  illegal_forbidden_pair: "Move only between neighbouring pegs.",
-  illegal_empty_source: "That peg is empty.",
-  end: "Thank you! The task is finished.",
-  copy_start: "Now copy the moves shown, one at a time.",
-  copy_label: "Take the highlighted piece and put it on the marked peg.",
-};
+import TEXTS from "./texts.json" with { type: "json" };
+
+export { TEXTS };
+
+/** The texts of `language` (English for a language tol-tasks has no texts in). */
+export function messagesFor(language) {
+  return { ...TEXTS.en.messages, ...(TEXTS[language] ? TEXTS[language].messages : {}) };
+}
+
+export const DEFAULT_MESSAGES = TEXTS.en.messages;
 
 export const DEFAULT_BALL_COLORS = {
-  R: "#d62728", G: "#2ca02c", B: "#1f77b4", Y: "#f2c014",
-  P: "#9467bd", O: "#ff7f0e", K: "#222222", W: "#eeeeee",
+  R: "#f1240a", G: "#51d1b0", B: "#0d63ba", Y: "#fee588",
+  P: "#b69cf0", O: "#ff9a00", K: "#817784", W: "#f1ffff",
 };
 
 export const DEFAULT_DISK_COLORS = [
-  "#e6194b", "#f58231", "#ffe119", "#3cb44b", "#42d4f4",
-  "#4363d8", "#911eb4", "#f032e6", "#a9a9a9", "#9a6324",
+  "#e11956", "#d99f24", "#e5fa07", "#27b9a0", "#00ffdc",
+  "#c627ff", "#0f07b6", "#bdb0fd", "#767396", "#713f09",
 ];
 
 export const DEFAULT_DISPLAY = {
@@ -47,6 +37,7 @@ export const DEFAULT_DISPLAY = {
   show_move_counter: true,
   show_time_left: false,
   show_illegal_message: true,
+  piece_labels: false,
 };
 
 /** A piece's colour: the given one, else the default of its disk number or ball letter. */

@@ -42,9 +42,9 @@ export class TowerSession {
   open() {
     if (this.clock) return;
     this.clock = SessionClock.startingNow();
-    // The keys of the sidecar model (tol_tasks/session_data/sidecar.py, version 2).
+    // The keys of the sidecar model (tol_tasks/session_data/sidecar.py, version 3).
     this.meta = {
-      sidecar_version: 2,
+      sidecar_version: 3,
       recorder: { name: "tol-web TowerPlugin", version: VERSION, runtime: "browser" },
       source: null,
       unavailable: [],
@@ -53,10 +53,13 @@ export class TowerSession {
       status: "incomplete",
       participant: this.participant,
       session: this.session,
+      session_attempt: null,
+      earlier_attempts: [],
       extra_fields: {},
       start_time: isoNow(),
       end_time: null,
       language: null,
+      instruction_pages: [],
       // No protocol file: each problem is given in the timeline (its rows say which).
       protocol: { name: this.name, version: null, path: null, sha256: sha256Hex(""), text: "" },
       software: { tol_tasks: VERSION, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },

@@ -6,7 +6,7 @@
 // `ctx` is what they share (see session.js TaskContext): the stage, the
 // session clock, the log, the input router, the frame recorder, the texts.
 
-import { BoardView, boards } from "./board.js";
+import { BoardView, boards, textBandY, TOP_LABELS_Y } from "./board.js";
 import { frameDetail, frameStats } from "./frames.js";
 import { PEG_LETTERS } from "./puzzle.js";
 import { drawShown, sleep } from "./runtime.js";
@@ -29,20 +29,32 @@ export async function showMessage(ctx, text, seconds) {
 /** The instruction pages, each left by a click, a touch or the space key (page_shown, page_left). */
 export async function showPages(ctx, pages) {
   for (let k = 1; k <= pages.length; k++) {
-    const page = pages[k - 1];
-    const shown = await drawShown(() => drawPage(ctx, page));
-    Object.assign(ctx.stage.el.dataset, { screen: "page", page: String(k) });
-    ctx.write("page_shown", { time: ctx.clock.fromStamp(shown), problem_id: `page-${k}`, stamp: "flip" });
-    const left = await new Promise((resolve, reject) => {
-      ctx.abort.catch(reject);
-      ctx.router.handler = (ev) => {
-        if (ev.stamp < shown) return;
-        if (ev.kind === "release" || (ev.kind === "key" && matchesContinue(ctx, ev))) resolve(ev);
-      };
-    });
-    ctx.router.handler = null;
-    ctx.write("page_left", { time: left.t, problem_id: `page-${k}`, input: left.source, stamp: "arrival" });
+    await showPage(ctx, pages[k - 1], `page-${k}`, String(k));
   }
+}
+
+/** The problem_id of the page rows of the screen a resumed session begins with. */
+export const RESUME_READY = "resume-ready";
+
+/** A resumed session's first screen: the participant starts again when ready (as tol-run). */
+export async function readyToContinue(ctx) {
+  await showPage(ctx, { text: ctx.msg.resume_ready, image: null }, RESUME_READY, RESUME_READY);
+}
+
+/** One page until a click, a touch or the space key; logged with `id` as its problem_id. */
+async function showPage(ctx, page, id, name) {
+  const shown = await drawShown(() => drawPage(ctx, page));
+  Object.assign(ctx.stage.el.dataset, { screen: "page", page: name });
+  ctx.write("page_shown", { time: ctx.clock.fromStamp(shown), problem_id: id, stamp: "flip" });
+  const left = await new Promise((resolve, reject) => {
+    ctx.abort.catch(reject);
+    ctx.router.handler = (ev) => {
+      if (ev.stamp < shown) return;
+      if (ev.kind === "release" || (ev.kind === "key" && matchesContinue(ctx, ev))) resolve(ev);
+    };
+  });
+  ctx.router.handler = null;
+  ctx.write("page_left", { time: left.t, problem_id: id, input: left.source, stamp: "arrival" });
 }
 
 function matchesContinue(ctx, ev) {
@@ -199,6 +211,8 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
   const base = { block, trial: ctx.trialNo, attempt, problem_id: problem.id };
   const d = ctx.display;
   const [areas, goalAreas] = boards(puzzle, d, stage.aspect);
+  // The notice of an illegal move and the feedback: where they cover no peg or piece.
+  const textY = textBandY(goalAreas ? [areas, goalAreas] : [areas]);
   let firstPick = null;
   let notice = null;
   let view;
@@ -209,16 +223,16 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
   const draw = () => {
     stage.el.replaceChildren();
     if (goalAreas) {
-      const goal = new BoardView(stage, puzzle, goalAreas, d, ctx.colors(puzzle), { goal: true });
+      const goal = new BoardView(stage, puzzle, goalAreas, d, ctx.colors(puzzle), { goal: true, labels: ctx.labels?.(puzzle) });
       goal.show(spec.goal);
       const top = Math.max(...goalAreas.map((a) => a.y + a.h / 2)) + 0.035;
       stage.label("tol-goal-label", 0, top).textContent = ctx.msg.goal_label;
     }
-    view = new BoardView(stage, puzzle, areas, d, ctx.colors(puzzle));
+    view = new BoardView(stage, puzzle, areas, d, ctx.colors(puzzle), { labels: ctx.labels?.(puzzle) });
     view.show(trial.state);
-    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, 0.45);
-    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, 0.45);
-    noticeLabel = stage.label("tol-notice", 0, -0.05);
+    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, TOP_LABELS_Y);
+    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, TOP_LABELS_Y);
+    noticeLabel = stage.label("tol-notice", 0, textY);
     labels(0);
   };
   const labels = (now) => {
@@ -256,7 +270,8 @@ export async function playProblem(ctx, problem, { block, attempt, feedback }) {
     const text = feedbackText(ctx, trial, problem);
     ctx.write("feedback", { detail: `text=${text}`, ...base });
     stage.el.dataset.screen = "feedback";
-    const el = stage.label("tol-feedback", 0, -0.1, { size: 0.035 });
+    noticeLabel.textContent = ""; // the feedback takes its place
+    const el = stage.label("tol-feedback", 0, textY);
     el.textContent = text;
     await sleep(ctx.timing.feedback_duration, ctx.abort);
   }
@@ -311,7 +326,7 @@ export async function playCopy(ctx, problem, { block, attempt, copyOf, source, s
   const draw = () => {
     stage.el.replaceChildren();
     stage.label("tol-copy-label", 0, 0.42).textContent = ctx.msg.copy_label;
-    view = new BoardView(stage, puzzle, areas, ctx.display, ctx.colors(puzzle));
+    view = new BoardView(stage, puzzle, areas, ctx.display, ctx.colors(puzzle), { labels: ctx.labels?.(puzzle) });
     view.show(trial.state, null, null, trial.cue);
   };
   const shown = await drawShown(draw);

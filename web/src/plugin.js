@@ -4,7 +4,7 @@
 
 import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
-import { DEFAULT_DISPLAY, DEFAULT_MESSAGES, pieceColor } from "./defaults.js";
+import { DEFAULT_DISPLAY, messagesFor, pieceColor } from "./defaults.js";
 import { playCopy, playProblem } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
@@ -50,7 +50,9 @@ const towerInfo = {
     display: { type: P.OBJECT, default: {} },
     /** Rules: same_peg_drop_counts_as_move, violation_counts_as_move. */
     rules: { type: P.OBJECT, default: {} },
-    /** Texts that replace the English defaults (keys as in a protocol's instructions.messages). */
+    /** The language of the participant's texts: en, fr, de or es (tol-tasks' own texts). */
+    language: { type: P.STRING, default: "en" },
+    /** Texts that replace tol-tasks' own (keys as in a protocol's instructions.messages). */
     messages: { type: P.OBJECT, default: {} },
     /** A yoked copy trial after the problem: "own" (the participant's moves), "optimal", or null. */
     copy: { type: P.SELECT, options: [null, "own", "optimal"], default: null },
@@ -123,7 +125,7 @@ export class TowerPlugin {
     abort.catch(() => {});
     const ctx = {
       stage,
-      msg: { ...DEFAULT_MESSAGES, ...trial.messages },
+      msg: { ...messagesFor(trial.language), ...trial.messages },
       display,
       input: { mode: trial.input_mode, keys, continue_key: { key: " " } },
       rules: trial.rules,

@@ -9,7 +9,7 @@ import { Stage, boards } from "./board.js";
 import { formFor } from "./counterbalance.js";
 import { COLUMNS, EVENT_LOG_VERSION, EventLog, logText } from "./eventlog.js";
 import { frameSummary } from "./frames.js";
-import { fill, playCopy, playProblem, showMessage, showPages } from "./play.js";
+import { fill, playCopy, playProblem, readyToContinue, showMessage, showPages } from "./play.js";
 import { progressOf, sessionPlan } from "./plan.js";
 import { fromCode } from "./puzzle.js";
 import { blockOrder } from "./random.js";
@@ -172,6 +172,11 @@ class TaskContext {
   colors(puzzle) {
     return this.proto.puzzles[puzzle.code].colors;
   }
+
+  /** The text on each piece and its colour (display.piece_labels), or null. */
+  labels(puzzle) {
+    return this.proto.puzzles[puzzle.code].labels || null;
+  }
 }
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */
@@ -222,11 +227,11 @@ export async function runSession(root, proto, settings = {}) {
   const store = new SessionStore(proto.plan.protocol.sha256, participant, session);
   const stored = store.load();
   // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
-  if (stored && stored.meta.status === "completed") {
-    return completedPage(root, stored);
-  }
   const msg = proto.languages[language].messages;
-  await waitForStart(root, stored ? "Continue" : "Start");
+  if (stored && stored.meta.status === "completed") {
+    return completedPage(root, stored, msg);
+  }
+  await waitForStart(root, stored ? msg.continue_button : msg.start_button);
   if (proto.display.fullscreen && document.documentElement.requestFullscreen) {
     try {
       await document.documentElement.requestFullscreen();
@@ -347,6 +352,7 @@ async function runTask(root, proto, settings, s) {
   let status = "completed";
   let lastTrial = null;
   try {
+    if (s.stored) await readyToContinue(ctx);
     let step = plan.next();
     while (!step.done) {
       const st = step.value;
@@ -427,6 +433,7 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
     session: s.session,
     extra_fields: s.fields,
     language: s.language,
+    instruction_pages: proto.languages[s.language].pages.map((p) => p.text),
     start_time: isoNow(),
     end_time: null,
     software: { ...meta.software, jspsych: JSPSYCH_VERSION, user_agent: navigator.userAgent },
@@ -474,6 +481,9 @@ function newSidecar(proto, s, { clock, refresh, stage, pegRects, form, blockIndi
   });
 }
 
+/** The texts of the last page, kept in the summary so that it can be drawn again. */
+const END_TEXTS = ["data_downloaded", "data_not_sent"];
+
 function pick(obj, keys) {
   return Object.fromEntries(keys.map((k) => [k, obj[k]]));
 }
@@ -502,8 +512,9 @@ async function finish(root, proto, settings, s, log, meta, msg) {
     sidecar_name: files.jsonName,
     sidecar: files.json,
     end_text: msg.end,
+    messages: pick(msg, END_TEXTS),
   };
-  endPage(root, summary);
+  endPage(root, summary, msg);
   if (!result.error) {
     if (settings.completion_url) {
       const target = fill(settings.completion_url, s.params);
@@ -522,7 +533,7 @@ async function finish(root, proto, settings, s, log, meta, msg) {
  * page's <html> element says how the session ended (data-tol-status,
  * data-tol-saved), for automation.
  */
-export function endPage(root, summary) {
+export function endPage(root, summary, msg = summary.messages) {
   const page = showScreen(root, element("p", { className: "tol-end" }, summary.end_text));
   const links = () => [
     downloadLink(summary.event_log_name, summary.event_log, "text/csv"),
@@ -530,11 +541,11 @@ export function endPage(root, summary) {
   ];
   if (summary.error) {
     page.append(
-      element("p", { className: "tol-form-error", role: "alert" }, `The data could not be sent (${summary.error}). Please download both files and send them to the researcher:`),
+      element("p", { className: "tol-form-error", role: "alert" }, fill(msg.data_not_sent, { error: summary.error })),
       ...links(),
     );
   } else if (summary.saved === "download") {
-    page.append(element("p", {}, "The data files were downloaded. If your browser blocked a download:"), ...links());
+    page.append(element("p", {}, msg.data_downloaded), ...links());
   } else if (summary.saved === "stored") {
     page.append(...links());
   }
@@ -543,7 +554,7 @@ export function endPage(root, summary) {
 }
 
 /** A session this browser already finished: its files again, never a second run. */
-function completedPage(root, stored) {
+function completedPage(root, stored, msg) {
   const summary = {
     status: stored.meta.status,
     saved: "stored",
@@ -552,9 +563,10 @@ function completedPage(root, stored) {
     event_log: logText(stored.lines),
     sidecar_name: stored.meta.event_log.replace(/\.csv$/, ".json"),
     sidecar: JSON.stringify(stored.meta, null, 2) + "\n",
-    end_text: "This session is already finished. Its data files:",
+    end_text: msg.already_finished,
+    messages: pick(msg, END_TEXTS),
   };
-  endPage(root, summary);
+  endPage(root, summary, msg);
   return summary;
 }
 

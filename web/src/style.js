@@ -10,6 +10,7 @@ body { font-family: "DejaVu Sans", system-ui, sans-serif; }
 .tol-board { left: 0; top: 0; width: 100%; height: 100%; }
 .tol-piece { left: 0; top: 0; box-sizing: border-box; border-radius: 0.35em; }
 .tol-london { border-radius: 50%; }
+.tol-labelled { display: flex; align-items: center; justify-content: center; font-weight: bold; }
 .tol-lifted, .tol-cued { outline: 4px solid var(--tol-outline, #fff); outline-offset: -2px; }
 .tol-lifted { z-index: 2; }
 .tol-marker { left: 0; top: 0; width: 0; height: 0; margin-left: calc(-1 * var(--tol-marker));

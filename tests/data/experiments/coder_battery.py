@@ -37,7 +37,7 @@ task = TowerTask(
     experiment=exp,
     clock=clock,
     simulate=simulate,
-    speed=20,
+    speed=20 if simulate else 1.0,  # a speed is for the simulated participant only
 )
 first = task.run_problem(start="GR|B|", goal="G|BR|", problem_id="easy")
 second = task.run_problem(start="G|BR|", goal="GB|R|", problem_id="harder", time_limit=60)

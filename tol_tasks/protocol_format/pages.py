@@ -1,0 +1,134 @@
+"""The task's default instruction pages: what a protocol without pages of its own shows.
+
+:func:`default_pages` writes them from the protocol itself, in the session's
+language, with the sentences of that language's table
+(:mod:`tol_tasks.protocol_format.texts`): what the goal display is and where,
+how to move (click, drag or the protocol's keys), the task's rules (larger on
+smaller and the adjacency rule for the Tower of Hanoi, the pegs' capacities for
+the Tower of London), what the move counter counts, the time and move limits,
+and to plan. Three pages, one sentence a line::
+
+    1  the task and the goal
+    2  how to move, and the rules
+    3  the counter, the limits, and planning
+
+``tol-protocol generate`` writes the same pages into the protocols it makes,
+and the bundled protocols carry theirs, so that what a participant read is in
+the protocol (and in each session's sidecar, ``instruction_pages``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from .model import Page, Protocol
+from .texts import LANGUAGES, page_texts
+
+
+def default_pages(model: Protocol, language: str) -> list[Page] | None:
+    """The default instruction pages of ``model`` in ``language`` (None: no texts in it)."""
+    t = page_texts(language)
+    if t is None:
+        return None
+    kind, d = model.task.type, model.display
+    first = [t[f"task_{kind}"]]
+    if d.show_goal:
+        first += [t[f"goal_{d.goal_position}"], t[f"goal_match_{kind}"]]
+    else:
+        first.append(t[f"goal_hidden_{kind}"])
+    second = [_how_to_move(model, t), t[f"one_at_a_time_{kind}"], *_rules(model, t)]
+    third = [t["counter"]] if d.show_move_counter else []
+    third += _limits(model, t)
+    third.append(t["plan"])
+    return [Page(text="\n".join(lines)) for lines in (first, second, third)]
+
+
+def _listed(items: list, t: dict) -> str:
+    """``1, 2 and 3`` in the table's language."""
+    items = [str(i) for i in items]
+    if len(items) < 2:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {t['list_and']} {items[-1]}"
+
+
+def _how_to_move(model: Protocol, t: dict) -> str:
+    inp, kind = model.input, model.task.type
+    if inp.mode == "keys":
+        return t[f"move_keys_{kind}"].format(keys=_listed(inp.keys or [], t))
+    return t[f"move_{inp.mode}_{kind}"]
+
+
+def _rules(model: Protocol, t: dict) -> list[str]:
+    task = model.task
+    if task.type == "hanoi":
+        rules = [t["rule_larger_on_smaller"]]
+        if task.adjacent_only:
+            rules.append(t["rule_adjacent_three" if task.pegs == 3 else "rule_adjacent"])
+        return rules
+    caps = list(task.capacities)
+    if len(set(caps)) == 1:
+        return [t["rule_capacity"].format(capacity=caps[0])]
+    return [t["rule_capacities"].format(capacities=_listed(caps, t))]
+
+
+def _limits(model: Protocol, t: dict) -> list[str]:
+    """The time and move limits, as the participant meets them in the test problems."""
+    time_limits, move_limits = [], []
+    for block in model.blocks:
+        for prob in block.problems:
+            time_limits.append(prob.time_limit if prob.time_limit is not None else block.time_limit)
+            move_limits.append(prob.move_limit if prob.move_limit is not None else block.move_limit)
+    out = []
+    for values, key, name in ((time_limits, "time", "seconds"),
+                              (move_limits, "move_limit", "moves")):  # fmt: skip
+        given = {v for v in values if v is not None}
+        if len(given) == 1 and None not in values:  # the same limit for every problem
+            value = given.pop()
+            out.append(t[f"{key}_each"].format(**{name: int(value) if value == int(value)
+                                                  else value}))  # fmt: skip
+        elif given:
+            out.append(t[f"{key}_every" if None not in values else f"{key}_some"])
+        if given and name == "seconds" and model.display.show_time_left:
+            out.append(t["time_shown"])
+    return out
+
+
+_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*:")
+
+
+def instructions_section(model: Protocol, languages: tuple[str, ...] = LANGUAGES) -> list[str]:
+    """The ``instructions:`` section of a protocol file holding the default pages of
+    ``model`` in each of ``languages`` (YAML lines)."""
+    lines = [
+        "instructions:",
+        "  # The task's instruction pages, made by tol-tasks from this protocol (apparatus,",
+        "  # input, rules, limits) in each language it has texts in; edit them freely.",
+        "  pages:",
+    ]
+    for lang in languages:
+        lines.append(f"    {lang}:")
+        for page in default_pages(model, lang) or []:
+            lines.append("      - text: |-")
+            lines += [f"          {line}" for line in page.text.split("\n")]
+    return lines
+
+
+def with_instructions(text: str, source: str = "<protocol>") -> str:
+    """A protocol file's ``text`` with its ``instructions:`` section (if any) replaced by the
+    default pages in every language (:func:`instructions_section`), placed before the
+    practice (or the blocks). Everything else is kept as it is."""
+    from .load import load_protocol_text
+
+    lines = text.rstrip("\n").split("\n")
+    kept: list[str] = []
+    inside = False
+    for line in lines:
+        if _TOP_KEY.match(line):
+            inside = line.startswith("instructions:")
+        if not inside:
+            kept.append(line)
+    model = load_protocol_text("\n".join(kept) + "\n", source).model
+    at = next(i for i, line in enumerate(kept) if re.match(r"^(practice|blocks):", line))
+    while at > 0 and kept[at - 1].startswith("#"):  # a comment belongs to the key below it
+        at -= 1
+    return "\n".join([*kept[:at], *instructions_section(model), *kept[at:]]) + "\n"
