@@ -149,8 +149,8 @@ def test_export_tables_codebook_wide_and_bids(hand, tmp_path):
     documented = {c["name"] for c in book["tables"]["sessions.csv"]}
     assert set(pd.read_csv(tmp_path / "sessions.csv").columns) <= documented
     wide = pd.read_csv(tmp_path / "wide.csv")
-    assert wide.loc[0, "h1_moves"] == 5
-    assert wide.loc[0, "l1_solved"] == 0
+    assert wide.loc[0, "s1_h1_moves"] == 5  # s<session>_ always (issue 22)
+    assert wide.loc[0, "s1_l1_solved"] == 0
     tsv = tmp_path / "bids" / "sub-H01" / "ses-1" / "beh" / "sub-H01_ses-1_task-tower_beh.tsv"
     beh = pd.read_csv(tsv, sep="\t", na_values="n/a")
     assert len(beh) == 2
@@ -258,7 +258,7 @@ def test_other_csv_files_in_a_data_folder_are_left_out_and_named_once(tmp_path):
     assert found.logs == [data / "P001_battery_2026-01-01_10h00.00.000.csv"]
     assert found.left_out == [data / "P001_battery.csv", data / "participants.csv"]
     # Named on the command line, a file is read as an event log, and refused if it is not one.
-    named = tol_score(str(data / "participants.csv"), "--output", str(out))
+    named = tol_score(str(data / "participants.csv"), "--output", str(tmp_path / "out2"))
     assert named.returncode == 2
     assert "participants.csv: row 1: not a tol-tasks event log" in named.stderr
     verified = tol_score("--verify", str(data))
@@ -343,7 +343,7 @@ def test_every_measure_names_its_source(hand, tmp_path):
                    "problem_id", "task", "size", "pegs", "puzzle", "start", "goal", "complete",
                    "frames", "dropped_frames", "frame_work_median_ms", "frame_work_p99_ms",
                    "frame_work_max_ms", "protocol", "status", "problems", "attempts",
-                   "placements"}  # fmt: skip
+                   "placements", "simulated"}  # fmt: skip
     for table in ("trials.csv", "sessions.csv"):
         for col in book["tables"][table]:
             if re.sub(r"^min\d+_", "", col["name"]) in identifiers:

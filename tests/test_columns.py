@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 from dataclasses import fields
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from tol_analysis.columns import (
     TABLES,
     TRIALS,
     WIDE_MEASURES,
+    WIDE_SIMULATED,
     level_name,
 )
 from tol_analysis.conventions import EXPLAINED, Conventions
@@ -28,7 +30,8 @@ INPUTS = [HERE / "data" / "golden" / "sessions", HERE / "data" / "logs" / "hand-
 @pytest.fixture(scope="module")
 def out(tmp_path_factory) -> Path:
     out = tmp_path_factory.mktemp("scored")
-    assert tol_score([*map(str, INPUTS), "--output", str(out), "--bids", "--spss"]) == 0
+    assert tol_score([*map(str, INPUTS), "--output", str(out), "--bids", "--spss",
+                      "--bids-include-simulated"]) == 0  # fmt: skip
     return out
 
 
@@ -56,10 +59,11 @@ def test_codebook_and_csv_headers_list_the_registry_columns_in_order(out):
                 column.type, column.unit, column.source)  # fmt: skip
             assert entry["level"] == column.spss_level
     wide = _header(out / "wide.csv")
-    assert wide[0] == "participant"
+    assert wide[:2] == ["participant", "simulated"]
     measures = [m.name for m in WIDE_MEASURES]
-    assert all(any(n.endswith("_" + m) for m in measures) for n in wide[1:])
-    assert ", ".join(measures) in book["wide.csv"][1]["description"]
+    assert all(any(n.endswith("_" + m) for m in measures) for n in wide[2:])
+    assert all(re.match(r"s\d+_", n) for n in wide[2:])  # the session, always (issue 22)
+    assert ", ".join(measures) in book["wide.csv"][2]["description"]
 
 
 def _spss_label(text: str) -> str:
@@ -81,7 +85,9 @@ def test_spss_labels_levels_and_value_labels_come_from_the_registry(out):
     _, wmeta = pyreadstat.read_sav(str(out / "wide.sav"), metadataonly=True)
     by_measure = {m.name: m for m in WIDE_MEASURES}
     for name, label in wmeta.column_names_to_labels.items():
-        if name == "participant":
+        if name in ("participant", "simulated"):
+            assert label == _spss_label(WIDE_SIMULATED.definition if name == "simulated"
+                                        else TRIALS[name].definition)  # fmt: skip
             continue
         stem, measure = next((name[: -len(m) - 1], m) for m in sorted(by_measure, key=len,
                              reverse=True) if name.endswith("_" + m))  # fmt: skip

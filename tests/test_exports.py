@@ -87,7 +87,7 @@ def _validate(bids: Path) -> list[dict]:
 
 def test_the_bids_dataset_passes_the_official_validator(sessions, tmp_path):
     out = tmp_path / "scored"
-    done = tol_score(str(sessions), "--output", str(out), "--bids")
+    done = tol_score(str(sessions), "--output", str(out), "--bids", "--bids-include-simulated")
     assert done.returncode == 0, done.stderr
     bids = out / "bids"
     issues = _validate(bids)
@@ -112,6 +112,9 @@ def test_the_bids_dataset_passes_the_official_validator(sessions, tmp_path):
     assert set(people) == {"sub-P01", "sub-P02", "sub-P03"}
     assert people["sub-P01"]["age"] == "34"
     assert people["sub-P03"]["age"] == "n/a"  # not given: n/a, as BIDS requires
+    # P01 and P02 were played by the simulated participant, P03 by a person (issue 22)
+    assert {p: r["simulated"] for p, r in people.items()} == {
+        "sub-P01": "true", "sub-P02": "true", "sub-P03": "false"}  # fmt: skip
     behs = sorted(p.name for p in bids.rglob("*_beh.tsv"))
     assert behs == [
         "sub-P01_ses-1_task-tinytol_beh.tsv", "sub-P01_ses-2_task-tinytol_beh.tsv",
@@ -131,22 +134,26 @@ def test_the_bids_dataset_passes_the_official_validator(sessions, tmp_path):
     assert side["SessionStatus"] == "aborted"
 
 
-def test_scoring_again_into_the_same_dataset_adds_sessions_and_loses_none(sessions, tmp_path):
+def test_scoring_again_replaces_the_dataset_whole(sessions, tmp_path):
+    # Issue 22: scoring again into the same folder is refused without --replace; with it,
+    # the dataset is written anew (it used to be added to: participants.tsv grew, sessions
+    # no longer scored stayed).
     out = tmp_path / "scored"
-    p01 = sorted(sessions.glob("P01_*.csv"))
-    assert tol_score(*map(str, p01), "--output", str(out), "--bids").returncode == 0
+    args = ["--output", str(out), "--bids", "--bids-include-simulated"]
+    assert tol_score(str(sessions), *args).returncode == 0
     bids = out / "bids"
-    assert len(list(bids.rglob("*_beh.tsv"))) == 2
-    (bids / "README").write_text("Our lab's own description.\n")  # a lab's edit is kept
-    for _ in range(2):  # everything, twice: no duplicate rows or files
-        assert tol_score(str(sessions), "--output", str(out), "--bids").returncode == 0
-    p02 = sorted(sessions.glob("P02_*.csv"))
-    assert tol_score(*map(str, p02), "--output", str(out), "--bids").returncode == 0
     assert len(list(bids.rglob("*_beh.tsv"))) == 5
+    again = tol_score(str(sessions), *args)
+    assert again.returncode == 2
+    assert "Suggested fix: pass --replace" in again.stderr
+    for _ in range(2):  # everything, twice: no duplicate rows or files
+        assert tol_score(str(sessions), *args, "--replace").returncode == 0
+    assert len(list(bids.rglob("*_beh.tsv"))) == 5
+    p01 = sorted(sessions.glob("P01_*.csv"))
+    assert tol_score(*map(str, p01), *args, "--replace").returncode == 0
+    assert len(list(bids.rglob("*_beh.tsv"))) == 2
     lines = (bids / "participants.tsv").read_text().splitlines()
-    assert [ln.split("\t")[0] for ln in lines] == ["participant_id", "sub-P01", "sub-P02",
-                                                    "sub-P03"]  # fmt: skip
-    assert (bids / "README").read_text() == "Our lab's own description.\n"
+    assert [ln.split("\t")[0] for ln in lines] == ["participant_id", "sub-P01"]
     assert [i for i in _validate(bids) if i["severity"] == "error"] == []
 
 
@@ -187,6 +194,8 @@ def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp
         for a, b in zip(wide[col], csv_wide[col], strict=True):
             if isinstance(b, str):
                 assert a == b, col
+            elif isinstance(b, bool):  # simulated: 0/1 in SPSS
+                assert a == float(b), col
             elif isinstance(b, float) and math.isnan(b):
                 assert a is None or (isinstance(a, float) and math.isnan(a)), col
             else:
@@ -208,4 +217,5 @@ def test_spss_without_pyreadstat_says_how_to_install(tmp_path):
     assert done.returncode == 2
     assert 'pip install "tol-tasks[spss]"' in done.stderr
     assert "Traceback" not in done.stderr
-    assert (tmp_path / "out" / "wide.csv").exists()  # the CSV files were written first
+    # Checked before scoring (issue 22): nothing is written
+    assert not (tmp_path / "out").exists()

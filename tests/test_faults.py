@@ -273,7 +273,7 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     bad = tol_score("--verify", str(data), str(copy))
     assert bad.returncode == 1
     assert "the sidecar's participant 'V9' is not the log's 'V1'" in bad.stdout
-    assert "identical copies" in bad.stdout
+    assert ": an identical copy (the same bytes) of" in bad.stdout
     assert "Traceback" not in bad.stderr
 
 

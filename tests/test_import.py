@@ -158,10 +158,13 @@ def test_jspsych_contrib_trials_match_the_raw_rows(scored, source, capacities):
         assert int(got["min_moves"]) == want["min_moves"], (who, index)
         assert (got["solved"] == "true") == want["solved"], (who, index)
         assert int(got["moves"]) == want["moves"], (who, index)
-        # No pick-ups: planning time is the time to the first completed move (--planning-ends
-        # move) and missing under the default, never invented
+        # No pick-ups: planning time is the time to the first completed move, under either
+        # convention (issue 22: the default falls back to it, and says so in planning_ends;
+        # it was empty before)
         assert _close(number(got["planning_time"]), want["planning_time"]), (who, index)
-        assert _by(scored["pick_up"], who)[(index, "1")]["planning_time"] in ("", "NA")
+        default = _by(scored["pick_up"], who)[(index, "1")]
+        assert _close(number(default["planning_time"]), want["planning_time"]), (who, index)
+        assert default["planning_ends"] == ("move" if want["planning_time"] is not None else "")
 
 
 @pytest.mark.parametrize(

@@ -113,6 +113,7 @@ def _random_trials(rng: np.random.Generator, n: int) -> pd.DataFrame:
         "solved_in_min": pd.array(solved & (rng.random(n) < 0.4), dtype="boolean"),
         "time_out": pd.array(rng.random(n) < 0.1, dtype="boolean"),
         "rule_violations": pd.array(rng.integers(0, 3, n), dtype="Int64"),
+        "simulated": pd.array(rng.choice([True, False, None], n), dtype="boolean"),
     })  # fmt: skip
     t.loc[~solved, "excess_moves"] = pd.NA
     names = ["planning_time", "execution_time", "total_time", "time_per_move",
@@ -216,7 +217,8 @@ def test_sidecars_are_read_from_disk_when_asked_for():
 
 
 def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
-    """wide.csv cell by cell, walking the trials one by one (as tol-score did at ab09369)."""
+    """wide.csv cell by cell, walking the trials one by one (as tol-score did at ab09369, with
+    the names of issue 22)."""
     import re
 
     from tol_analysis.columns import WIDE_MEASURES
@@ -225,14 +227,13 @@ def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
         out = re.sub(r"[^A-Za-z0-9_]", "_", name)
         return ("p_" + out if not out[0].isalpha() else out)[:64]
 
-    several_attempts = bool((t["attempt"] > 1).any())
-    several_sessions = t["session"].nunique() > 1
     people = list(dict.fromkeys(t["participant"].astype(str)))
     named = []  # (participant, [(name, value) per measure]) in order: each person's trials
     for person in people:
         for _, row in t[t["participant"].astype(str) == person].iterrows():
-            stem = str(row["problem_id"]) + (f"_a{row['attempt']}" if several_attempts else "")
-            stem = f"s{row['session']}_{stem}" if several_sessions else stem
+            # issue 22: the session always, the attempt from the second on
+            stem = f"s{row['session']}_{row['problem_id']}"
+            stem += f"_a{row['attempt']}" if row["attempt"] > 1 else ""
             cells = [(safe(f"{stem}_{w.name}"), row[w.name]) for w in WIDE_MEASURES]
             named.append((person, cells))
     columns = list(dict.fromkeys(name for _, cells in named for name, _ in cells))
@@ -259,8 +260,12 @@ def test_wide_table_is_each_participants_last_value_under_each_name(seed):
     t["problem_id"] = pd.Categorical(rng.choice(["a-b", "a_b", "9c", "d"], len(t)))
     got = wide_data(TableData.from_frame(t), Conventions(include_practice=True)).frame()
     expected = _wide_reference(t)
-    assert list(got.columns[1:]) == list(next(iter(expected.values())))
+    assert list(got.columns[2:]) == list(next(iter(expected.values())))
     assert got["participant"].tolist() == list(expected)
+    for person, simulated in zip(got["participant"], got["simulated"], strict=True):
+        mine = t.loc[t["participant"].astype(str) == person, "simulated"]
+        want = None if mine.isna().all() else bool(mine.fillna(False).any())
+        assert (None if pd.isna(simulated) else bool(simulated)) == want, person
     for _, row in got.iterrows():
         for name, value in expected[row["participant"]].items():
             cell = row[name]

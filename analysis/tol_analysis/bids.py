@@ -12,9 +12,16 @@ The layout (BIDS 1.10, behavioural data without imaging)::
         sub-<id>_ses-<n>_task-<name>_beh.tsv    one row per problem attempt (trials.csv)
         sub-<id>_ses-<n>_task-<name>_beh.json   that session's software, protocol hash, timing
 
-Missing values are ``n/a``. Writing into an existing dataset adds the new
-sessions and participants and keeps the earlier ones; a session written
-again is replaced, never duplicated.
+Missing values are ``n/a``. Sessions played by tol-run's simulated
+participant are not data: they are left out unless asked for
+(``include_simulated``; ``tol-score --bids-include-simulated``), and then
+marked in ``participants.tsv`` and in their ``_beh.tsv`` (column
+``simulated``, as in trials.csv). Each session's JSON file says what
+recorded it (tol-run, the browser task, or the tool an import came from).
+Writing into an existing dataset adds the new sessions and participants and
+keeps the earlier ones; a session written again is replaced, never
+duplicated (``tol-score`` itself writes a new dataset each time, see
+:mod:`tol_analysis.outputs`).
 """
 
 from __future__ import annotations
@@ -26,7 +33,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.columns import TRIALS
+from tol_analysis.columns import SIMULATED, TRIALS
+from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
@@ -48,17 +56,28 @@ def bids_label(text: str, fallback: str) -> str:
     return re.sub(r"[^A-Za-z0-9]", "", str(text)) or fallback
 
 
-def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
+def simulated_sessions(scores: Scores) -> list[tuple[str, int]]:
+    """The (participant, session) of every session the simulated participant played."""
+    s = scores.sessions
+    flag = s["simulated"].fillna(False).astype(bool)
+    return [(p, int(n)) for p, n in zip(s["participant"][flag], s["session"][flag], strict=True)]
+
+
+def write_bids(scores: Scores, root: str | Path, book: dict,
+               include_simulated: bool = False) -> list[Path]:  # fmt: skip
     """Write (or add to) the BIDS dataset at ``root``; return the files written.
 
     ``book`` is the codebook of :func:`tol_analysis.export.codebook` (kept for the
     callers; the ``_beh.tsv`` columns are described from the column registry,
-    as the codebook's trials.csv entries are).
+    as the codebook's trials.csv entries are). Simulated sessions
+    (:func:`simulated_sessions`) are left out unless ``include_simulated``.
     """
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     written = [_dataset_description(root), _readme(root)]
     sessions = scores.sessions
+    if not include_simulated:
+        sessions = sessions[~sessions["simulated"].fillna(False).astype(bool)]
     trials = scores.trials
     tasks: dict[str, Sidecar | None] = {}
     participants: dict[str, dict[str, str]] = {}
@@ -66,7 +85,11 @@ def write_bids(scores: Scores, root: str | Path, book: dict) -> list[Path]:
         meta = scores.sidecars.get((s.participant, int(s.session)))
         sub = bids_label(s.participant, "unknown")
         fields = meta.extra_fields if meta is not None else {}
-        participants.setdefault(sub, {}).update({k: str(v) for k, v in fields.items()})
+        row = participants.setdefault(sub, {})
+        row.update({k: str(v) for k, v in fields.items()})
+        simulated = "n/a" if pd.isna(s.simulated) else str(bool(s.simulated)).lower()
+        if row.get(SIMULATED.name) != "true":  # any simulated session marks the participant
+            row[SIMULATED.name] = simulated
         task = bids_label(s.protocol, "tower")
         tasks.setdefault(task, meta)
         g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
@@ -116,8 +139,8 @@ def _dataset_description(root: Path) -> Path:
             {
                 "Name": "tol-tasks",
                 "Version": __version__,
-                "Description": "Tower of Hanoi and Tower of London sessions run with "
-                "tol-run and scored with tol-score --bids.",
+                "Description": "Tower of Hanoi and Tower of London sessions scored with "
+                "tol-score --bids (each session's JSON file says what recorded it).",
             }
         ],
     }
@@ -131,8 +154,10 @@ def _readme(root: Path) -> Path:
         path.write_text(
             "Tower task sessions\n"
             "===================\n\n"
-            "Behavioural data from Tower of Hanoi and Tower of London problems, run with\n"
-            "tol-tasks (tol-run or its PsychoPy engine) and scored with `tol-score --bids`.\n\n"
+            "Behavioural data from Tower of Hanoi and Tower of London problems, recorded\n"
+            "with tol-tasks (tol-run, its PsychoPy engine or its browser task) or converted\n"
+            "from other tools' files with tol-import, and scored with `tol-score --bids`.\n"
+            "Each session's JSON file says what recorded it (RecordedBy, SourceFormat).\n\n"
             "Each sub-<id>/ses-<n>/beh/*_beh.tsv holds one row per problem attempt: the\n"
             "problem, its minimum number of moves (exact, from the solver), the moves made,\n"
             "rule violations, planning and execution times and move-quality measures. The\n"
@@ -196,8 +221,12 @@ def _session_sidecar(meta: Sidecar | None, status: str) -> dict:
     timing = meta.timing if meta is not None else None
     frames = meta.frames if meta is not None else None
     software = meta.software if meta is not None else None
+    source = meta.source if meta is not None else None
     return {
         "SessionStatus": status,
+        "RecordedBy": recorded_by(meta),
+        "SourceFormat": source.format if source else None,
+        "SourceFiles": source.files if source else None,
         "ProtocolName": proto.name if proto else None,
         "ProtocolVersion": proto.version if proto else None,
         "ProtocolSHA256": proto.sha256 if proto else None,
@@ -233,6 +262,12 @@ def _participants(root: Path, new: dict[str, dict[str, str]]) -> list[Path]:
     old = _read_json(side)
     for k in keys:
         desc[k] = old.get(k) or {"Description": f"{k}, from the protocol's participant fields."}
+    if SIMULATED.name in keys:
+        desc[SIMULATED.name] = {
+            "Description": "true when any of the participant's sessions here was played by "
+            "tol-run's simulated participant (not real data); " + SIMULATED.definition,
+            "Levels": {"true": "simulated", "false": "a person"},
+        }
     side.write_text(json.dumps(desc, indent=2) + "\n", "utf-8")
     return [tsv, side]
 

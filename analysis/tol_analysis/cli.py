@@ -7,11 +7,29 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from tol_analysis import outputs
 from tol_analysis.conventions import Conventions
+from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.read import read_sessions, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
+from tol_tasks.options import Idle, given_flags, idle_option
+
+#: What --verify leaves undone: every option that scores or writes does nothing with it.
+_SCORING_OPTIONS = ("--output", "--plots", "--bids", "--spss", "--report", "--language",
+                    "--same-peg-counts", "--violations-count", "--planning-ends",
+                    "--include-practice", "--skip-bad", "--replace",
+                    "--bids-include-simulated")  # fmt: skip
+
+#: Options that do nothing in some combinations (see tol_tasks.options), declared once.
+IDLE = (
+    *(Idle(flag, "--verify checks the logs and writes nothing; it reports every problem",
+           not_with="--verify") for flag in _SCORING_OPTIONS),
+    Idle("--language", "it is the language of the reports", needs="--report"),
+    Idle("--bids-include-simulated", "it puts simulated sessions in the BIDS dataset",
+         needs="--bids"),
+)  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -27,6 +45,13 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--output", "-o", type=Path, help="folder for the tables (required unless --verify)"
     )
+    ap.add_argument(
+        outputs.REPLACE_OPTION,
+        action="store_true",
+        help="replace the outputs of an earlier scoring in the --output folder (every table, "
+        "the codebook, SPSS files, plots/, reports/ and bids/); without it such a folder is "
+        "refused",
+    )
     ap.add_argument("--verify", action="store_true",
                     help="check the logs instead of scoring: sidecars, replay, duplicates, incomplete sessions")  # fmt: skip
     ap.add_argument(
@@ -41,7 +66,13 @@ def _parser() -> argparse.ArgumentParser:
         "--bids",
         action="store_true",
         help="also write a BIDS dataset (bids/: dataset_description.json, participants.tsv, "
-        "task-<name>_beh.json, one _beh.tsv per session); re-running adds new sessions",
+        "task-<name>_beh.json, one _beh.tsv per session); simulated sessions are left out",
+    )
+    ap.add_argument(
+        "--bids-include-simulated",
+        action="store_true",
+        help="with --bids: put simulated sessions in the BIDS dataset too (marked in "
+        "participants.tsv and the _beh.tsv files)",
     )
     ap.add_argument(
         "--spss",
@@ -54,15 +85,15 @@ def _parser() -> argparse.ArgumentParser:
         help="also write reports/: one HTML report per session (prints on 1-2 A4 or Letter "
         "pages) and index.html, a study overview; needs jinja2 and matplotlib",
     )
-    ap.add_argument("--language", default="en",
-                    help="language of the reports (en, fr); with --report")  # fmt: skip
+    ap.add_argument("--language",
+                    help="language of the reports (en, fr; default en); with --report")  # fmt: skip
     ap.add_argument(
         "--same-peg-counts", action="store_true", help="count a drop back on the same peg as a move"
     )
     ap.add_argument(
         "--violations-count", action="store_true", help="count each rule violation as a move too"
     )
-    ap.add_argument("--planning-ends", choices=("pick_up", "move"), default="pick_up",
+    ap.add_argument("--planning-ends", choices=("pick_up", "move"),
                     help="planning time ends at the first pick-up (default) or the first completed move")  # fmt: skip
     ap.add_argument(
         "--include-practice",
@@ -74,38 +105,37 @@ def _parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tol-score``: exit 0 when done (with ``--skip-bad``, skipped logs are reported on
-    standard error), 2 on a bad log without ``--skip-bad`` or on a usage error."""
+    standard error), 2 on a bad log without ``--skip-bad`` or on a usage error, 1 when
+    ``--verify`` finds a problem."""
     parser = _parser()
     args = parser.parse_args(argv)
+    idle = idle_option(IDLE, given_flags(parser, args))
+    if idle is not None:
+        return _fail(idle)
     if args.verify:
-        from tol_analysis.verify import verify
-
-        try:
-            report = verify(args.inputs)
-        except FileNotFoundError as exc:
-            print(f"tol-score: {exc}", file=sys.stderr)
-            return 2
-        print(report.text())
-        return 1 if report.problems else 0
+        return _verify(args.inputs)
     if args.output is None:
         parser.error("--output is required (or use --verify)")
-    conv = Conventions(
-        same_peg_drop_counts=args.same_peg_counts, violations_count=args.violations_count,
-        planning_ends=args.planning_ends, include_practice=args.include_practice,
-    )  # fmt: skip
     try:
         found = scan(args.inputs, exclude=args.output)
-    except FileNotFoundError as exc:
-        print(f"tol-score: {exc}", file=sys.stderr)
-        return 2
+        earlier = outputs.check_output(args.output, args.replace)
+        _check_extras(args)
+    except (TolTasksError, FileNotFoundError, ImportError, ValueError) as exc:
+        return _fail(str(exc))
     for other in found.left_out:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip
-    paths = found.logs
-    if not paths:
-        print("tol-score: no event logs (.csv) found in the inputs.", file=sys.stderr)
-        return 2
+    if not found.logs:
+        return _fail("no event logs (.csv) found in the inputs.")
+    one = sort_out(found.logs)
     skipped: list[str] = []
+    for note in one.left_out:
+        print(f"left out: {note}.", file=sys.stderr)
+    if one.conflicts:
+        if not args.skip_bad:
+            return _fail("\n".join(str(c) for c in one.conflicts))
+        skipped += [str(c) for c in one.conflicts]
+    paths = one.logs
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():
@@ -124,6 +154,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise exc
         skipped.append(str(exc))
 
+    conv = Conventions(
+        same_peg_drop_counts=args.same_peg_counts, violations_count=args.violations_count,
+        planning_ends=args.planning_ends or "pick_up", include_practice=args.include_practice,
+    )  # fmt: skip
     try:
         scores = score_sessions(logs(), conv, on_error=skip)
     except TolTasksError as exc:
@@ -134,30 +168,31 @@ def main(argv: Sequence[str] | None = None) -> int:
             fix = "\nOr pass --skip-bad to leave the file out and score the others."
         else:
             fix = "\nSuggested fix: repair or remove the file, or pass --skip-bad."
-        print(f"\ntol-score: {text}{fix}", file=sys.stderr)
-        return 2
+        print(file=sys.stderr)
+        return _fail(f"{text}{fix}")
     if show:
         print(file=sys.stderr)
+    folder = outputs.staging(args.output) if earlier else args.output
     try:
-        written = export(scores, args.output, bids=args.bids, spss=args.spss)
-    except ImportError as exc:
-        print(f"tol-score: {exc}", file=sys.stderr)
-        return 2
-    if args.plots:
-        try:
-            from tol_analysis.plots import write_plots
-        except ImportError as exc:
-            print(f"tol-score: {exc}", file=sys.stderr)
-            return 2
-        written += write_plots(scores, args.output / "plots")
-    if args.report:
-        try:
-            from tol_analysis.report import write_reports
+        written = _write(scores, folder, args)
+    except BaseException:
+        if earlier:
+            outputs.discard(folder)
+        raise
+    if earlier:
+        replaced = outputs.replace_outputs(folder, args.output)
+        written = [args.output / p.relative_to(folder) for p in written]
+        print(f"replaced: the earlier outputs in {args.output} ({', '.join(replaced)})",
+              file=sys.stderr)  # fmt: skip
+    if args.bids and not args.bids_include_simulated:
+        from tol_analysis.bids import simulated_sessions
 
-            written += write_reports(scores, args.output / "reports", language=args.language)
-        except (ImportError, ValueError) as exc:
-            print(f"tol-score: {exc}", file=sys.stderr)
-            return 2
+        left = simulated_sessions(scores)
+        if left:
+            shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
+            print(f"left out of bids/: {len(left)} simulated session(s) ({shown}"
+                  f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
+                  "--bids-include-simulated to put them in, marked.", file=sys.stderr)  # fmt: skip
     for w in scores.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for s in skipped:
@@ -166,5 +201,61 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"tol-score: {scores.rows('sessions')} session(s), {scores.rows('trials')} trial(s), {scores.rows('moves')} "
         f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
         + (f"; {len(found.left_out)} other CSV file(s) left out" if found.left_out else "")
+        + (f"; {len(one.left_out)} copy or earlier attempt(s) left out" if one.left_out else "")
     )
     return 0
+
+
+def _fail(text: str) -> int:
+    print(f"tol-score: {text}", file=sys.stderr)
+    return 2
+
+
+def _verify(inputs: list[str]) -> int:
+    from tol_analysis.verify import verify
+
+    try:
+        report = verify(inputs)
+    except FileNotFoundError as exc:
+        return _fail(str(exc))
+    if not report.checked:
+        return _fail(f"--verify: no event logs (.csv) found in {', '.join(inputs)}. Suggested "
+                     "fix: give the folders (or files) that hold the logs tol-run wrote.")  # fmt: skip
+    print(report.text())
+    return 1 if report.problems else 0
+
+
+def _check_extras(args) -> None:
+    """The optional packages and the report language asked for, checked before scoring.
+
+    Raises
+    ------
+    ImportError, ValueError
+        Saying what to install, or which languages there are.
+    """
+    if args.plots or args.report:
+        import tol_analysis.plots  # noqa: F401 - raises with the install hint
+    if args.report:
+        from tol_analysis.report import _jinja, messages
+
+        _jinja()
+        messages(args.language or "en")
+    if args.spss:
+        from tol_analysis.spss import _pyreadstat
+
+        _pyreadstat()
+
+
+def _write(scores, folder: Path, args) -> list[Path]:
+    """Every output asked for, in ``folder``."""
+    written = export(scores, folder, bids=args.bids, spss=args.spss,
+                     bids_simulated=args.bids_include_simulated)  # fmt: skip
+    if args.plots:
+        from tol_analysis.plots import write_plots
+
+        written += write_plots(scores, folder / "plots")
+    if args.report:
+        from tol_analysis.report import write_reports
+
+        written += write_reports(scores, folder / "reports", language=args.language or "en")
+    return written

@@ -136,6 +136,9 @@ BLOCK = Column("block", STRING, "Block name ('practice' for practice problems)."
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
 ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)
 PROBLEM_ID = Column("problem_id", STRING, "Problem id in the protocol.")
+SIMULATED = Column("simulated", BOOLEAN, "The session was played by tol-run's simulated "
+                   "participant (its sidecar's simulate), not by a person: never real data. "
+                   "Empty: the session has no readable sidecar.")  # fmt: skip
 PIECE = Column("piece", STRING, "Disk number (1 = smallest) or ball letter.")
 TO_PEG = Column("to_peg", STRING, "Peg the piece went to.")
 TOL_TASKS = "tol-tasks"
@@ -174,7 +177,7 @@ VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
 FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
 
 TRIALS = Table("trials", (
-    PARTICIPANT, SESSION, BLOCK,
+    PARTICIPANT, SESSION, SIMULATED, BLOCK,
     Column("practice", BOOLEAN, "A practice problem."),
     TRIAL, ATTEMPT, PROBLEM_ID,
     Column("task", STRING, "hanoi or london."),
@@ -217,6 +220,10 @@ TRIALS = Table("trials", (
            "time); Delis et al. 2001 (first-move time). Owen et al. 1990's initial thinking "
            "time also subtracts a yoked copy's latency: initial_thinking_time",
            conventions=(PLANNING,)),
+    Column("planning_ends", STRING, "What ended this row's planning_time: pick_up (the first "
+           "pick-up) or move (the first completed move: by convention, or because the "
+           "recorder logs no pick-ups, as in data imported from jsPsych-contrib or PEBL). "
+           "Empty when planning_time is.", source=TOL_TASKS, conventions=(PLANNING,)),
     Column("first_move_time", FLOAT, "Onset to the first completed move.", unit="s",
            source="Delis et al. 2001 (first-move time, to the first completed move)"),
     Column("execution_time", FLOAT, "total_time - planning_time.", unit="s",
@@ -303,6 +310,7 @@ SESSIONS = Table("sessions", (
     PARTICIPANT, SESSION,
     Column("protocol", STRING, "Protocol name (from the sidecar, when present)."),
     Column("status", STRING, "completed, aborted, or incomplete (cut off)."),
+    SIMULATED,
     *_practice([
         Column("problems", INTEGER, "Distinct problems attempted."),
         Column("attempts", INTEGER, "Problem attempts."),
@@ -404,17 +412,24 @@ WIDE_MEASURES = tuple(
                  "rule_violations")
 )  # fmt: skip
 
-#: The column names of wide.csv: ``<problem>_<measure>``, with ``s<session>_`` in front when
-#: the data hold several sessions and ``_a<attempt>`` after the problem when a problem had
-#: several attempts, made safe as SPSS variable names (see tol_analysis.export.wide_table).
-WIDE_NAME = "<problem>_<measure>"
+#: The column names of wide.csv, after participant and simulated: the session, the problem
+#: (with ``_a<attempt>`` for a second or later attempt) and the measure, made safe as SPSS
+#: variable names (see tol_analysis.export.wide_table). A name never depends on what else
+#: the data hold.
+WIDE_NAME = "s<session>_<problem>[_a<attempt>]_<measure>"
+
+
+#: wide.csv's second column: any of the participant's sessions simulated.
+WIDE_SIMULATED = replace(SIMULATED, definition="Any of the participant's sessions was played by "
+                         "tol-run's simulated participant (empty: no session has a readable "
+                         "sidecar).")  # fmt: skip
 
 
 def wide_definition() -> str:
     return (
-        "The trials.csv measure for that problem: "
+        "The trials.csv measure for that session and problem: "
         + ", ".join(m.name for m in WIDE_MEASURES)
-        + " (solved as 0/1); s<session>_ and _a<attempt> are added when needed."
+        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem."
     )
 
 
@@ -442,5 +457,18 @@ REFERENCES = {
     "(the solver's shortest-path distances); no published norm.",
 }
 
+#: Measures a recorder may be unable to record, as a sidecar's ``unavailable`` names them
+#: (tol-import's importers), and the trials.csv columns that are then missing, not zero.
+UNRECORDED = {
+    "illegal attempts": ("rule_violations", *(f"violations_{k}" for k in VIOLATION_KINDS)),
+    "same-peg drops": ("same_peg_drops",),
+}
+
 #: What missing values mean, in every table.
-MISSING_VALUES = "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt)"
+MISSING_VALUES = (
+    "empty cells: not defined for that row (e.g. excess_moves of an unsolved attempt), or not "
+    "recorded: rule_violations and violations_* (and sessions.csv's total_rule_violations) "
+    "when the session's recorder cannot record illegal attempts, same_peg_drops when it "
+    "cannot record same-peg drops (the sidecar's unavailable says so; data imported from "
+    "other tools)"
+)

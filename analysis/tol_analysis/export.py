@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tol_analysis.columns import (
+    BOOLEAN,
     FLOAT,
     INTEGER,
     MISSING_VALUES,
@@ -20,6 +21,7 @@ from tol_analysis.columns import (
     TABLES,
     WIDE_MEASURES,
     WIDE_NAME,
+    WIDE_SIMULATED,
     level_definition,
     level_name,
     wide_definition,
@@ -35,15 +37,18 @@ if TYPE_CHECKING:
 
 
 def wide_table(scores: Scores) -> pd.DataFrame:
-    """One row per participant, one column per problem and measure (for SPSS).
+    """One row per participant, one column per session, problem and measure (for SPSS).
 
-    Columns are ``<problem>_<measure>`` (with ``s<session>_`` in front when the
-    data hold several sessions, and ``_a<attempt>`` after the problem when a
-    problem had several attempts), made safe as SPSS variable names, in the
-    order the participants' problems first appear; the measures are
-    :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as 0/1). When a
-    participant has two attempts under one name, the later one is kept.
-    Practice problems are left out unless the conventions include them.
+    After ``participant`` and ``simulated`` (true when any of the participant's
+    sessions was played by the simulated participant), the columns are
+    ``s<session>_<problem>_<measure>``, with ``_a<attempt>`` after the problem
+    for a second or later attempt at it (:data:`tol_analysis.columns.WIDE_NAME`):
+    a cell's name depends only on its own session, problem, attempt and
+    measure, never on what else the data hold, so a syntax file written for
+    the first participants works for the next. Names are made safe as SPSS
+    variable names, in the order the participants' problems first appear; the
+    measures are :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as
+    0/1). Practice problems are left out unless the conventions include them.
     """
     return wide_data(scores.table("trials"), scores.conventions).frame()
 
@@ -54,19 +59,16 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
     if not conv.include_practice:
         keep = ~np.asarray(trials["practice"].values, bool)
     if not keep.any():
-        return TableData(["participant"], {"participant": ColumnData.texts([], plain=True)}, 0)
+        empty = {"participant": ColumnData.texts([], plain=True),
+                 "simulated": ColumnData(BOOLEAN, np.empty(0, bool))}  # fmt: skip
+        return TableData(list(empty), empty, 0)
     problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
     attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
     session = np.asarray(trials["session"].values, np.int64)[keep]
-    several_attempts = bool((attempt > 1).any())
-    several_sessions = len(np.unique(session)) > 1
     # Each trial's stem, made once per distinct (problem, attempt, session).
     triples, which = np.unique(np.c_[problem, attempt, session], axis=0, return_inverse=True)
     names = trials["problem_id"].categories
-    stems = []
-    for p, a, s in triples.tolist():
-        stem = names[p] + (f"_a{a}" if several_attempts else "")
-        stems.append(f"s{s}_{stem}" if several_sessions else stem)
+    stems = [f"s{s}_{names[p]}" + (f"_a{a}" if a > 1 else "") for p, a, s in triples.tolist()]
     who = trials["participant"]
     codes = np.asarray(who.values, np.int64)[keep]
     first = dict.fromkeys(codes.tolist())  # participants in order of appearance
@@ -97,7 +99,8 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
     values = np.column_stack([trials[w.name].as_float()[keep][order] for w in WIDE_MEASURES])
     grid = np.full((len(people), len(columns)), np.nan, order="F")
     grid[np.repeat(rank[order], m).reshape(-1, m)[shown], cell_col[shown]] = values[shown]
-    out = {"participant": ColumnData.texts(people, plain=True)}
+    out = {"participant": ColumnData.texts(people, plain=True),
+           "simulated": _any_simulated(trials["simulated"], keep, rank, len(people))}  # fmt: skip
     for k, name in enumerate(columns):
         column = grid[:, k]
         if WIDE_MEASURES[col_measure[k]].type == FLOAT:
@@ -107,6 +110,15 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
             whole = np.where(missing, 0, column)
             out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
     return TableData(list(out), out, len(people))
+
+
+def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
+                   n: int) -> ColumnData:  # fmt: skip
+    """Per participant: any session simulated (missing when no session says)."""
+    known = ~simulated.is_missing()[keep]
+    yes = np.asarray(simulated.values, bool)[keep] & known
+    said = np.bincount(rank[known], minlength=n) > 0
+    return ColumnData(BOOLEAN, np.bincount(rank[yes], minlength=n) > 0, ~said)
 
 
 def _spss_name(name: str) -> str:
@@ -140,6 +152,7 @@ def codebook(scores: Scores) -> dict:
     ]
     tables["wide.csv"] = [
         PARTICIPANT.entry(),
+        WIDE_SIMULATED.entry(),
         {"name": WIDE_NAME, "type": "", "unit": "", "description": wide_definition(),
          "source": "", "conventions": sorted({v for m in WIDE_MEASURES for v in m.conventions}
                                              | {PRACTICE})},
@@ -179,13 +192,19 @@ def codebook_markdown(book: dict) -> str:
 
 
 def export(
-    scores: Scores, output: str | Path, *, bids: bool = False, spss: bool = False
+    scores: Scores,
+    output: str | Path,
+    *,
+    bids: bool = False,
+    spss: bool = False,
+    bids_simulated: bool = False,
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
-    dataset in ``bids/`` (:mod:`tol_analysis.bids`); with ``spss``, ``wide.sav`` and
+    dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
+    unless ``bids_simulated``); with ``spss``, ``wide.sav`` and
     ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat). Returns the files written.
 
     Raises
@@ -209,7 +228,7 @@ def export(
     if bids:
         from tol_analysis.bids import write_bids
 
-        written += write_bids(scores, out / "bids", book)
+        written += write_bids(scores, out / "bids", book, include_simulated=bids_simulated)
     if spss:
         from tol_analysis.spss import write_spss
 

@@ -64,12 +64,21 @@ def plot_distance(
 
 
 def state_layout(puzzle: Puzzle, goal=None) -> dict[str, tuple[float, float]]:
-    """Positions of every state: the Sierpinski triangle for 3-peg Hanoi, else rings by distance.
+    """Positions of every state: a Sierpinski triangle for 3-peg Hanoi, else rings by distance.
 
-    For the classic puzzle, disk k (from the smallest) on peg p moves its state by
-    ``2**(k-1)`` towards corner p, which draws the graph as a Sierpinski triangle.
-    Other puzzles are drawn as rings around ``goal`` (default: the first state), one
-    ring per distance.
+    For 3-peg Hanoi (classic or adjacent-only) every move is drawn as an edge of
+    the same length: the states with the largest disk on peg p fill the corner
+    triangle of p, and inside it the drawing of the smaller disks is mirrored
+    (the two other pegs exchanged), so that the state "the smaller disks all on
+    the third peg", from which the largest disk moves from p to q, is the
+    sub-triangle's corner that faces q (see Hinz et al., *The Tower of Hanoi:
+    Myths and Maths*, 2013, ch. 2, Sierpinski graphs). The adjacent-only
+    puzzle's moves are some of the classic puzzle's, drawn the same.
+
+    Other puzzles are drawn as rings around ``goal`` (default: the first state),
+    one ring per distance; their edges are not of one length. Hanoi with four or
+    more pegs has no such drawing: with one disk its graph is the complete graph
+    on the pegs, and four points in the plane are never all at one distance.
     """
     if puzzle.n_states > MAX_GRAPH_STATES:
         raise ValueError(
@@ -77,18 +86,8 @@ def state_layout(puzzle: Puzzle, goal=None) -> dict[str, tuple[float, float]]:
             f"(at most {MAX_GRAPH_STATES:,})."
         )
     states = list(puzzle.states())
-    if puzzle.is_classic:
-        corners = [(0.5, math.sqrt(3) / 2), (0.0, 0.0), (1.0, 0.0)]
-        n = puzzle.n_disks
-        out = {}
-        for s in states:
-            x = y = 0.0
-            for pos, peg in enumerate(s.pegs):
-                w = 2 ** (n - 1 - pos)
-                x += w * corners[peg][0]
-                y += w * corners[peg][1]
-            out[str(s)] = (x, y)
-        return out
+    if puzzle.kind == "hanoi" and puzzle.n_pegs == 3:
+        return {str(s): _sierpinski(s.pegs) for s in states}
     centre = goal if goal is not None else states[0]
     rings: dict[int, list[str]] = {}
     for s in states:
@@ -101,6 +100,29 @@ def state_layout(puzzle: Puzzle, goal=None) -> dict[str, tuple[float, float]]:
             a = 2 * math.pi * i / len(members) + 0.3 * d
             out[name] = (r * math.cos(a), r * math.sin(a))
     return out
+
+
+#: The corners of the Sierpinski drawing: peg A at the top, B bottom left, C bottom right.
+_CORNERS = ((0.5, math.sqrt(3) / 2), (0.0, 0.0), (1.0, 0.0))
+
+
+def _sierpinski(pegs: tuple[int, ...]) -> tuple[float, float]:
+    """A 3-peg Hanoi state's place in the Sierpinski drawing (``pegs``: largest disk first).
+
+    Disk k (1 = smallest) moves the point ``2**(k-1)`` towards its peg's corner, as seen
+    in the mirrored frame that the larger disks put it in; every move is then of length 1.
+    """
+    frame = [0, 1, 2]  # frame[peg]: the corner a peg points to, for the disks still to place
+    x = y = 0.0
+    n = len(pegs)
+    for pos, peg in enumerate(pegs):
+        w = 2 ** (n - 1 - pos)
+        corner = _CORNERS[frame[peg]]
+        x += w * corner[0]
+        y += w * corner[1]
+        a, b = (q for q in range(3) if q != peg)  # the smaller disks see these two swapped
+        frame[a], frame[b] = frame[b], frame[a]
+    return x, y
 
 
 def plot_state_graph(

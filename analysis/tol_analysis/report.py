@@ -22,6 +22,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
 from tol_tasks import __version__
 from tol_tasks.session_data.sidecar import Sidecar
@@ -139,6 +140,7 @@ def _session_info(meta: Sidecar | None, trials: pd.DataFrame, conventions, t: di
         "date": None, "protocol_version": None, "sha256": None, "software": None,
         "timing": None, "frames": None, "frame_work": None, "unmatched": None,
         "input_lost": None, "simulated": False, "resumes": t["unknown"],
+        "recorded_by": None, "not_recorded": None,
     }  # fmt: skip
     if meta is None:
         return info
@@ -160,6 +162,8 @@ def _session_info(meta: Sidecar | None, trials: pd.DataFrame, conventions, t: di
         timing=_timing_text(timing.input_method if timing else None, t),
         unmatched=timing.unmatched_presses if timing else None,
         simulated=meta.simulate is not None,
+        recorded_by=recorded_by(meta),
+        not_recorded=", ".join(meta.unavailable) or None,
         resumes=t["resumes_some"].format(n=len(meta.resumes)) if meta.resumes
         else t["resumes_none"],
     )  # fmt: skip
@@ -222,8 +226,15 @@ def _figures(scores: Scores, trials: pd.DataFrame, moves: pd.DataFrame):
     return distance, paths, max(0, len(trials) - MAX_PATHS)
 
 
+def _simulated(row) -> bool:
+    """sessions.csv says the simulated participant played the session."""
+    return _has(row, "simulated") and bool(row["simulated"])
+
+
 def _flags(row, meta: Sidecar | None, t: dict) -> list[str]:
     flags = []
+    if _simulated(row):
+        flags.append(t["flag_simulated"])
     if row["status"] != "completed":
         flags.append(t["flag_incomplete"])
     if meta is None:
@@ -298,6 +309,7 @@ def write_reports(
         written.append(path)
         overview.append({
             "participant": key[0], "session": key[1], "href": path.name,
+            "simulated": _simulated(row),
             "date": info["date"], "protocol": row["protocol"], "status": row["status"],
             "problems_solved": _show(row["problems_solved"]),
             "total_excess_moves": _show(row["total_excess_moves"]),

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS
+from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS, UNRECORDED
 from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.logview import LogView, last_in_group
@@ -185,7 +185,7 @@ def score_sessions(
     infos: list[SessionInfo] = []
     sidecars = Sidecars()
     with gc_paused():
-        for batch in _batches(logs):
+        for batch in _batches(_one_log_per_session(logs, on_error)):
             for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
                 for name, (n, columns) in parts.items():
                     tables[name].add(n, columns)
@@ -195,12 +195,44 @@ def score_sessions(
                         warnings.append(f"sidecar unreadable: {log.sidecar_error} The session "
                                         "is scored from its log alone.")  # fmt: skip
                     protocol = log.sidecar.protocol.name if log.sidecar is not None else ""
-                    infos.append(SessionInfo(participant, session, protocol, status))
+                    infos.append(SessionInfo(participant, session, protocol, status,
+                                             is_simulated(log)))  # fmt: skip
                     sidecars.add((participant, session), log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
     done["sessions"] = summarize_sessions(done["trials"], infos, conv)
     return Scores(done, conv, warnings, sidecars)
+
+
+def is_simulated(log: SessionLog) -> bool | None:
+    """Whether tol-run's simulated participant played the session (its sidecar's
+    ``simulate``); None without a readable sidecar. Imported and browser sessions are
+    played by people."""
+    return None if log.sidecar is None else log.sidecar.simulate is not None
+
+
+def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[SessionLog]:
+    """The logs, each participant session's first only: another log of a session already
+    scored is an error naming both (:mod:`tol_analysis.duplicates` sorts copies and new
+    attempts out before scoring), so that no (participant, session, trial, attempt) key is
+    written twice."""
+    from tol_analysis.duplicates import DuplicateSessionError
+
+    first: dict[tuple[str, int], Path] = {}
+    for log in logs:
+        key = (log.participant, log.session)
+        seen = first.setdefault(key, log.path)
+        if seen is log.path:
+            yield log
+            continue
+        if seen == log.path:
+            exc = EventLogError(f"{log.path}: given twice.", where=str(log.path),
+                                fix="give each log once.")  # fmt: skip
+        else:
+            exc = DuplicateSessionError(*key, [seen, log.path])
+        if on_error is None:
+            raise exc
+        on_error(log, exc)
 
 
 def _batches(logs: Iterable[SessionLog]) -> Iterator[list[SessionLog]]:
@@ -262,9 +294,13 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
     problems = problem_attempts(view, replays, conv)
     n_trials = len(problems.index)
     problems.columns.update(empty_copy_columns(n_trials))
+    _not_recorded(problems.columns, logs, view.attempt_log[problems.index])
     copies = copy_trials(view, replays, problems)
     of_trial = view.attempt_log[problems.index]
-    ids = {"participant": Coded(of_trial, participant), "session": session[of_trial]}
+    simulated = np.array([np.nan if (s := is_simulated(log)) is None else s for log in logs],
+                         np.float64)  # fmt: skip
+    ids = {"participant": Coded(of_trial, participant), "session": session[of_trial],
+           "simulated": simulated[of_trial]}  # fmt: skip
     of_copy = view.attempt_log[view.spans.is_copy]
     parts = {
         "moves": _moves_table(problems, participant, session, of_trial),
@@ -272,6 +308,18 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
         "copy_moves": _copy_moves_table(copies, participant, session, of_copy),
     }
     return parts, list(zip(participant, session.tolist(), _statuses(view), strict=True))
+
+
+def _not_recorded(columns: dict, logs: list[SessionLog], of_trial: np.ndarray) -> None:
+    """Counts the recorder could not make (its sidecar's ``unavailable``) made missing."""
+    for measure, names in UNRECORDED.items():
+        lacking = np.array([log.sidecar is not None and measure in log.sidecar.unavailable
+                            for log in logs], bool)  # fmt: skip
+        if not lacking.any():
+            continue
+        missing = lacking[of_trial]
+        for name in names:
+            columns[name] = (np.asarray(columns[name]), missing)
 
 
 def _statuses(view: LogView) -> list[str]:

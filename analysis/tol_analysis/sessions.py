@@ -13,12 +13,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.columns import FLOAT, INTEGER, SESSION_LEVELS, SESSIONS, level_name
+from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, SESSION_LEVELS, SESSIONS, level_name
 from tol_analysis.conventions import Conventions
 from tol_analysis.tables import ColumnData, TableData
 
 #: The identifying columns of sessions.csv; every other column is a summary.
-_IDS = ("participant", "session", "protocol", "status")
+_IDS = ("participant", "session", "protocol", "status", "simulated")
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -41,6 +41,7 @@ class SessionInfo:
     session: int
     protocol: str
     status: str
+    simulated: bool | None = None
 
 
 def summarize_sessions(trials: TableData, infos: list[SessionInfo],
@@ -70,6 +71,11 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
         "session": ColumnData(INTEGER, number, plain=True),
         "protocol": ColumnData.texts([s.protocol for s in sessions], plain=True),
         "status": ColumnData.texts([s.status for s in sessions], plain=True),
+        "simulated": ColumnData(
+            BOOLEAN,
+            np.array([bool(s.simulated) for s in sessions], bool),
+            np.array([s.simulated is None for s in sessions], bool),
+        ),
     }
     data.update({c.name: _column(c.type, overall[c.name]) for c in SESSIONS if c.name not in _IDS})
     min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
@@ -85,6 +91,9 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
 
 def _column(kind: str, values: np.ndarray) -> ColumnData:
     if kind == INTEGER:
+        missing = np.isnan(values) if values.dtype.kind == "f" else None
+        if missing is not None and missing.any():
+            return ColumnData(INTEGER, np.where(missing, 0, values).astype(np.int64), missing)
         return ColumnData(INTEGER, values.astype(np.int64), plain=True)
     return ColumnData(FLOAT, values.astype(np.float64))
 
@@ -120,7 +129,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -
         "problems_solved_in_min": _distinct_count(group[in_min], problem[in_min], n),
         "total_moves": _total(group, values("moves"), n),
         "total_excess_moves": _total(group, np.nan_to_num(values("excess_moves")), n),
-        "total_rule_violations": _total(group, values("rule_violations"), n),
+        "total_rule_violations": _total(group, values("rule_violations"), n, keep_missing=True),
         "total_time_violations": _total(group, flag("time_out").astype(np.float64), n),
     }
     sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n)
@@ -157,9 +166,15 @@ def _pair_keys(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, int]:
     return np.asarray(a, np.int64) * width + (b - low), width
 
 
-def _total(group: np.ndarray, values: np.ndarray, n: int) -> np.ndarray:
-    """Per group, the sum of whole numbers (given as floats)."""
-    return np.rint(np.bincount(group, weights=values, minlength=n)).astype(np.int64)
+def _total(group: np.ndarray, values: np.ndarray, n: int,
+           keep_missing: bool = False) -> np.ndarray:  # fmt: skip
+    """Per group, the sum of whole numbers (given as floats); with ``keep_missing``, NaN for
+    a group in which any is missing (not recorded), as floats."""
+    nan = np.isnan(values)
+    total = np.rint(np.bincount(group, weights=np.where(nan, 0, values), minlength=n))
+    if keep_missing and nan.any():
+        return np.where(np.bincount(group, weights=nan, minlength=n) > 0, np.nan, total)
+    return total.astype(np.int64)
 
 
 def _sums(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -15,7 +15,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.columns import PARTICIPANT, SESSION_START, TRIALS, WIDE_MEASURES, Column
+from tol_analysis.columns import (
+    PARTICIPANT,
+    SESSION_START,
+    TRIALS,
+    WIDE_MEASURES,
+    WIDE_SIMULATED,
+    Column,
+)
 from tol_analysis.score import Scores
 
 #: SPSS variable labels may hold at most 256 bytes.
@@ -90,8 +97,11 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
 
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
     """wide.csv with labels naming the problem and the measure."""
-    columns, labels = {PARTICIPANT.name: PARTICIPANT}, {PARTICIPANT.name: _label(PARTICIPANT)}
+    columns = {c.name: c for c in (PARTICIPANT, WIDE_SIMULATED)}
+    labels = {c.name: _label(c) for c in (PARTICIPANT, WIDE_SIMULATED)}
     for name in wide.columns:
+        if name in columns:
+            continue
         for m in sorted(WIDE_MEASURES, key=lambda m: len(m.name), reverse=True):
             if name.endswith("_" + m.name):
                 columns[name] = m

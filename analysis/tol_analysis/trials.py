@@ -165,7 +165,13 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         moves += same_peg
     if conv.violations_count:
         moves += violations
-    planning = first_pick if conv.planning_ends == "pick_up" else first_move
+    # Planning ends at the first pick-up by default; an attempt with a completed move but no
+    # pick-up (a recorder that logs none: imported data) falls back to its first move.
+    by_move = ~np.isnan(first_move) & (np.isnan(first_pick) | (conv.planning_ends == "move"))
+    planning = np.where(by_move, first_move, first_pick)
+    ends = Coded(
+        np.where(by_move, 1, np.where(np.isnan(planning), 2, 0)), ["pick_up", "move", None]
+    )
     with np.errstate(invalid="ignore", divide="ignore"):
         time_per_move = np.where(moves > 0, end_time / np.maximum(moves, 1), np.nan)
         accuracy = np.where(solved & (min_moves > 0), moves / np.maximum(min_moves, 1), np.nan)
@@ -198,6 +204,7 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         **{f"violations_{k}": by_kind[i] for i, k in enumerate(VIOLATION_KINDS)},
         "same_peg_drops": same_peg,
         "planning_time": planning,
+        "planning_ends": ends,
         "first_move_time": first_move,
         "execution_time": end_time - planning,
         "total_time": end_time,

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tol_analysis.duplicates import sort_out
 from tol_analysis.read import read_session, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
@@ -32,6 +31,8 @@ class VerifyReport:
     problems: list[str] = field(default_factory=list)
     incomplete: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: How many event logs were found.
+    checked: int = 0
 
     def text(self) -> str:
         lines = [f"PROBLEM  {p}" for p in self.problems]
@@ -49,18 +50,18 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
 
     Each log must read (a torn last line is a note), replay legally from every
     trial's start (the same checks as scoring), and agree with its sidecar
-    (participant, session, event log name, rows written). The same participant
-    and session in two logs, or two identical files, is a problem; sessions
-    that never ended are listed as incomplete.
+    (participant, session, event log name, rows written). A copy of a log, or
+    the same participant and session in two different logs, is a problem (as
+    :mod:`tol_analysis.duplicates` finds them; tol-score leaves copies out and
+    refuses different logs); a session started again on purpose is a note;
+    sessions that never ended are listed as incomplete.
     """
     report = VerifyReport()
-    seen: dict[tuple, list[Path]] = defaultdict(list)
-    hashes: dict[str, list[Path]] = defaultdict(list)
     found = scan(inputs)
+    report.checked = len(found.logs)
     report.notes.extend(f"{f}: not an event log (another CSV file in the folder), left out"
                         for f in found.left_out)  # fmt: skip
     for path in found.logs:
-        hashes[hashlib.sha256(path.read_bytes()).hexdigest()].append(path)
         try:
             log = read_session(path)  # every cell checked against the codebook
             score_sessions([log])
@@ -68,7 +69,6 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
             report.problems.append(str(exc))
             continue
         report.notes.extend(log.warnings)
-        seen[(log.participant, log.session)].append(path)
         faults = _sidecar_faults(log)
         if faults:
             report.problems.extend(f"{path}: {f}" for f in faults)
@@ -79,16 +79,10 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
                 f"{log.count('trial_end')} trial(s) ended"
             )
         report.ok.append(path)
-    for (participant, session), paths in seen.items():
-        if len(paths) > 1:
-            report.problems.append(
-                f"participant {participant} session {session} appears in {len(paths)} logs: "
-                + ", ".join(map(str, paths))
-                + ". Suggested fix: keep one (resume an interrupted session instead of starting again)."
-            )
-    for paths in hashes.values():
-        if len(paths) > 1:
-            report.problems.append("identical copies: " + ", ".join(map(str, paths)))
+    one = sort_out(found.logs)
+    report.problems.extend(str(c) for c in one.conflicts)
+    report.problems.extend(one.copies)
+    report.notes.extend(one.earlier_attempts)
     return report
 
 

@@ -15,6 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from tol_tasks import __version__
+from tol_tasks.options import Idle, given_flags, idle_option
 
 from . import FORMATS, ImportOptions, import_files
 from ._source import ImportSourceError
@@ -88,11 +89,24 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+def _idle_rules() -> tuple[Idle, ...]:
+    """Options that do nothing in some combinations (see tol_tasks.options), declared once."""
+    listing = "--list-formats lists the formats and exits; nothing is imported"
+    others = ("FILE", "--output", "--format", "--skip-bad",
+              *(ImportOptions.flag(f.name) for f in fields(ImportOptions)))  # fmt: skip
+    return tuple(Idle(flag, listing, not_with="--list-formats") for flag in others)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tol-import``: 0 when done (with ``--skip-bad``, skipped files and participants are
     listed on standard error), 2 on a bad file or a usage error."""
     parser = _parser()
     args = parser.parse_args(argv)
+    given = given_flags(parser, args) | ({"FILE"} if args.files else set())
+    idle = idle_option(_idle_rules(), given)
+    if idle is not None:
+        print(f"tol-import: {idle}", file=sys.stderr)
+        return EXIT_FAULT
     if args.list_formats:
         for f in FORMATS.values():
             state = " (recognised, not importable)" if f.refused else ""

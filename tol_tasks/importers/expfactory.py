@@ -75,7 +75,7 @@ UNAVAILABLE = (
         "illegal attempts",
         "the task ignores a click on an empty peg (to take) or a "
         "full peg (to put) and logs nothing",
-        "rule_violations is 0 for every trial: not recorded, not zero",
+        "rule_violations and violations_* are empty: not recorded, not zero",
     ),
     Unavailable(
         "pointer positions (x, y)", "the task logs the peg clicked, not where", "x and y are empty"

@@ -69,18 +69,18 @@ UNAVAILABLE = (
         "the plugin saves a move when its second click makes it, not the "
         "first click that selected the peg",
         "no pick_up rows: tol-score's planning "
-        "time with --planning-ends pick_up (its default) is empty; with --planning-ends "
-        "move it is the time to the first completed move",
+        "time is the time to the first completed move (planning_ends says move), under "
+        "either --planning-ends",
     ),
     Unavailable(
         "illegal attempts",
         "a move onto a full peg is refused without a trace",
-        "rule_violations is 0 for every trial: not recorded, not zero",
+        "rule_violations and violations_* are empty: not recorded, not zero",
     ),
     Unavailable(
         "same-peg drops",
         "a second click on the selected peg deselects it without a trace",
-        "same_peg_drops is 0: not recorded",
+        "same_peg_drops is empty: not recorded",
     ),
     Unavailable(
         "pointer positions (x, y)",
@@ -99,8 +99,8 @@ UNAVAILABLE = (
 
 DEFINITIONS = {
     "moves": "completed moves (the plugin's num_moves)",
-    "planning_time": "not available by tol-score's default (no pick-ups); --planning-ends move "
-    "gives the time to the first completed move",
+    "planning_time": "the time to the first completed move (no pick-ups), under either "
+    "--planning-ends",
     "total_time": "to the solving move, or to the time limit; the plugin's rt (to the end of "
     "the trial, after the last move's animation or the done button) is kept as "
     "source_rt_ms on the trial_end row",

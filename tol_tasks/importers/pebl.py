@@ -84,14 +84,14 @@ UNAVAILABLE = (
     Unavailable(
         "pick-ups",
         "PEBL logs a step once the disk is put down; the click that took it is not logged",
-        "no pick_up rows: tol-score's planning time with --planning-ends "
-        "pick_up (its default) is empty; with --planning-ends move it is the time to the "
-        "first completed move, PEBL's own firsttime",
+        "no pick_up rows: tol-score's planning time is the time to the first "
+        "completed move, PEBL's own firsttime (planning_ends says move), under either "
+        "--planning-ends",
     ),
     Unavailable(
         "illegal attempts",
         "PEBL ignores a drop on a full pile (TOL) or onto a smaller disk (TOH) and logs nothing",
-        "rule_violations is 0: not recorded, not zero",
+        "rule_violations and violations_* are empty: not recorded, not zero",
     ),
     Unavailable(
         "which peg a step that changed nothing used",
@@ -111,8 +111,8 @@ UNAVAILABLE = (
 DEFINITIONS = {
     "moves": "completed moves; PEBL's steps also count steps that changed nothing "
     "(tol-score --same-peg-counts counts them too)",
-    "planning_time": "with --planning-ends move: from the attempt's start to the first "
-    "completed move, as PEBL's firsttime",
+    "planning_time": "from the attempt's start to the first completed move, as PEBL's "
+    "firsttime (there are no pick-ups)",
     "min_moves": "from the solver; PEBL's shortest (summary file) is kept as source_min_moves "
     "and compared",
     "attempt": "PEBL's tries (a reset starts the next)",

@@ -1,0 +1,24 @@
+"""What recorded a session, in words, from its sidecar (for reports and BIDS)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tol_tasks.session_data.sidecar import Sidecar
+
+
+def recorded_by(meta: Sidecar | None) -> str | None:
+    """What recorded a session: its sidecar's ``recorder`` with what it ran in, or the
+    format an import came from (``source``); e.g. ``tol-run 0.2.0 (PsychoPy 2026.2.5)``,
+    ``tol-web 0.2.0 (browser)``, ``tol-import 0.2.0 (from pebl-tol)``. None without a
+    sidecar. Version 1 sidecars (no ``recorder``) were written by tol-run with PsychoPy."""
+    if meta is None:
+        return None
+    rec = meta.recorder
+    if rec is None:
+        psychopy = meta.software.psychopy if meta.software is not None else None
+        return "tol-run" + (f" (PsychoPy {psychopy})" if psychopy else "")
+    text = " ".join(t for t in (rec.name, rec.version) if t)
+    how = f"from {meta.source.format}" if meta.source is not None else rec.runtime
+    return f"{text} ({how})" if how else text
