@@ -19,5 +19,5 @@ else
   "${run[@]}"
 fi
 uv run --frozen python -m tol_tasks.session_data.summary "$out"
-uv run --frozen tol-score "$out" --output "$scored" --plots
+uv run --frozen tol-score "$out" --output "$scored" --plots --replace  # the demo's own folder: replaced on each run
 echo "demo: tables in $scored/ (moves.csv, trials.csv, sessions.csv, wide.csv, codebook.md), figures in $scored/plots/"
