@@ -119,7 +119,7 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
 
     from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
     from tol_tasks.puzzles.hanoi import Hanoi
-    from tol_tasks.runner.engine import BOARD_SCALE, GOAL_SCALE
+    from tol_tasks.runner.play import BOARD_SCALE, GOAL_SCALE
     from tol_tasks.runner.screen import TaskScreen
 
     screen = TaskScreen(win, lp, lp.messages())
