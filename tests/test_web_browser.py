@@ -355,6 +355,15 @@ def test_without_an_id_the_page_asks_for_one(tmp_path, chromium, web_server_fact
     assert "cannot be used as a participant id" in page.inner_text(".tol-form-error")
     page.goto(server.url("index.html?participant=P1&lang=xx"))
     assert "lang=xx" in page.inner_text(".tol-error")
+    # A protocol.json of another release's compiled format: the page says so and stops.
+    compiled = json.loads((site / "protocol.json").read_text())
+    compiled["compiled_format"] = 999
+    (site / "protocol.json").write_text(json.dumps(compiled))
+    page.goto(server.url("index.html?participant=P1"))
+    text = page.inner_text(".tol-error")
+    assert "compiled format 999" in text
+    assert "Build the folder again" in text
+    assert page.locator("[data-start]").count() == 0
     ctx.close()
 
 

@@ -8,7 +8,7 @@ import { EVENT_LOG_VERSION, EventLog } from "./eventlog.js";
 import { frameSummary } from "./frames.js";
 import { FrameRecorder, SessionClock } from "./runtime.js";
 import { deliver } from "./save.js";
-import { dateStr, isoNow } from "./session.js";
+import { dateStr, isoNow } from "./timefmt.js";
 import { sha256Hex } from "./sha256.js";
 import { SessionStore } from "./storage.js";
 import { JSPSYCH_VERSION, VERSION } from "./version.js";

@@ -6,7 +6,8 @@
 import { initJsPsych } from "jspsych";
 import { TowerSession } from "./embed.js";
 import { TowerPlugin, TowerSessionPlugin } from "./plugin.js";
-import { endPage, stop } from "./session.js";
+import { endPage } from "./endpages.js";
+import { stop } from "./screens.js";
 import { injectStyle } from "./style.js";
 
 export { initJsPsych };
