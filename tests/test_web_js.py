@@ -371,14 +371,9 @@ def test_the_session_driver_runs_a_protocol_without_a_display(name, tmp_path):
     assert len(ends) == len(onsets)
     assert {r["reason"] for r in ends} == {"solved"}
     # Each problem solved in exactly its minimum (the solver's, compiled into the plan).
-    minimum = {
-        (b["name"], p["id"]): p["min_moves"]
-        for b in [
-            compile_protocol(lp)["plan"]["practice"] | {"name": "practice"},
-            *compile_protocol(lp)["plan"]["blocks"],
-        ]  # fmt: skip
-        for p in b["problems"]
-    }
+    plan = compile_protocol(lp)["plan"]
+    blocks = [plan["practice"] | {"name": "practice"}, *plan["blocks"]]
+    minimum = {(b["name"], p["id"]): p["min_moves"] for b in blocks for p in b["problems"]}
     for r in ends:
         assert int(r["moves"]) == minimum[(r["block"], r["problem_id"])]
     copies = [r for r in rows if r["event"] == "copy_end"]
