@@ -42,8 +42,9 @@ from tol_tasks.session_data.trial import _PARTICIPANT_RE
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
-#: Version of the compiled protocol (``protocol.json``) that the page reads.
-COMPILED_FORMAT = 1
+#: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
+#: language, the task's name for participants).
+COMPILED_FORMAT = 2
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
@@ -137,6 +138,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "default_language": m.instructions.default_language,
         "languages": {
             lang: {
+                "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
                 "messages": lp.messages(lang),
                 "pages": [
                     {"text": p.text, "image": images.get(p.image) if p.image else None}

@@ -39,13 +39,18 @@ export class SessionDriver {
   /**
    * @param {object} proto  the compiled protocol (protocol.json)
    * @param {object} who    {participant, session, language, fields, params}
-   * @param {object} o      stored: {meta, lines} of a session to continue, or null;
+   * @param {object} o      stored: {meta, lines, firstRow, digest} of a session to
+   *                        continue, or null (lines: the rows still kept, from row
+   *                        firstRow; digest: what a resume needs of the rows before,
+   *                        see storage.js); assigned: the form's index when the
+   *                        form is assigned from outside (JATOS's batch), else null;
    *                        onRow(line, row), onCheckpoint(meta): keep and send them
    */
-  constructor(proto, who, { stored = null, onRow = null, onCheckpoint = null } = {}) {
+  constructor(proto, who, { stored = null, assigned = null, onRow = null, onCheckpoint = null } = {}) {
     this.proto = proto;
     this.who = who;
     this.stored = stored;
+    this.assigned = assigned;
     this.onCheckpoint = onCheckpoint;
     this.msg = proto.languages[who.language].messages;
     this.rules = proto.rules;
@@ -61,6 +66,7 @@ export class SessionDriver {
       participant: who.participant,
       session: who.session,
       lines: stored ? stored.lines : [],
+      firstRow: stored ? stored.firstRow ?? 1 : 1,
       onRow,
     });
     this.rows = {
@@ -104,7 +110,7 @@ export class SessionDriver {
     display.start(this);
     const env = display.describe();
     this.refresh = env.refresh_rate_hz;
-    const [form, blockIndices] = recordedForm(this.proto, this.meta, formFor, this.who);
+    const [form, blockIndices] = recordedForm(this.proto, this.meta, formFor, this.who, this.assigned);
     this._openSidecar(env, progress, form, blockIndices);
     const recorded = Object.fromEntries((this.meta.blocks || []).map((b) => [b.name, b.order]));
     const plan = sessionPlan(this.proto.plan, {
@@ -154,7 +160,7 @@ export class SessionDriver {
       return null;
     }
     this.meta = this.stored.meta;
-    const progress = progressOf(rowsOf(this.stored.lines));
+    const progress = progressOf([...(this.stored.digest || []), ...rowsOf(this.stored.lines)]);
     let clock = new SessionClock(this.meta.timing.clock_zero);
     this.resumeNote = null;
     if (clock.now() <= progress.last_time) {
@@ -173,6 +179,9 @@ export class SessionDriver {
   _openSidecar(env, progress, form, blockIndices) {
     if (!this.meta) {
       this.meta = newSidecar(this.proto, this.who, env, { clock: this.clock, form, blockIndices });
+      if (this.assigned !== null && this.meta.counterbalance) {
+        this.meta.counterbalance.assigned = "across participants, by the JATOS batch session's count";
+      }
     } else {
       const record = resumeRecord(this.meta, progress, env, this.resumeNote);
       this.meta.status = "incomplete";

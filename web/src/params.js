@@ -5,7 +5,8 @@
 /** tol-web build's settings as the page reads them (tol_tasks/web/build.py WebSettings). */
 export const SETTINGS_DEFAULTS = Object.freeze({
   participant_param: "participant", session_param: "session", language_param: "lang",
-  session: 1, language: null, post_url: null, completion_url: null,
+  session: 1, language: null, completion_url: null,
+  destination: "download", upload_url: null, token: null,
 });
 
 /** Whether `id` can name a participant: the lab's rule, compiled from Python into the protocol. */

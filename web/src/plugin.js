@@ -204,7 +204,7 @@ export class TowerSessionPlugin {
     parameters: {
       /** The compiled protocol (the contents of protocol.json). */
       protocol: { type: P.OBJECT, default: undefined },
-      /** tol-web build's settings: participant_param, session_param, post_url, ... */
+      /** tol-web build's settings: participant_param, session_param, destination, ... */
       settings: { type: P.OBJECT, default: {} },
     },
     data: {

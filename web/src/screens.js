@@ -1,7 +1,8 @@
 // The page's own screens around the task: what cannot go on, the form that
-// asks for the participant id, the start button.
+// asks for the participant id, the start button, the notices at the top.
 
 import { checkParticipant } from "./params.js";
+import { fill } from "./trialrun.js";
 
 export function element(tag, props = {}, text = null) {
   const el = document.createElement(tag);
@@ -30,11 +31,14 @@ export function stop(root, text) {
   return { status: "refused", error: text };
 }
 
-/** Ask for the participant id (and the protocol's participant fields); resolves {participant, fields}. */
-export function askParticipant(root, proto, { given, fields, problem }) {
+/**
+ * Ask for the participant id (and the protocol's participant fields), with
+ * the task's title and texts in `language`; resolves {participant, fields}.
+ */
+export function askParticipant(root, proto, { given, fields, problem, msg, language }) {
   return new Promise((resolve) => {
     const form = element("form", { className: "tol-form" });
-    const title = element("h1", {}, proto.plan.protocol.name);
+    const title = element("h1", {}, proto.languages[language].title);
     const inputs = {};
     const row = (name, label, value) => {
       const id = `tol-field-${name}`;
@@ -43,16 +47,16 @@ export function askParticipant(root, proto, { given, fields, problem }) {
       inputs[name] = input;
       form.append(lab, input);
     };
-    row("participant", "Participant", given || "");
+    row("participant", msg.participant_label, given || "");
     for (const [name, value] of Object.entries(fields)) row(name, name, value);
     const note = element("p", { className: "tol-form-error", role: "alert" }, problem || "");
-    const go = element("button", { type: "submit" }, "OK");
+    const go = element("button", { type: "submit" }, msg.ok_button);
     form.append(note, go);
     form.addEventListener("submit", (e) => {
       e.preventDefault();
       const id = inputs.participant.value.trim();
       if (!checkParticipant(proto, id)) {
-        note.textContent = `“${id}” cannot be used: 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit (e.g. P001).`;
+        note.textContent = fill(msg.participant_invalid, { id });
         inputs.participant.focus();
         return;
       }
@@ -63,6 +67,19 @@ export function askParticipant(root, proto, { given, fields, problem }) {
     showScreen(root, title, form);
     inputs.participant.focus();
   });
+}
+
+/**
+ * A notice that stays at the top of the page whatever the screen (`kind`:
+ * "pilot", "storage"): shown once, read out by screen readers.
+ */
+export function notice(text, kind) {
+  const id = `tol-notice-${kind}`;
+  if (document.getElementById(id)) return;
+  const el = element("div", { id, className: "tol-banner" }, text);
+  el.setAttribute("role", kind === "pilot" ? "note" : "alert");
+  el.dataset.notice = kind;
+  document.body.prepend(el);
 }
 
 /** The start button: a user gesture, which full screen needs. */

@@ -1,18 +1,22 @@
 // A whole protocol in the browser, as tol-run runs it in the lab: the
-// participant from the URL (or asked for), then the session driver
-// (driver.js: plan, trials, log, sidecar) on the page's display (front.js),
-// every row kept in the browser's storage as it is written, a reload
-// continuing at the first unfinished problem after a `resume` row, and at the
-// end the event log and its sidecar handed over (JATOS, POST or download).
+// participant from the URL (or asked for), one tab per session (tablock.js),
+// then the session driver (driver.js: plan, trials, log, sidecar) on the
+// page's display (front.js), every row kept in the browser's storage as it
+// is written (storage.js) and sent to the study's destination as the session
+// goes (delivery.js), a reload continuing at the first unfinished problem
+// after a `resume` row, and at the end the last piece confirmed before the
+// page thanks the participant.
 
 import { SessionDriver } from "./driver.js";
-import { END_TEXTS, completedPage, endPage, pick, recoveryPage } from "./endpages.js";
+import { deliveryFor } from "./delivery.js";
+import { END_TEXTS, completedPage, endPage, pick, recoveryPage, savingPage } from "./endpages.js";
 import { PageDisplay } from "./front.js";
 import { SETTINGS_DEFAULTS, sessionRequest, urlParameters } from "./params.js";
-import { deliver } from "./save.js";
-import { askParticipant, stop, waitForStart } from "./screens.js";
+import { download } from "./save.js";
+import { askParticipant, notice, stop, waitForStart } from "./screens.js";
 import { SessionStore } from "./storage.js";
 import { injectStyle } from "./style.js";
+import { claimSession } from "./tablock.js";
 import { isoNow } from "./timefmt.js";
 import { fill } from "./trialrun.js";
 import { COMPILED_FORMAT } from "./version.js";
@@ -24,9 +28,42 @@ export function compiledFormatProblem(proto) {
   return `protocol.json is of compiled format ${found} (${proto?.compiled_by || "unknown"}); this page reads format ${COMPILED_FORMAT}. Build the folder again with one tol-tasks (tol-web build), so that the page and protocol.json come from the same release.`;
 }
 
+/** The participant: from the URL, from JATOS (its worker), else asked for. */
+async function participantOf(root, proto, asked, msg, language) {
+  let participant = asked.participant;
+  const fields = { ...asked.fields };
+  if (asked.participantOk) return { participant, fields };
+  const jatos = globalThis.jatos;
+  if (participant === undefined && jatos && jatos.workerId !== undefined) {
+    participant = String(jatos.workerId);
+    if (new RegExp(proto.participant_pattern).test(participant)) return { participant, fields };
+  }
+  const problem = participant === undefined ? "" : fill(msg.participant_from_address, { id: participant });
+  const answer = await askParticipant(root, proto, { given: participant, fields, problem, msg, language });
+  return { participant: answer.participant, fields: { ...fields, ...answer.fields } };
+}
+
+/** The form a new session gets from JATOS's batch session (counterbalanced across participants), or null. */
+async function batchForm(proto) {
+  const jatos = globalThis.jatos;
+  const cb = proto.plan.counterbalance;
+  if (!cb || cb.by !== "participant" || !jatos || !jatos.batchSession) return null;
+  const key = `tol-tasks/forms/${proto.plan.protocol.sha256}`;
+  for (let tries = 0; tries < 5; tries++) {
+    const next = Number(jatos.batchSession.get(key) || 0);
+    try {
+      await jatos.batchSession.set(key, next + 1);
+      return next % cb.forms.length;
+    } catch {
+      // another participant took it at the same moment: read again
+    }
+  }
+  return null;
+}
+
 /**
  * Run the protocol `proto` (protocol.json, compiled by tol-web build) in `root`.
- * Resolves with a summary once the files were handed over (or the page stopped).
+ * Resolves with a summary once the data were handed over (or the page stopped).
  */
 export async function runSession(root, proto, settings = {}) {
   injectStyle();
@@ -37,21 +74,23 @@ export async function runSession(root, proto, settings = {}) {
   if (params.recover !== undefined) return recoveryPage(root);
   const asked = sessionRequest(proto, settings, params);
   if (asked.error) return stop(root, asked.error);
-  const { language, session, fields } = asked;
-  let participant = asked.participant;
-  if (!asked.participantOk) {
-    const problem = participant === undefined ? "" : `“${participant}” (from the address) cannot be used as a participant id.`;
-    const answer = await askParticipant(root, proto, { given: participant, fields, problem });
-    participant = answer.participant;
-    Object.assign(fields, answer.fields);
+  const { language, session } = asked;
+  document.documentElement.lang = language;
+  const msg = proto.languages[language].messages;
+  if (settings.destination === "download") notice(msg.pilot_notice, "pilot");
+  const { participant, fields } = await participantOf(root, proto, asked, msg, language);
+  const sha = proto.plan.protocol.sha256;
+  if (!(await claimSession(`${sha}/${participant}/${session}`))) {
+    const summary = stop(root, msg.open_elsewhere);
+    document.documentElement.dataset.tolStatus = "elsewhere";
+    return summary;
   }
-  const store = new SessionStore(proto.plan.protocol.sha256, participant, session);
+  const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage") });
   const stored = store.load();
   // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
-  const msg = proto.languages[language].messages;
-  if (stored && stored.meta.status === "completed") {
-    return completedPage(root, stored, msg);
-  }
+  if (stored && stored.meta.status === "completed") return completedPage(root, stored, msg);
+  if (!stored) store.begin();
+  const assigned = stored ? null : await batchForm(proto);
   await waitForStart(root, stored ? msg.continue_button : msg.start_button);
   if (proto.display.fullscreen && document.documentElement.requestFullscreen) {
     try {
@@ -61,53 +100,66 @@ export async function runSession(root, proto, settings = {}) {
     }
   }
   const who = { participant, session, language, fields, params };
+  let delivery = null;
   const driver = new SessionDriver(proto, who, {
     stored,
+    assigned,
     onRow: (line, row) => store.appendRow(line, row),
     onCheckpoint: (meta) => {
+      meta.delivery = { method: settings.destination, attempt_id: store.attempt };
       if (store.error) meta.storage_error = store.error;
+      meta.rows_not_stored = store.notStored;
       store.saveMeta(meta);
+      delivery.schedule(meta);
     },
   });
+  delivery = deliveryFor(settings, { log: driver.log, store, who, attempt: store.attempt });
+  const leaving = () => delivery.leaving();
+  addEventListener("pagehide", leaving);
+  const hidden = () => document.visibilityState === "hidden" && leaving();
+  document.addEventListener("visibilitychange", hidden);
   const { meta, log } = await driver.run(new PageDisplay(root, proto, language));
-  return finish(root, settings, { who, store, log, meta, msg });
+  return finish(root, settings, { who, store, log, meta, msg, delivery });
 }
 
-async function finish(root, settings, { who, store, log, meta, msg }) {
-  const files = {
-    participant: who.participant,
-    session: who.session,
-    csvName: meta.event_log,
-    csv: log.text(),
-    jsonName: meta.event_log.replace(/\.csv$/, ".json"),
-  };
-  meta.saved = { method: null, time: isoNow() };
-  const method = globalThis.jatos ? "jatos" : settings.post_url ? "post" : "download";
-  meta.saved.method = method;
-  files.json = JSON.stringify(meta, null, 2) + "\n";
+/** Deliver the last piece (confirmed), then the end page; a failure says what to do and can be retried. */
+async function finish(root, settings, { who, store, log, meta, msg, delivery }) {
+  meta.saved = { method: delivery.method, time: isoNow() };
   store.saveMeta(meta);
-  const result = await deliver(files, settings);
-  if (!result.error && method !== "download") store.remove(); // the server holds them now
-  const summary = {
-    status: meta.status,
-    saved: method,
-    error: result.error,
-    event_log_name: files.csvName,
-    event_log: files.csv,
-    sidecar_name: files.jsonName,
-    sidecar: files.json,
-    end_text: msg.end,
-    messages: pick(msg, END_TEXTS),
+  const files = {
+    event_log_name: meta.event_log,
+    event_log: log.whole ? log.text() : null,
+    sidecar_name: meta.event_log.replace(/\.csv$/, ".json"),
+    sidecar: JSON.stringify(meta, null, 2) + "\n",
   };
-  endPage(root, summary, msg);
-  if (!result.error) {
-    if (settings.completion_url) {
-      const target = fill(settings.completion_url, who.params);
-      if (globalThis.jatos && globalThis.jatos.endStudyAndRedirect) globalThis.jatos.endStudyAndRedirect(target);
-      else setTimeout(() => location.assign(target), 1500);
-    } else if (globalThis.jatos && globalThis.jatos.endStudy) {
-      globalThis.jatos.endStudy();
+  const attempt = async () => {
+    savingPage(root, msg);
+    const result = await delivery.finish(meta);
+    if (result.ok && delivery.method === "download") {
+      download(files.event_log_name, files.event_log, "text/csv");
+      download(files.sidecar_name, files.sidecar, "application/json");
+    } else if (result.ok) {
+      store.finished(meta); // the destination holds every row now
     }
+    const summary = {
+      status: meta.status, saved: delivery.method, error: result.error, ...files,
+      end_text: msg.end, messages: pick(msg, END_TEXTS),
+    };
+    endPage(root, summary, msg, result.ok ? null : attempt);
+    if (result.ok) leave(settings, who);
+    return summary;
+  };
+  return attempt();
+}
+
+/** After the data are saved: the completion link (Prolific, SONA), or JATOS's end. */
+function leave(settings, who) {
+  const jatos = globalThis.jatos;
+  if (settings.completion_url) {
+    const target = fill(settings.completion_url, who.params);
+    if (jatos && jatos.endStudyAndRedirect) jatos.endStudyAndRedirect(target);
+    else setTimeout(() => location.assign(target), 1500);
+  } else if (jatos && jatos.endStudy) {
+    jatos.endStudy();
   }
-  return summary;
 }

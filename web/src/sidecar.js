@@ -73,11 +73,20 @@ export function resumeRecord(meta, progress, env, note) {
   };
 }
 
-/** The counterbalanced form of a session: the recorded one when it resumes. */
-export function recordedForm(proto, meta, formFor, who) {
+/**
+ * The counterbalanced form of a session: the recorded one when it resumes,
+ * the form of index `assigned` when it is assigned from outside (JATOS's
+ * batch session, across participants), else formFor's choice.
+ */
+export function recordedForm(proto, meta, formFor, who, assigned = null) {
   const names = proto.plan.blocks.map((b) => b.name);
   if (meta && meta.counterbalance) {
     return [meta.counterbalance.form, meta.counterbalance.blocks.map((b) => names.indexOf(b))];
   }
-  return formFor(proto.plan.counterbalance, names, who.participant, who.session);
+  const cb = proto.plan.counterbalance;
+  if (cb && assigned !== null) {
+    const form = cb.forms[assigned % cb.forms.length];
+    return [form.name, form.blocks.map((b) => names.indexOf(b))];
+  }
+  return formFor(cb, names, who.participant, who.session);
 }
