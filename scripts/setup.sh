@@ -18,8 +18,12 @@ cd "$(dirname "$0")/.."
 #                     what PyQt6's X plugin needs for PsychoPy's participant dialog
 #   chromium, fonts-dejavu-core
 #                     a real headless browser that renders and prints the reports in the tests
+#   postgresql        tol-web serve --database: the tests start a PostgreSQL server of their own
+#   nginx-light, openssl
+#                     the documented reverse proxy (docs/deploy/nginx.conf), run by the tests with TLS
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
-              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core)
+              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
+              postgresql nginx-light openssl)
 # The programs among them that the tests look for (program:package), checked without apt.
 PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium node:nodejs npm:npm)
 

@@ -39,13 +39,14 @@ def free_port() -> int:
 
 def request(url: str, body: bytes | None = None, headers: dict | None = None,
             method: str | None = None, timeout: float = 30) -> tuple[int, dict, bytes]:  # fmt: skip
-    """One HTTP request: (status, headers, body), whatever the status."""
+    """One HTTP request: (status, headers with lower-case names, body), whatever the status."""
     req = urllib.request.Request(url, data=body, headers=headers or {}, method=method)
     try:
         with urllib.request.urlopen(req, timeout=timeout) as r:
-            return r.status, dict(r.headers), r.read()
+            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
     except urllib.error.HTTPError as exc:
-        return exc.code, dict(exc.headers), exc.read()
+        with exc:
+            return exc.code, {k.lower(): v for k, v in exc.headers.items()}, exc.read()
 
 
 class ServeProcess:
@@ -63,10 +64,10 @@ class ServeProcess:
         return f"http://127.0.0.1:{self.port}/{path}"
 
     def start(self, timeout: float = 60) -> None:
-        out = open(self.log, "ab") if self.log else subprocess.DEVNULL  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            self.cmd, stdout=out, stderr=out if self.log else subprocess.PIPE
-        )
+        self._close_log()
+        self._out = open(self.log, "ab") if self.log else None  # noqa: SIM115
+        out = self._out or subprocess.DEVNULL
+        self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=self._out or subprocess.PIPE)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
@@ -79,11 +80,20 @@ class ServeProcess:
             time.sleep(0.1)
         raise AssertionError("tol-web serve did not answer /health in time")
 
+    def _close_log(self) -> None:
+        out = getattr(self, "_out", None)
+        if out is not None:
+            out.close()
+            self._out = None
+        if self.proc is not None and self.proc.stderr is not None:
+            self.proc.stderr.close()
+
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flush."""
         if self.proc and self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
             self.proc.wait(timeout=30)
+        self._close_log()
 
     def stop(self) -> None:
         if self.proc and self.proc.poll() is None:
@@ -92,6 +102,7 @@ class ServeProcess:
                 self.proc.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 self.kill()
+        self._close_log()
 
     def health(self) -> dict:
         return json.loads(request(self.url("health"))[2])

@@ -53,6 +53,7 @@ export class PageDisplay {
   }
 
   async prepare() {
+    document.documentElement.dataset.tolRunning = "";
     const [w, h] = stageSize(this.display);
     this.root.replaceChildren();
     const el = document.createElement("div");
@@ -135,6 +136,7 @@ export class PageDisplay {
   }
 
   close() {
+    delete document.documentElement.dataset.tolRunning;
     this.router.close();
     removeEventListener("resize", this._onResize);
     document.removeEventListener("visibilitychange", this._onVisibility);

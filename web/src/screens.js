@@ -70,15 +70,21 @@ export function askParticipant(root, proto, { given, fields, problem, msg, langu
 }
 
 /**
- * A notice that stays at the top of the page whatever the screen (`kind`:
- * "pilot", "storage"): shown once, read out by screen readers.
+ * A notice at the top of the page (`kind`: "pilot", shown on every screen but
+ * the task's; "storage", shown at once, the task's too, until the participant
+ * closes it with `dismiss`, a button's label). Read out by screen readers.
  */
-export function notice(text, kind) {
+export function notice(text, kind, dismiss = null) {
   const id = `tol-notice-${kind}`;
   if (document.getElementById(id)) return;
   const el = element("div", { id, className: "tol-banner" }, text);
   el.setAttribute("role", kind === "pilot" ? "note" : "alert");
   el.dataset.notice = kind;
+  if (dismiss) {
+    const ok = element("button", { type: "button", className: "tol-banner-ok" }, dismiss);
+    ok.addEventListener("click", () => el.remove(), { once: true });
+    el.append(" ", ok);
+  }
   document.body.prepend(el);
 }
 

@@ -85,7 +85,7 @@ export async function runSession(root, proto, settings = {}) {
     document.documentElement.dataset.tolStatus = "elsewhere";
     return summary;
   }
-  const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage") });
+  const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage", msg.ok_button) });
   const stored = store.load();
   // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
   if (stored && stored.meta.status === "completed") return completedPage(root, stored, msg);

@@ -29,6 +29,8 @@ body { font-family: "DejaVu Sans", system-ui, sans-serif; }
   border: 1px solid #5f5f5f; border-radius: 0.3em; }
 .tol-form-error { color: #b00020; min-height: 1.2em; }
 .tol-download { display: block; margin: 0.4em auto; }
+html[data-tol-running] .tol-banner[data-notice=pilot] { display: none; }
+.tol-banner button { font-size: 1em; padding: 0.1em 0.8em; color: #1a1a1a; background: #ffffff; border: 1px solid #3d2e00; }
 .tol-banner { position: fixed; top: 0; left: 0; right: 0; z-index: 10; padding: 0.4em 1em; font-size: 1em;
   text-align: center; background: #fff3cd; color: #3d2e00; border-bottom: 2px solid #8a6d00; }
 `;
