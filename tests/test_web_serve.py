@@ -162,7 +162,7 @@ def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path)
                 )[::2],
                 401,
                 b"no study token",
-            ),  # fmt: skip
+            ),
             ("no such study", post(server, "nope", tok, ok), 404, "no study 'nope'"),
             (
                 "oversized",
@@ -187,13 +187,13 @@ def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path)
                 ),
                 422,
                 "column 'event' holds 'explode'",
-            ),  # fmt: skip
+            ),
             (
                 "rows of another session",
                 post(server, name, tok, piece(first=3, text=rows(3, 1, participant="P009"))),
                 422,
                 "belongs to participant 'P009'",
-            ),  # fmt: skip
+            ),
             (
                 "another session's attempt",
                 post(server, name, tok, dict(other, attempt="A" * 22)),
@@ -205,7 +205,7 @@ def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path)
                 post(server, name, tok, piece(participant="../../etc", text="")),
                 422,
                 "cannot name a participant",
-            ),  # fmt: skip
+            ),
             (
                 "path-like attempt",
                 post(server, name, tok, piece(attempt="../../../../tmp/x" * 2)),
@@ -217,7 +217,7 @@ def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path)
                 post(server, name, tok, piece(text=rows(1, 2).replace("page-2", "page-X"))),
                 409,
                 "row 2: differs",
-            ),  # fmt: skip
+            ),
             (
                 "a gap",
                 post(server, name, tok, piece(first=9, text=rows(9, 1))),
@@ -240,7 +240,7 @@ def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path)
                 ),
                 422,
                 "not the protocol this study was built from",
-            ),  # fmt: skip
+            ),
             (
                 "an unknown field",
                 post(server, name, tok, dict(ok, path="/etc/passwd")),
