@@ -62,6 +62,13 @@ class PieceSender {
     this.again = false;
     this.error = null; // a permanent refusal: the end page says it
     this.failures = 0;
+    this.finishing = false; // the session ended: the background loop gives way to finish()
+    this._wake = null;
+  }
+
+  /** Wait `s` seconds, or less when finish() needs the line. */
+  _pause(s) {
+    return Promise.race([sleep(s), new Promise((resolve) => (this._wake = resolve))]);
   }
 
   _piece(final) {
@@ -124,7 +131,9 @@ class PieceSender {
         }
         this.failures += 1;
         this.lastError = exc.message;
-        await sleep(exc.retryAfter ?? BACKOFF[Math.min(k, BACKOFF.length - 1)]);
+        if (!final && this.finishing) return false;
+        await this._pause(exc.retryAfter ?? BACKOFF[Math.min(k, BACKOFF.length - 1)]);
+        if (!final && this.finishing) return false;
       }
     }
     return false;
@@ -136,9 +145,12 @@ class PieceSender {
    */
   async finish(meta) {
     this.meta = meta;
+    this.finishing = true;
+    if (this._wake) this._wake();
     if (this.running) await this.running;
     if (this.error) return { ok: false, error: this.error };
     const ok = await this._loop(true, FINAL_TRIES);
+    this.finishing = false; // a retry from the last page goes through finish() again
     return ok ? { ok: true, error: null } : { ok: false, error: this.error || this.lastError };
   }
 

@@ -50,7 +50,7 @@ export function endPage(root, summary, msg = summary.messages, retry = retryLast
     page.append(element("p", {}, msg.data_downloaded), ...links());
   } else if (summary.saved === "stored") {
     page.append(...links());
-  } else if (summary.saved) {
+  } else if (summary.saved && summary.saved !== "delivered") {
     page.append(element("p", { className: "tol-saved" }, msg.data_saved));
   }
   document.documentElement.dataset.tolStatus = summary.status;
@@ -71,15 +71,7 @@ export function completedPage(root, stored, msg) {
     end_text: delivered ? msg.already_saved : msg.already_finished,
     messages: pick(msg, END_TEXTS),
   };
-  const page = showScreen(root, element("p", { className: "tol-end" }, summary.end_text));
-  if (!delivered) {
-    page.append(
-      downloadLink(summary.event_log_name, summary.event_log, "text/csv"),
-      downloadLink(summary.sidecar_name, summary.sidecar, "application/json"),
-    );
-  }
-  document.documentElement.dataset.tolStatus = summary.status;
-  document.documentElement.dataset.tolSaved = summary.saved;
+  endPage(root, summary, msg, null);
   return summary;
 }
 

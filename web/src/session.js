@@ -80,15 +80,21 @@ export async function runSession(root, proto, settings = {}) {
   if (settings.destination === "download") notice(msg.pilot_notice, "pilot");
   const { participant, fields } = await participantOf(root, proto, asked, msg, language);
   const sha = proto.plan.protocol.sha256;
-  if (!(await claimSession(`${sha}/${participant}/${session}`))) {
+  const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage", msg.ok_button) });
+  const done = store.load();
+  if (done && done.meta.status === "completed") return completedPage(root, done, msg);
+  const release = await claimSession(`${sha}/${participant}/${session}`);
+  if (!release) {
     const summary = stop(root, msg.open_elsewhere);
     document.documentElement.dataset.tolStatus = "elsewhere";
     return summary;
   }
-  const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage", msg.ok_button) });
-  const stored = store.load();
+  const stored = store.load(); // again: another tab may have written it meanwhile
   // As tol-run --resume: any session but a completed one continues (aborted and crashed too).
-  if (stored && stored.meta.status === "completed") return completedPage(root, stored, msg);
+  if (stored && stored.meta.status === "completed") {
+    release();
+    return completedPage(root, stored, msg);
+  }
   if (!stored) store.begin();
   const assigned = stored ? null : await batchForm(proto);
   await waitForStart(root, stored ? msg.continue_button : msg.start_button);
@@ -119,11 +125,11 @@ export async function runSession(root, proto, settings = {}) {
   const hidden = () => document.visibilityState === "hidden" && leaving();
   document.addEventListener("visibilitychange", hidden);
   const { meta, log } = await driver.run(new PageDisplay(root, proto, language));
-  return finish(root, settings, { who, store, log, meta, msg, delivery });
+  return finish(root, settings, { who, store, log, meta, msg, delivery, release });
 }
 
 /** Deliver the last piece (confirmed), then the end page; a failure says what to do and can be retried. */
-async function finish(root, settings, { who, store, log, meta, msg, delivery }) {
+async function finish(root, settings, { who, store, log, meta, msg, delivery, release }) {
   meta.saved = { method: delivery.method, time: isoNow() };
   store.saveMeta(meta);
   const files = {
@@ -141,6 +147,7 @@ async function finish(root, settings, { who, store, log, meta, msg, delivery }) 
     } else if (result.ok) {
       store.finished(meta); // the destination holds every row now
     }
+    if (result.ok) release(); // another tab may now show that the session is finished
     const summary = {
       status: meta.status, saved: delivery.method, error: result.error, ...files,
       end_text: msg.end, messages: pick(msg, END_TEXTS),

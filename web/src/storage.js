@@ -162,17 +162,16 @@ export class SessionStore {
         this.digest.push(digestOf(r));
       }
     }
-    const before = this.held;
-    this.held = held;
-    if (this._saveItem()) {
-      for (let row = before + 1; row <= held; row++) {
-        try {
-          this.storage.removeItem(this._key("row", row));
-        } catch {
-          // nothing stored, nothing to remove
-        }
+    // The delivered rows go first (room for the record of them, when storage is full).
+    for (let row = this.held + 1; row <= held; row++) {
+      try {
+        this.storage.removeItem(this._key("row", row));
+      } catch {
+        // nothing stored, nothing to remove
       }
     }
+    this.held = held;
+    this._saveItem();
   }
 
   /** The whole session is delivered: only a marker stays (the link then says "already finished"). */

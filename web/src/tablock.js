@@ -9,27 +9,32 @@
 
 const HANDSHAKE_MS = 400;
 
+const NONE = () => {};
+
 /**
- * Claim the session named `name` for this tab. Resolves true (this tab runs
- * it; the claim lasts as long as the page) or false (another tab has it).
+ * Claim the session named `name` for this tab. Resolves with a function that
+ * gives the claim up (it lasts until then, or until the page goes), or null
+ * when another tab has the session.
  */
 export async function claimSession(name) {
   const locks = globalThis.navigator && navigator.locks;
   if (locks && typeof locks.request === "function") {
     return new Promise((resolve) => {
+      let release = NONE;
+      const held = new Promise((done) => (release = done));
       locks
         .request(`tol-tasks:${name}`, { ifAvailable: true }, (lock) => {
           if (!lock) {
-            resolve(false);
+            resolve(null);
             return undefined;
           }
-          resolve(true);
-          return new Promise(() => {}); // held until the page goes
+          resolve(release);
+          return held; // held until released or the page goes
         })
-        .catch(() => resolve(true)); // a page where locks fail: nothing to share them with
+        .catch(() => resolve(NONE)); // a page where locks fail: nothing to share them with
     });
   }
-  if (typeof BroadcastChannel === "undefined") return true;
+  if (typeof BroadcastChannel === "undefined") return NONE;
   const channel = new BroadcastChannel("tol-tasks-sessions");
   const taken = await new Promise((resolve) => {
     const timer = setTimeout(() => resolve(false), HANDSHAKE_MS);
@@ -43,10 +48,10 @@ export async function claimSession(name) {
   });
   if (taken) {
     channel.close();
-    return false;
+    return null;
   }
   channel.onmessage = (e) => {
     if (e.data && e.data.asks === name) channel.postMessage({ open: name });
   };
-  return true;
+  return () => channel.close();
 }
