@@ -153,6 +153,7 @@ def test_a_session_is_saved_as_it_goes_and_confirmed_before_thanks(tmp_path, chr
     verify(data / info["name"])
 
 
+@pytest.mark.slow
 def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(tmp_path, chromium, mini):
     server, info = study_server(tmp_path, mini)
     data = tmp_path / "data"
@@ -298,7 +299,9 @@ def check_contrast(page, where: str) -> int:
     return len(texts)
 
 
-@pytest.mark.parametrize("language", ["en", "fr", "de", "es"])
+@pytest.mark.parametrize(
+    "language", ["en", *(pytest.param(x, marks=pytest.mark.slow) for x in ("fr", "de", "es"))]
+)
 def test_every_page_and_message_is_readable_in_every_bundled_language(tmp_path, chromium, mini, language):
     """WCAG AA: the id form (with the task's title in the language), the start, the task's
     messages, the pilot notice, the end page, a failed delivery and the second-tab page."""
@@ -328,14 +331,17 @@ def test_every_page_and_message_is_readable_in_every_bundled_language(tmp_path, 
         assert player.play() == "completed"
         wait_saved(page)
         check_contrast(page, f"{language} end page")
-    # The pilot page, its notice, and a delivery that fails (the server gone).
+    # The pilot page, its notice, and a delivery that fails (a page whose token the server refuses).
     pilot = build_folder(mini, tmp_path / "pilot", download=True)
-    with ServeProcess([build_folder(mini, tmp_path / "s2" / "mini", server="/")],
-                      data=tmp_path / "d2") as s2:  # fmt: skip
+    refused = build_folder(mini, tmp_path / "s2" / "mini", server="/")
+    page_file = refused / "index.html"
+    token = json.loads((refused / "study.json").read_text())["token"]
+    page_file.write_text(page_file.read_text().replace(token, "not-the-token-of-this-study"))
+    with ServeProcess([refused], data=tmp_path / "d2") as s2:
         ctx, page, _ = open_page(chromium, s2.url(f"mini/index.html?lang={language}&participant=F1"))
-        player = Participant(page, stop=lambda r, k: (r.problem_id == "c" and k == 1 and s2.kill()) or False)
-        player.play(timeout=400)
-        assert wait_saved(page, timeout=300000) == "failed"
+        Participant(page).play()
+        assert wait_saved(page) == "failed"
+        assert page.locator("button.tol-retry").count() == 1
         check_contrast(page, f"{language} failed delivery")
     from tests.browser_tools import StaticServer
 
@@ -375,10 +381,10 @@ window.jatos = {
   endStudy: () => jatosCalls.push(["end"]),
   endStudyAndRedirect: (url) => jatosCalls.push(["endRedirect", url]),
   batchSession: {
-    data: JSON.parse(sessionStorage.getItem("batch") || "{}"),
+    data: JSON.parse(localStorage.getItem("jatos-batch-stand-in") || "{}"),
     get(name) { return this.data[name]; },
     set(name, value) { jatosCalls.push(["batch", name, value]); this.data[name] = value;
-      sessionStorage.setItem("batch", JSON.stringify(this.data)); return Promise.resolve(); },
+      localStorage.setItem("jatos-batch-stand-in", JSON.stringify(this.data)); return Promise.resolve(); },
   },
 };
 """
