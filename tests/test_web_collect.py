@@ -61,7 +61,9 @@ def verify(folder: Path) -> str:
 
 def moves_on_server(log: Path) -> list[tuple[int, str, str]]:
     """(trial, from, to) of every placement in a log the server holds."""
-    return [(int(r["trial"]), r["from_peg"], r["to_peg"]) for r in _rows(log) if r["event"] == "place"]
+    return [
+        (int(r["trial"]), r["from_peg"], r["to_peg"]) for r in _rows(log) if r["event"] == "place"
+    ]
 
 
 def moves_played(player: Participant) -> list[tuple[int, str, str]]:
@@ -154,7 +156,9 @@ def test_a_session_is_saved_as_it_goes_and_confirmed_before_thanks(tmp_path, chr
 
 
 @pytest.mark.slow
-def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(tmp_path, chromium, mini):
+def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(
+    tmp_path, chromium, mini
+):
     server, info = study_server(tmp_path, mini)
     data = tmp_path / "data"
 
@@ -219,7 +223,9 @@ FILL = """(limit) => {
 
 
 @pytest.mark.parametrize("when", ["before", "during"])
-def test_storage_full_is_never_silent_and_every_move_reaches_the_server(tmp_path, chromium, mini, when):
+def test_storage_full_is_never_silent_and_every_move_reaches_the_server(
+    tmp_path, chromium, mini, when
+):
     server, info = study_server(tmp_path, mini)
 
     def fill(record, k):
@@ -302,7 +308,9 @@ def check_contrast(page, where: str) -> int:
 @pytest.mark.parametrize(
     "language", ["en", *(pytest.param(x, marks=pytest.mark.slow) for x in ("fr", "de", "es"))]
 )
-def test_every_page_and_message_is_readable_in_every_bundled_language(tmp_path, chromium, mini, language):
+def test_every_page_and_message_is_readable_in_every_bundled_language(
+    tmp_path, chromium, mini, language
+):
     """WCAG AA: the id form (with the task's title in the language), the start, the task's
     messages, the pilot notice, the end page, a failed delivery and the second-tab page."""
     server, info = study_server(tmp_path, mini)
@@ -338,7 +346,9 @@ def test_every_page_and_message_is_readable_in_every_bundled_language(tmp_path, 
     token = json.loads((refused / "study.json").read_text())["token"]
     page_file.write_text(page_file.read_text().replace(token, "not-the-token-of-this-study"))
     with ServeProcess([refused], data=tmp_path / "d2") as s2:
-        ctx, page, _ = open_page(chromium, s2.url(f"mini/index.html?lang={language}&participant=F1"))
+        ctx, page, _ = open_page(
+            chromium, s2.url(f"mini/index.html?lang={language}&participant=F1")
+        )
         Participant(page).play()
         assert wait_saved(page) == "failed"
         assert page.locator("button.tol-retry").count() == 1
@@ -349,7 +359,6 @@ def test_every_page_and_message_is_readable_in_every_bundled_language(tmp_path, 
         ctx, page, _ = open_page(chromium, static.url(f"index.html?lang={language}"))
         page.wait_for_selector("[data-notice=pilot]")
         check_contrast(page, f"{language} pilot notice")
-
 
 
 @pytest.mark.parametrize("name", ["demo", "london-shallice", "hanoi-classic", "london-tol-dx",
@@ -407,14 +416,23 @@ def test_a_jatos_study_archive_and_its_results_back_into_logs(tmp_path, chromium
         assert len(jas) == 1 and len(dirs) == 1  # what ImportExportService requires
         study = json.loads(z.read(jas[0]))
         (assets,) = dirs
-        assert {f"{assets}/index.html", f"{assets}/tol-tasks.js", f"{assets}/protocol.json"} <= set(names)
+        assert {f"{assets}/index.html", f"{assets}/tol-tasks.js", f"{assets}/protocol.json"} <= set(
+            names
+        )
     assert int(study["version"]) == 3  # StudyDeserializer: serial version 3
     data = study["data"]
     assert data["dirName"] == assets
     import re
 
     assert not re.search(r"[\s*?\"\\/,`<>|:~!§$%&^°]", assets)  # IOUtils.checkFilename
-    assert assets not in {"jatos", "publix", "public", "assets", "study_assets_root", "study_assets"}
+    assert assets not in {
+        "jatos",
+        "publix",
+        "public",
+        "assets",
+        "study_assets_root",
+        "study_assets",
+    }
     (component,) = data["componentList"]
     assert re.fullmatch(r"[\w\d_-][\w\d/_-]*\.[\w\d_-]+", component["htmlFilePath"])
     assert component["title"].strip() and len(data["title"]) <= 255
@@ -485,3 +503,100 @@ def test_tol_import_jatos_refuses_a_row_sent_twice_with_other_contents(tmp_path,
     err = capsys.readouterr().err
     assert f"{results}: line 3:" in err
     assert "row 2: differs" in err
+
+
+# ----------------------------------------------------------------------------- a crowd
+@pytest.mark.slow
+def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server(
+    tmp_path, mini, rng
+):
+    """50 participants in parallel (one context each), a third closing their tab or reloading
+    at a random move, the server SIGKILLed and restarted mid-study: every trial completed
+    before a close is on the server exactly once, every session scores, --verify is clean."""
+    import asyncio
+
+    from playwright.async_api import async_playwright
+
+    from tests.browser_tools import CHROMIUM_ARGS, chromium_path
+    from tests.web_crowd import Crowd, play
+
+    server, info = study_server(tmp_path, mini)
+    data = tmp_path / "data"
+    people = [f"C{k:03d}" for k in range(50)]
+    interrupts = {pid: (rng.randint(1, 3), rng.randint(0, 2), rng.choice(["reload", "close"]))
+                  for pid in rng.sample(people, 17)}  # fmt: skip
+    kills = []
+
+    async def killer():
+        loop = asyncio.get_running_loop()
+        await asyncio.sleep(12)  # mid-study: many sessions are in their problems
+        server.kill()
+        kills.append(sum(len(_rows(p)) for p in served_logs(data, info["name"])))
+        await asyncio.sleep(3)
+        await loop.run_in_executor(None, server.start)
+
+    async def crowd():
+        async with async_playwright() as pw:
+            browser = await pw.chromium.launch(
+                executable_path=chromium_path(), args=list(CHROMIUM_ARGS)
+            )
+            try:
+
+                async def one(pid):
+                    ctx = await browser.new_context(viewport={"width": 1000, "height": 760})
+                    try:
+                        url = server.url(f"mini/index.html?participant={pid}")
+                        return await play(ctx, url, Crowd(pid), interrupts.get(pid), timeout=1500)
+                    finally:
+                        await ctx.close()
+
+                kill = asyncio.create_task(killer())
+                done = await asyncio.gather(*(one(p) for p in people))
+                await kill
+                return done
+            finally:
+                await browser.close()
+
+    server.start()
+    try:
+        crowd_done = asyncio.run(crowd())
+    finally:
+        server.stop()
+    assert kills, "the server was not killed"
+    assert sum(bool(c.interruptions) for c in crowd_done) == 17
+    logs = {}
+    for log in served_logs(data, info["name"]):
+        pid = log.name.split("_")[0]
+        assert pid not in logs, f"{pid}: two logs (a reload must continue the same attempt)"
+        logs[pid] = log
+    assert sorted(logs) == people
+    for who in crowd_done:
+        assert (who.status, who.saved) == ("completed", "server"), who
+        rows = check_rows_once(logs[who.participant])
+        places: dict[int, list] = {}
+        ends: dict[int, int] = {}
+        for r in rows:
+            if r["event"] == "place":
+                places.setdefault(int(r["trial"]), []).append((r["from_peg"], r["to_peg"]))
+            elif r["event"] == "trial_end":
+                ends[int(r["trial"])] = ends.get(int(r["trial"]), 0) + 1
+        for trial, moves in who.completed.items():
+            assert places.get(trial) == moves, (who.participant, trial)
+            assert ends.get(trial) == 1, (who.participant, trial)
+        for trial, moves in who.cut_off.items():  # at most the trial in progress is lost
+            got = places.get(trial, [])
+            assert got == moves[: len(got)], (who.participant, trial)
+            assert trial not in ends
+        solved = [
+            r["problem_id"] for r in rows if r["event"] == "trial_end" and r["reason"] == "solved"
+        ]
+        assert sorted(solved) == ["a", "b", "c"], who.participant
+        side = json.loads(logs[who.participant].with_suffix(".json").read_text())
+        assert side["status"] == "completed"
+        assert side["rows_written"] == len(rows)
+    assert "50 log(s) OK, 0 problem(s)" in verify(data / info["name"])
+    out = tmp_path / "scored"
+    done = subprocess.run([str(Path(sys.executable).parent / "tol-score"), str(data / info["name"]),
+                           "--output", str(out)], capture_output=True, text=True, timeout=600)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert len(_rows(out / "sessions.csv")) == 50
