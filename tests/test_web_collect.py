@@ -126,7 +126,7 @@ def test_a_session_is_saved_as_it_goes_and_confirmed_before_thanks(tmp_path, chr
         return False
 
     with server:
-        url = server.url(f"mini/index.html?participant=P001&PROLIFIC_PID=x")
+        url = server.url("mini/index.html?participant=P001&PROLIFIC_PID=x")
         ctx, page, errors = open_page(chromium, url)
         player = Participant(page, stop=look)
         assert player.play() == "completed"
@@ -169,7 +169,7 @@ def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(
 
     server.start()
     try:
-        ctx, page, _ = open_page(chromium, server.url("mini/index.html?participant=P002"))
+        _ctx, page, _ = open_page(chromium, server.url("mini/index.html?participant=P002"))
         player = Participant(page, stop=down)
         assert player.play(timeout=400) == "completed"
         assert wait_saved(page, timeout=300000) == "failed"
@@ -235,7 +235,7 @@ def test_storage_full_is_never_silent_and_every_move_reaches_the_server(
 
     with server:
         url = server.url("mini/index.html?participant=P004")
-        ctx, page, errors = open_page(chromium, "about:blank")
+        _ctx, page, errors = open_page(chromium, "about:blank")
         page.goto(server.url("health"))  # the study's origin, to fill its storage
         if when == "before":
             page.evaluate(FILL)
@@ -313,7 +313,7 @@ def test_every_page_and_message_is_readable_in_every_bundled_language(
 ):
     """WCAG AA: the id form (with the task's title in the language), the start, the task's
     messages, the pilot notice, the end page, a failed delivery and the second-tab page."""
-    server, info = study_server(tmp_path, mini)
+    server, _info = study_server(tmp_path, mini)
     with server:
         ctx, page, _ = open_page(chromium, server.url(f"mini/index.html?lang={language}"))
         page.wait_for_selector("#tol-field-participant")
@@ -413,7 +413,8 @@ def test_a_jatos_study_archive_and_its_results_back_into_logs(tmp_path, chromium
         names = z.namelist()
         jas = [n for n in names if "/" not in n and n.endswith(".jas")]
         dirs = {n.split("/")[0] for n in names if "/" in n}
-        assert len(jas) == 1 and len(dirs) == 1  # what ImportExportService requires
+        assert len(jas) == 1
+        assert len(dirs) == 1
         study = json.loads(z.read(jas[0]))
         (assets,) = dirs
         assert {f"{assets}/index.html", f"{assets}/tol-tasks.js", f"{assets}/protocol.json"} <= set(
@@ -435,7 +436,8 @@ def test_a_jatos_study_archive_and_its_results_back_into_logs(tmp_path, chromium
     }
     (component,) = data["componentList"]
     assert re.fullmatch(r"[\w\d_-][\w\d/_-]*\.[\w\d_-]+", component["htmlFilePath"])
-    assert component["title"].strip() and len(data["title"]) <= 255
+    assert component["title"].strip()
+    assert len(data["title"]) <= 255
     (batch,) = data["batchList"]
     assert set(batch["allowedWorkerTypes"]) <= {"Jatos", "PersonalSingle", "PersonalMultiple",
                                                 "GeneralSingle", "GeneralMultiple", "MTurk",
