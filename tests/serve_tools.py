@@ -57,7 +57,9 @@ class ServeProcess:
         self.port = free_port()
         self.cmd = [TOL_WEB, "serve", *map(str, studies), "--port", str(self.port), *args]
         self.cmd += ["--data", str(data)] if data is not None else ["--database", database]
-        self.log = log
+        # Its output goes to a file, never to an unread pipe (which, full, would stop the server).
+        self._own_log = log is None
+        self.log = log or Path(tempfile.mkstemp(prefix="tol-serve-", suffix=".log")[1])
         self.proc: subprocess.Popen | None = None
 
     def url(self, path: str = "") -> str:
@@ -65,13 +67,12 @@ class ServeProcess:
 
     def start(self, timeout: float = 60) -> None:
         self._close_log()
-        self._out = open(self.log, "ab") if self.log else None  # noqa: SIM115
-        out = self._out or subprocess.DEVNULL
-        self.proc = subprocess.Popen(self.cmd, stdout=out, stderr=self._out or subprocess.PIPE)
+        self._out = open(self.log, "ab")  # noqa: SIM115
+        self.proc = subprocess.Popen(self.cmd, stdout=self._out, stderr=self._out)
         end = time.monotonic() + timeout
         while time.monotonic() < end:
             if self.proc.poll() is not None:
-                err = self.proc.stderr.read().decode() if self.proc.stderr else ""
+                err = Path(self.log).read_text(errors="replace")[-3000:]
                 raise AssertionError(f"tol-web serve exited ({self.proc.returncode}): {err}")
             with contextlib.suppress(OSError):
                 status, _, _ = request(self.url("health"), timeout=2)
@@ -85,8 +86,6 @@ class ServeProcess:
         if out is not None:
             out.close()
             self._out = None
-        if self.proc is not None and self.proc.stderr is not None:
-            self.proc.stderr.close()
 
     def kill(self) -> None:
         """SIGKILL: no shutdown, no flush."""
@@ -113,6 +112,8 @@ class ServeProcess:
 
     def __exit__(self, *exc) -> None:
         self.stop()
+        if self._own_log:
+            Path(self.log).unlink(missing_ok=True)
 
 
 def postgres_bin() -> Path:
@@ -128,11 +129,12 @@ def postgres_bin() -> Path:
 
 
 @contextlib.contextmanager
-def postgres_server():
+def postgres_server(fsync: bool = False):
     """A PostgreSQL server of the test's own (a new cluster in /tmp), on a free port; yields its URL.
 
     As root (CI), the server runs as Debian's ``postgres`` user (PostgreSQL refuses root),
     in a folder of its own under /tmp (pytest's folders are closed to other users).
+    ``fsync`` False (the tests) skips forcing writes to the disk; a benchmark keeps it.
     """
     bin_ = postgres_bin()
     folder = Path(tempfile.mkdtemp(prefix="tol-pg-"))
@@ -150,7 +152,7 @@ def postgres_server():
     port = free_port()
     proc = subprocess.Popen(
         [str(bin_ / "postgres"), "-D", str(pgdata), "-p", str(port), "-k", str(folder),
-         "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+         "-c", "listen_addresses=127.0.0.1", "-c", f"fsync={'on' if fsync else 'off'}"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, **kw,
     )  # fmt: skip
     url = f"postgresql://tol@127.0.0.1:{port}/postgres"

@@ -156,9 +156,12 @@ def test_a_session_is_saved_as_it_goes_and_confirmed_before_thanks(tmp_path, chr
 
 
 @pytest.mark.slow
-def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(
-    tmp_path, chromium, mini
+@pytest.mark.parametrize("then", ["retry", "reopen"])
+def test_a_server_down_at_the_end_tells_the_participant_and_the_data_still_arrive(
+    tmp_path, chromium, mini, then
 ):
+    """The server goes down in the last problem: the page says what to do; "Try again" once
+    it is back delivers, and so does opening the link again after closing the tab."""
     server, info = study_server(tmp_path, mini)
     data = tmp_path / "data"
 
@@ -169,7 +172,8 @@ def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(
 
     server.start()
     try:
-        _ctx, page, _ = open_page(chromium, server.url("mini/index.html?participant=P002"))
+        url = server.url("mini/index.html?participant=P002")
+        ctx, page, _ = open_page(chromium, url)
         player = Participant(page, stop=down)
         assert player.play(timeout=400) == "completed"
         assert wait_saved(page, timeout=300000) == "failed"
@@ -177,9 +181,16 @@ def test_a_server_down_at_the_end_tells_the_participant_and_a_retry_delivers(
         assert "could not be saved" in body
         assert "Try again" in body
         assert page.locator("a.tol-download").count() == 2
-        server.start()  # back up: the participant presses "Try again"
-        page.click("button.tol-retry")
+        assert served_logs(data, info["name"])  # what came before the server went down
+        server.start()  # back up
+        if then == "retry":
+            page.click("button.tol-retry")
+        else:
+            page.close()
+            page = ctx.new_page()
+            page.goto(url)
         assert wait_saved(page, timeout=120000) == "server"
+        assert "Your answers are saved" in page.inner_text("body")
     finally:
         server.stop()
     (log,) = served_logs(data, info["name"])

@@ -10,6 +10,7 @@
 import { SessionDriver } from "./driver.js";
 import { deliveryFor } from "./delivery.js";
 import { END_TEXTS, completedPage, endPage, pick, recoveryPage, savingPage } from "./endpages.js";
+import { EventLog } from "./eventlog.js";
 import { PageDisplay } from "./front.js";
 import { SETTINGS_DEFAULTS, sessionRequest, urlParameters } from "./params.js";
 import { download } from "./save.js";
@@ -82,7 +83,14 @@ export async function runSession(root, proto, settings = {}) {
   const sha = proto.plan.protocol.sha256;
   const store = new SessionStore(sha, participant, session, { onFull: () => notice(msg.storage_full, "storage", msg.ok_button) });
   const done = store.load();
-  if (done && done.meta.status === "completed") return completedPage(root, done, msg);
+  const who = { participant, session, language, fields, params };
+  if (done && done.meta.status === "completed") {
+    if (done.delivered || settings.destination === "download") return completedPage(root, done, msg);
+    // Finished but never confirmed (the page was closed on its last screen): deliver it now.
+    const log = new EventLog({ participant, session, lines: done.lines, firstRow: done.firstRow });
+    const delivery = deliveryFor(settings, { log, store, who, attempt: store.attempt });
+    return finish(root, settings, { who, store, log, meta: done.meta, msg, delivery, release: () => {} });
+  }
   const release = await claimSession(`${sha}/${participant}/${session}`);
   if (!release) {
     const summary = stop(root, msg.open_elsewhere);
@@ -105,7 +113,6 @@ export async function runSession(root, proto, settings = {}) {
       // refused (e.g. in an iframe without permission): the session runs in the window
     }
   }
-  const who = { participant, session, language, fields, params };
   let delivery = null;
   const driver = new SessionDriver(proto, who, {
     stored,
