@@ -352,7 +352,7 @@ def test_without_an_id_the_page_asks_for_one(tmp_path, chromium, web_server_fact
     page.click("form button")
     page.wait_for_selector("[data-start]")
     page.goto(server.url("index.html?participant=a%2Fb"))
-    assert "cannot be used as a participant id" in page.inner_text(".tol-form-error")
+    assert "The code in the address (“a/b”) cannot be used" in page.inner_text(".tol-form-error")
     page.goto(server.url("index.html?participant=P1&lang=xx"))
     assert "lang=xx" in page.inner_text(".tol-error")
     # A protocol.json of another release's compiled format: the page says so and stops.

@@ -233,7 +233,7 @@ FILL = """(limit) => {
 }"""
 
 
-@pytest.mark.parametrize("when", ["before", "during"])
+@pytest.mark.parametrize("when", [pytest.param("before", marks=pytest.mark.slow), "during"])
 def test_storage_full_is_never_silent_and_every_move_reaches_the_server(
     tmp_path, chromium, mini, when
 ):
@@ -410,6 +410,7 @@ window.jatos = {
 """
 
 
+@pytest.mark.slow
 def test_a_jatos_study_archive_and_its_results_back_into_logs(tmp_path, chromium, mini):
     """JATOS cannot run here: the archive is checked against the layout JATOS's importer reads
     (ImportExportService, StudyDeserializer), the page's jatos.js calls against a stand-in."""

@@ -3,7 +3,7 @@
 //
 //   "server"    pieces of the log POSTed to tol-web serve (settings.upload_url,
 //               with the study's token), the upload protocol of
-//               tol_tasks/web/upload.py: idempotent (the attempt's id and the
+//               tol_tasks/session_data/pieces.py: idempotent (the attempt's id and the
 //               rows' numbers; the server answers how many rows it holds),
 //               retried with growing waits, the last piece (final) confirmed
 //               before the page says thank you;
@@ -20,7 +20,7 @@
 
 import { rowsOf } from "./csv.js";
 
-/** Version of the upload protocol (tol_tasks/web/upload.py UPLOAD_FORMAT). */
+/** Version of the upload protocol (tol_tasks/session_data/pieces.py UPLOAD_FORMAT). */
 export const UPLOAD_FORMAT = 1;
 
 /** Rows per piece at most (a piece stays well under the server's size limit). */
