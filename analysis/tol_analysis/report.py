@@ -59,6 +59,8 @@ PROBLEM_COLUMNS = ("problem_id", "start", "min_moves", "moves", "solved", "plann
                    "total_time", "rule_violations")  # fmt: skip
 #: Text that a spreadsheet would run as a formula if it began a cell (OWASP's list).
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
+#: A plain number (left alone: ``-2`` is a value, not a formula).
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 def headline_columns() -> list[Column]:
@@ -124,17 +126,9 @@ def safe_cell(value) -> str:
     table copied from the page into a spreadsheet holds no formula. Numbers are left alone.
     HTML escaping is the template's (Jinja2's autoescape)."""
     text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_START) and not _is_number(text):
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
         return "'" + text
     return text
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text)
-    except ValueError:
-        return False
-    return True
 
 
 def _empty(value) -> bool:
