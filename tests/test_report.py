@@ -22,7 +22,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.browser_tools import chromium_browser
 from tests.runner_tools import (
     exe,
     key_over_window,
@@ -62,7 +61,7 @@ blocks:
 """
 
 
-def chromium(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
+def chromium_cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess:
     """Headless Chromium (Debian's package), logging the page's console to stderr."""
     return subprocess.run(
         [program("chromium", "chromium-browser"), "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
@@ -83,7 +82,7 @@ def pdf_pages(html: Path, paper: str, out: Path) -> int:
     copy.write_text(html.read_text(encoding="utf-8").replace(
         "</style>", f"@page {{ size: {paper}; }}\n</style>", 1), encoding="utf-8")  # fmt: skip
     pdf = out / f"{html.stem}-{paper}.pdf"
-    done = chromium("--no-pdf-header-footer", f"--print-to-pdf={pdf}", copy.as_uri())
+    done = chromium_cli("--no-pdf-header-footer", f"--print-to-pdf={pdf}", copy.as_uri())
     assert pdf.exists(), done.stderr
     counts = re.findall(rb"/Type\s*/Pages\b.*?/Count\s+(\d+)", pdf.read_bytes(), re.S)
     return int(counts[0])
@@ -91,7 +90,7 @@ def pdf_pages(html: Path, paper: str, out: Path) -> int:
 
 def shown(html: Path) -> tuple[str, dict[str, str]]:
     """The page as Chromium built it (--dump-dom), and its data-measure cells."""
-    done = chromium("--dump-dom", html.as_uri())
+    done = chromium_cli("--dump-dom", html.as_uri())
     assert done.returncode == 0, done.stderr
     cells = dict(re.findall(r'data-measure="([^"]+)">([^<]*)<', done.stdout))
     return done.stdout, cells
@@ -166,7 +165,7 @@ def test_every_session_report_renders_prints_and_shows_sessions_csv(study):
                 assert cells[column] == _as_shown(row[column]), (row["participant"], column)
         for paper in ("A4", "letter"):
             assert pdf_pages(html, paper, root) <= 4, (html.name, paper)
-        done = chromium("--dump-dom", html.as_uri())
+        done = chromium_cli("--dump-dom", html.as_uri())
         assert console_errors(done.stderr) == [], done.stderr
 
 
@@ -204,31 +203,30 @@ def test_the_reports_say_what_happened_in_each_session(study):
 def test_the_overview_renders_without_console_errors_and_prints(study):
     root, scored, _ = study
     index = scored / "reports" / "index.html"
-    done = chromium("--dump-dom", index.as_uri())
+    done = chromium_cli("--dump-dom", index.as_uri())
     assert console_errors(done.stderr) == [], done.stderr
     assert pdf_pages(index, "A4", root) <= 3
 
 
 @pytest.mark.slow  # four sessions and headless Chromium
-def test_the_real_sessions_pages_fit_paper_and_screens_and_explain_every_number(study):
+def test_the_real_sessions_pages_fit_paper_and_screens_and_explain_every_number(study, chromium):
     _, scored, shots = study
-    with chromium_browser() as browser:
-        for html in sorted((scored / "reports").glob("*.html")):
-            for paper, width in PAPERS.items():
-                assert page_faults(browser, html, width, print_media=True) == [], (html.name, paper)
-            for width in SCREENS:
-                assert page_faults(browser, html, width) == [], (html.name, width)
-            page = browser.new_page(viewport={"width": 900, "height": 1000})
-            page.goto(html.as_uri())
-            page.screenshot(path=str(shots / f"{html.stem}.png"), full_page=True)
-            page.close()
+    for html in sorted((scored / "reports").glob("*.html")):
+        for paper, width in PAPERS.items():
+            assert page_faults(chromium, html, width, print_media=True) == [], (html.name, paper)
+        for width in SCREENS:
+            assert page_faults(chromium, html, width) == [], (html.name, width)
+        page = chromium.new_page(viewport={"width": 900, "height": 1000})
+        page.goto(html.as_uri())
+        page.screenshot(path=str(shots / f"{html.stem}.png"), full_page=True)
+        page.close()
 
 
 def test_the_console_check_catches_a_page_error(tmp_path):
     # The check above must be able to fail: a page with an uncaught error is caught.
     page = tmp_path / "broken.html"
     page.write_text("<!DOCTYPE html><html><body><script>no_such_function();</script></body></html>")
-    done = chromium("--dump-dom", page.as_uri())
+    done = chromium_cli("--dump-dom", page.as_uri())
     assert console_errors(done.stderr), done.stderr
 
 

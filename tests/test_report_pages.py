@@ -14,6 +14,7 @@ and of A4 and Letter paper, and printed to PDF; the checks read the DOM:
 - participant text is shown as text: no script runs, no cell starts with a formula.
 
 Screenshots are kept where ``TOL_REPORT_PAGES_SHOTS`` points (else the test's folder).
+The browser is the ``chromium`` fixture of ``tests/browser_tools.py`` (one per worker).
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.browser_tools import chromium  # noqa: F401 - the fixture
 from tests.runner_tools import exe
 from tol_analysis.columns import SESSION_LEVELS, SESSIONS, TRIALS, level_name
 from tol_analysis.read import read_session
@@ -217,7 +217,7 @@ def page_faults(browser, html: Path, width: float, print_media: bool = False) ->
     return faults
 
 
-def test_every_number_has_its_meaning_and_the_page_fits_a4(study, chromium):  # noqa: F811
+def test_every_number_has_its_meaning_and_the_page_fits_a4(study, chromium):
     root, _, _ = study
     pages = _pages(root / "reports")
     assert len(pages) == 11
@@ -249,7 +249,7 @@ def test_the_headline_comes_from_the_registry_and_never_rewards_failing(study):
                 assert f'data-measure="{level_name(k, c.name)}"' in html, (k, c.name)
 
 
-def test_demographics_and_participant_text_shown_as_text_never_run(study, chromium):  # noqa: F811
+def test_demographics_and_participant_text_shown_as_text_never_run(study, chromium):
     root, _, _ = study
     page, errors = _open(chromium, root / "reports" / "P02_ses-1.html", 1280)
     fields = page.eval_on_selector_all(
@@ -313,7 +313,7 @@ def _assert_no_empty_axis(html: str, name: str) -> None:
 
 @pytest.mark.slow  # every page printed twice by headless Chromium
 @pytest.mark.parametrize("paper", list(PAPERS))
-def test_printed_pages_fit_the_paper(study, chromium, paper):  # noqa: F811
+def test_printed_pages_fit_the_paper(study, chromium, paper):
     root, _, shots = study
     for html in _pages(root / "reports"):
         assert page_faults(chromium, html, PAPERS[paper], print_media=True) == [], html.name
@@ -329,7 +329,7 @@ def test_printed_pages_fit_the_paper(study, chromium, paper):  # noqa: F811
 
 @pytest.mark.slow  # every page at two widths in headless Chromium
 @pytest.mark.parametrize("width", SCREENS)
-def test_screens_show_every_page_without_overflow(study, chromium, width):  # noqa: F811
+def test_screens_show_every_page_without_overflow(study, chromium, width):
     root, _, shots = study
     for html in _pages(root / "reports"):
         assert page_faults(chromium, html, width) == [], html.name
@@ -394,7 +394,7 @@ def test_a_report_in_french_is_french(study, tmp_path):
             assert messages("fr")["columns"][c.name]["plain"] in html.replace("&#39;", "'"), c.name
 
 
-def test_the_checks_find_what_a_reader_would_trip_over(chromium, tmp_path):  # noqa: F811
+def test_the_checks_find_what_a_reader_would_trip_over(chromium, tmp_path):
     # The checks above must be able to fail: a page with each fault is caught.
     bad = tmp_path / "bad.html"
     bad.write_text(
