@@ -18,14 +18,17 @@ cd "$(dirname "$0")/.."
 #                     what PyQt6's X plugin needs for PsychoPy's participant dialog
 #   chromium, fonts-dejavu-core
 #                     a real headless browser that renders and prints the reports in the tests
+#   libreoffice-calc  a real spreadsheet program that reads the reports' tables back in the
+#                     tests (no participant text may arrive as a formula)
 #   postgresql        tol-web serve --database: the tests start a PostgreSQL server of their own
 #   nginx-light, openssl
 #                     the documented reverse proxy (docs/deploy/nginx.conf), run by the tests with TLS
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
               libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
-              postgresql nginx-light openssl)
+              libreoffice-calc postgresql nginx-light openssl)
 # The programs among them that the tests look for (program:package), checked without apt.
-PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium node:nodejs npm:npm)
+PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium soffice:libreoffice-calc
+          node:nodejs npm:npm)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
