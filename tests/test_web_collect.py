@@ -573,7 +573,11 @@ def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server
 
     server.start()
     try:
-        crowd_done = asyncio.run(crowd())
+        # A thread of its own: this worker's thread may hold the sync Playwright of other tests.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1) as pool:
+            crowd_done = pool.submit(asyncio.run, crowd()).result()
     finally:
         server.stop()
     assert kills, "the server was not killed"
