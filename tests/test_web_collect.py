@@ -541,11 +541,15 @@ def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server
                   for pid in rng.sample(people, 17)}  # fmt: skip
     kills = []
 
+    def trial_ends() -> int:
+        return sum(p.read_text().count(",trial_end,") for p in served_logs(data, info["name"]))
+
     async def killer():
         loop = asyncio.get_running_loop()
-        await asyncio.sleep(12)  # mid-study: many sessions are in their problems
+        while trial_ends() < 40:  # mid-study: about a quarter of the 150 problems solved
+            await asyncio.sleep(0.5)
         server.kill()
-        kills.append(sum(len(_rows(p)) for p in served_logs(data, info["name"])))
+        kills.append(trial_ends())
         await asyncio.sleep(3)
         await loop.run_in_executor(None, server.start)
 
@@ -581,7 +585,10 @@ def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server
     finally:
         server.stop()
     assert kills, "the server was not killed"
-    assert sum(bool(c.interruptions) for c in crowd_done) == 17
+    assert kills[0] < 150  # mid-study
+    assert (
+        sum(k in interrupts for k in (c.participant for c in crowd_done if c.interruptions)) == 17
+    )
     logs = {}
     for log in served_logs(data, info["name"]):
         pid = log.name.split("_")[0]
@@ -589,7 +596,8 @@ def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server
         logs[pid] = log
     assert sorted(logs) == people
     for who in crowd_done:
-        assert (who.status, who.saved) == ("completed", "server"), who
+        # saved, or (a participant who loaded the page again at its end) already saved
+        assert (who.status, who.saved) in (("completed", "server"), ("completed", "delivered")), who
         rows = check_rows_once(logs[who.participant])
         places: dict[int, list] = {}
         ends: dict[int, int] = {}

@@ -13,6 +13,8 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 
+from playwright.async_api import Error as PlaywrightError
+
 from tests.web_tools import LETTERS, apply, bfs_plan, read_state, write_state
 
 _STAGE = "() => { const s = document.querySelector('.tol-stage'); return s ? Object.assign({}, s.dataset) : null; }"
@@ -55,27 +57,51 @@ async def _move(page, a: int, b: int, trial: str) -> None:
     )  # fmt: skip
 
 
+async def _open(page, url: str, tries: int = 120) -> None:
+    """Open ``url``; while the server is down, again a moment later (as a person reloads)."""
+    for _ in range(tries):
+        try:
+            await page.goto(url)
+            return
+        except PlaywrightError:  # refused, or the browser's error page took over: again
+            await asyncio.sleep(0.5)
+    raise AssertionError(f"{url}: the server did not come back")
+
+
 async def play(context, url: str, who: Crowd, interrupt=None, timeout: float = 900) -> Crowd:
     """Play ``url`` in ``context`` to the end; ``interrupt``: (trial, move index, how) or None."""
     page = await context.new_page()
-    await page.goto(url)
+    await _open(page, url)
     done: set = set()
     loop = asyncio.get_running_loop()
     end = loop.time() + timeout
+    idle_since = loop.time()
     while loop.time() < end:
         status = await page.evaluate("document.documentElement.dataset.tolStatus || ''")
         saved = await page.evaluate("document.documentElement.dataset.tolSaved || ''")
+        if status == "elsewhere":  # the closed tab had not let the session go yet: again
+            await asyncio.sleep(1)
+            await _open(page, url)
+            continue
         if status and saved not in ("", "saving"):
             who.status, who.saved = status, saved
             await page.close()
             return who
         if await page.locator("[data-start]").count():
             await page.click("[data-start]")
+            idle_since = loop.time()
             continue
         s = await page.evaluate(_STAGE)
         if not s:
+            if saved != "saving" and loop.time() - idle_since > 60:
+                # Nothing on the page for long (the browser's own error page, when the
+                # server was down as it loaded): the participant loads it again.
+                who.interruptions.append("loaded again")
+                await _open(page, url)
+                idle_since = loop.time()
             await asyncio.sleep(0.05)
             continue
+        idle_since = loop.time()
         if (
             s.get("screen") == "page"
             and ("page", s.get("page"), len(who.interruptions)) not in done
@@ -96,12 +122,12 @@ async def play(context, url: str, who: Crowd, interrupt=None, timeout: float = 9
                     who.cut_off[int(trial)] = made
                     who.interruptions.append(how)
                     if how == "reload":
-                        await page.reload()
+                        await _open(page, url)  # the same tab, loaded again
                     else:
                         await page.close()
                         await asyncio.sleep(0.5)
                         page = await context.new_page()
-                        await page.goto(url)
+                        await _open(page, url)
                     break
                 await _move(page, a, b, trial)
                 made.append((LETTERS[a], LETTERS[b]))
