@@ -144,6 +144,7 @@ class FolderStorage:
         self._locks: dict[tuple[str, str], threading.Lock] = {}
         self._guard = threading.Lock()
         self._held: dict[tuple[str, str], tuple[int, int]] = {}  # (held rows, file size)
+        self._index: dict[str, dict] = {}  # per study: its attempts by session, its stems
 
     def _lock(self, key: tuple[str, str]) -> threading.Lock:
         with self._guard:
@@ -185,24 +186,34 @@ class FolderStorage:
         for p in sorted((self.data / NOTES / study).glob("*.json")):
             yield Attempt(**json.loads(p.read_text(encoding="utf-8")))
 
+    def _known(self, study: str) -> dict:
+        """The study's attempts by session and its file stems (read once, then kept up to date)."""
+        index = self._index.get(study)
+        if index is None:
+            index = {"sessions": {}, "stems": set()}
+            for a in self.attempts(study):
+                index["sessions"].setdefault((a.participant, a.session), []).append(a)
+                index["stems"].add(a.stem)
+            self._index[study] = index
+        return index
+
     def _new_attempt(self, study, piece: Piece, stem: str | None, created: float | None) -> Attempt:
         """A new attempt's note: its file name and the earlier attempts of its session."""
         with self._lock((study.name, "")):  # one new attempt of a study at a time: names, numbers
             now = time.time() if created is None else created
-            earlier = sorted(
-                (a for a in self.attempts(study.name)
-                 if (a.participant, a.session) == (piece.participant, piece.session)),
-                key=lambda a: a.created,
-            )  # fmt: skip
+            known = self._known(study.name)
+            session = known["sessions"].setdefault((piece.participant, piece.session), [])
+            earlier = sorted(session, key=lambda a: a.created)
             folder = self.data / study.name
             if stem is None:
                 stem = f"{piece.participant}_{study.protocol_name}_{date_str(now)}"
-                taken = {a.stem for a in self.attempts(study.name)}
-                if stem in taken or (folder / f"{stem}.csv").exists():
+                if stem in known["stems"] or (folder / f"{stem}.csv").exists():
                     stem = f"{stem}_{piece.attempt[:8]}"
             a = Attempt(study.name, piece.attempt, piece.participant, piece.session, stem, now,
                         earlier=[f"{e.stem}.csv" for e in earlier])  # fmt: skip
             self._write_note(a)
+            session.append(a)
+            known["stems"].add(stem)
             return a
 
     # ------------------------------------------------------------------ the log
