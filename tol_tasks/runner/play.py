@@ -20,17 +20,12 @@ from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
 from .frames import FrameRecorder
-from .geometry import TOP_LABELS_Y, text_band_y
 from .inputs import InputSource
 from .results import ProblemResult
 from .screen import TaskScreen
 
 #: The ``problem_id`` of the page rows of the screen a resumed session begins with.
 RESUME_READY = "resume-ready"
-
-#: Size of the participant's board and of the goal, relative to the full layout.
-BOARD_SCALE = 0.95
-GOAL_SCALE = 0.5
 
 
 class AbortSession(Exception):  # noqa: N818 - a signal, not an error
@@ -114,21 +109,11 @@ class Stage:
             self.screen.draw_page(page, base_dir)
             self.frames.flip()
 
-    def boards(self, puzzle):
-        """Peg areas of the participant's board and of the goal (None if hidden)."""
-        d, screen = self.model.display, self.screen
-        if not d.show_goal:
-            return screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
-        if d.goal_position == "top":
-            return (
-                screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
-                screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
-            )
-        side = screen.aspect * 0.25 * (1 if d.goal_position == "right" else -1)
-        return (
-            screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
-            screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
-        )
+    def boards(self, puzzle=None):
+        """The participant's board and the goal's (None if hidden): the session's one layout
+        (:mod:`tol_tasks.display.layout`), the same for every puzzle of the session."""
+        layout = self.screen.layout
+        return layout.board, layout.goal
 
 
 class _Trial:
@@ -236,17 +221,19 @@ class ProblemTrial(_Trial):
         self.result: ProblemResult | None = None
         self.notice: tuple[str, float] | None = None
         screen, puzzle = stage.screen, spec.puzzle
-        self.areas, goal_areas = stage.boards(puzzle)
-        self.board = screen.board("board", puzzle, self.areas)
-        self.goal = screen.board("goal", puzzle, goal_areas) if goal_areas else None
+        board, goal = stage.boards(puzzle)
+        self.areas = board.pegs
+        self.board = screen.board("board", puzzle, board)
+        self.goal = screen.board("goal", puzzle, goal) if goal else None
         if self.goal is not None:
             self.goal.show(spec.goal)
-            self.goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
         self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
-        self.moves_pos = (-0.45 * screen.aspect + 0.12, TOP_LABELS_Y)
-        self.time_pos = (0.45 * screen.aspect - 0.15, TOP_LABELS_Y)
-        # The notice of an illegal move and the feedback: where they cover no peg or piece.
-        self.text_pos = (0.0, text_band_y([a for a in (self.areas, goal_areas) if a]))
+        places = screen.places
+        self.goal_pos = places.goal_label
+        self.moves_pos = places.moves
+        self.time_pos = places.time
+        # The notice of an illegal move and the feedback: one place, covering no peg or piece.
+        self.text_pos = (0.0, places.text_y)
 
     @property
     def outcome(self) -> str | None:
@@ -255,7 +242,7 @@ class ProblemTrial(_Trial):
     def draw(self) -> None:
         st, trial, d, msg = self.stage, self.state, self.stage.model.display, self.stage.messages
         if self.goal is not None:
-            self.labels["goal_label"].draw(msg["goal_label"], (0, self.goal_top))
+            self.labels["goal_label"].draw(msg["goal_label"], self.goal_pos)
             self.goal.draw()
         self.board.show(trial.state, trial.held, self.drag)
         self.board.draw()
@@ -339,8 +326,9 @@ class CopyTrial(_Trial):
         self.state = CopyState(spec, sequence, attempt=attempt)
         self.sequence = sequence
         self.source = source
-        self.areas = stage.boards(spec.puzzle)[0]
-        self.board = stage.screen.board("board", spec.puzzle, self.areas)
+        board = stage.boards(spec.puzzle)[0]
+        self.areas = board.pegs
+        self.board = stage.screen.board("board", spec.puzzle, board)
         self.label = stage.screen.label("copy_label")
         # The cue drawn last: [flip-time box, move index, piece, state]; logged once its flip is known.
         self.cue: list = [None, -1, None, ""]
@@ -351,7 +339,7 @@ class CopyTrial(_Trial):
         if shown is not None and self.cue[1] != trial.moves:
             self.cue[:] = [self.stage.frames.next_flip_time(self.stage.clock), trial.moves,
                            trial.top_piece(shown[0]), str(trial.state)]  # fmt: skip
-        self.label.draw(self.stage.messages["copy_label"], (0, 0.42))
+        self.label.draw(self.stage.messages["copy_label"], self.stage.screen.places.copy_label)
         self.board.show(trial.state, trial.held, self.drag, cue=shown)
         self.board.draw()
 
