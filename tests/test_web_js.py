@@ -264,31 +264,58 @@ def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
     assert got["display"] == display
 
 
-def test_the_browser_places_the_feedback_where_the_lab_does():
-    from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
-    from tol_tasks.runner.geometry import PegArea, text_band_y
+def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
+    # The tower plugin lays out problems no protocol declares with web/src/layout.js; the
+    # Python display model (tol_tasks.display.layout) is the source: every number equal.
+    from types import SimpleNamespace
 
-    big = load_protocol_text(
-        "format: 1\nname: big\ntask: {type: hanoi, disks: 8, pegs: 5}\n"
-        "blocks:\n  - problems:\n      - {id: p1, start: AAAAAAAA, goal: EEEEEEEE}\n", "big.yaml"
-    )  # fmt: skip
+    from tol_tasks.display.layout import screen_layout
+
     cases = []
-    for lp in [load_protocol("london-shallice"), load_protocol("hanoi-classic"), big]:
-        puzzle = lp.block_problems(0)[0].puzzle
-        for aspect in (4 / 3, 16 / 9, 0.75):
-            for goal in ("top", "left", "right", None):
-                display = {"piece_scale": 1.0, "show_goal": goal is not None,
-                           "goal_position": goal or "top"}  # fmt: skip
-                cases.append({"code": puzzle.code, "display": display, "aspect": aspect})
+    for _ in range(200):
+        if rng.random() < 0.5:
+            pegs, disks = rng.randrange(3, 7), rng.randrange(1, 11)
+            kind, caps, largest = "hanoi", [disks] * pegs, disks + rng.randrange(0, 3)
+        else:
+            kind, largest = "london", None
+            caps = [rng.randrange(1, 6) for _ in range(rng.randrange(2, 6))]
+        goal = rng.choice(["top", "left", "right", None])
+        display = {"piece_scale": rng.choice([0.5, 1.0, 1.2, 3.0]), "show_goal": goal is not None,
+                   "goal_position": goal or "top"}  # fmt: skip
+        cases.append({"kind": kind, "caps": caps, "display": display, "largest": largest})
     got = node(
-        "return input.map((c) => { const [b, g] = lib.boards(lib.fromCode(c.code), c.display, "
-        "c.aspect); return {y: lib.textBandY(g ? [b, g] : [b]), b, g}; });",
+        "return input.map((c) => lib.screenLayout(c.kind, c.caps, c.display, c.largest));", cases
+    )
+    sizes = node(
+        "return input.map((c) => { const b = lib.screenLayout(c.kind, c.caps, c.display, "
+        "c.largest).board; return [lib.pieceSize(b, 1), lib.pieceSize(b, b.largest), "
+        "lib.pieceXY(b, 0, 2)]; });",
         cases,
     )
+    for case, js, size in zip(cases, got, sizes, strict=True):
+        d = SimpleNamespace(**case["display"])
+        layout = screen_layout(case["kind"], case["caps"], d, case["largest"])
+        want = _flat(layout.as_dict())
+        assert set(_flat(js)) == set(want), case
+        for key, value in _flat(js).items():
+            assert value == pytest.approx(want[key], abs=1e-12), (case, key)
+        b = layout.board
+        if case["kind"] == "hanoi":
+            want_sizes = [*b.piece_size(1), *b.piece_size(b.largest), *b.piece_xy(0, 2)]
+            assert [v for pair in size for v in pair] == pytest.approx(want_sizes, abs=1e-12)
 
-    for case, js in zip(cases, got, strict=True):
-        areas = [[PegArea(**a) for a in b] for b in (js["b"], js["g"]) if b]
-        assert js["y"] == pytest.approx(text_band_y(areas), abs=1e-12), case
+
+def _flat(value, path: str = "") -> dict:
+    """Nested dicts and lists as {path: leaf}."""
+    if isinstance(value, dict):
+        return {
+            k: v for key, item in value.items() for k, v in _flat(item, f"{path}.{key}").items()
+        }
+    if isinstance(value, (list, tuple)):
+        return {
+            k: v for i, item in enumerate(value) for k, v in _flat(item, f"{path}[{i}]").items()
+        }
+    return {path: value}
 
 
 #: A display for the session driver in node: no page, every problem solved by the

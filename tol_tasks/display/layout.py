@@ -140,8 +140,14 @@ class BoardLayout:
             "base": list(self.base),
             "rod_width": self.rod_width,
             "pegs": [
-                {"x": a.x, "y": a.y, "w": a.w, "h": a.h,
-                 "lifted_y": self.lifted_xy(i)[1], "marker_y": self.marker_xy(i)[1]}
+                {
+                    "x": a.x,
+                    "y": a.y,
+                    "w": a.w,
+                    "h": a.h,
+                    "lifted_y": self.lifted_xy(i)[1],
+                    "marker_y": self.marker_xy(i)[1],
+                }
                 for i, a in enumerate(self.pegs)
             ],
         }
@@ -202,12 +208,7 @@ class ScreenLayout:
             "box_width": BOX_WIDTH,
             "board": self.board.as_dict(),
             "goal": None if self.goal is None else self.goal.as_dict(),
-            "places": {
-                "moves": list(p.moves), "time": list(p.time), "text_y": p.text_y,
-                "goal_label": None if p.goal_label is None else list(p.goal_label),
-                "copy_label": list(p.copy_label), "label_height": p.label_height,
-                "text_height": p.text_height, "wrap": p.wrap,
-            },
+            "places": {k: list(v) if isinstance(v, tuple) else v for k, v in vars(p).items()},
         }
 
 

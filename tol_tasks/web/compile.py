@@ -33,6 +33,7 @@ from typing import Any
 
 from tol_tasks import __version__
 from tol_tasks.config import PEG_LETTERS
+from tol_tasks.display.layout import session_layout
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
@@ -124,6 +125,8 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "apparatus": lp.puzzle.code,
         "puzzles": _puzzles(lp),
         "display": m.display.model_dump(mode="json"),
+        # The session's one layout (tol_tasks.display): the page draws from it.
+        "layout": session_layout(m).as_dict(),
         "input": {
             "mode": m.input.mode,
             "keys": [browser_key(k) for k in m.input.keys] if m.input.keys else None,

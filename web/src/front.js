@@ -4,8 +4,7 @@
 // page alone can tell the sidecar (screen, window, the pegs' places, the
 // refresh rate, when the page was hidden or full screen left).
 
-import { Stage, boards } from "./board.js";
-import { fromCode } from "./puzzle.js";
+import { Stage } from "./board.js";
 import { playCopy, playProblem, readyToContinue, showMessage, showPages } from "./play.js";
 import { Abort, FrameRecorder, InputRouter, measureRefresh } from "./runtime.js";
 
@@ -31,6 +30,8 @@ export class PageDisplay {
     this.proto = proto;
     this.msg = proto.languages[language].messages;
     this.display = proto.display;
+    // The session's one layout, made by the Python display model at build time.
+    this.layout = proto.layout;
     this.input = proto.input;
     this.timing = proto.timing;
     this.feedback = proto.feedback;
@@ -90,7 +91,7 @@ export class PageDisplay {
   describe() {
     const stage = this.stage;
     const layoutPuzzle = this.proto.layout_puzzle;
-    const pegs = stage.pixelRects(boards(fromCode(layoutPuzzle), this.display, stage.aspect)[0]);
+    const pegs = stage.pixelRects(this.layout.board.pegs);
     return {
       user_agent: navigator.userAgent,
       refresh_rate_hz: this.refresh,

@@ -3,7 +3,7 @@ export { assignmentIndex, formFor } from "./counterbalance.js";
 export { formatDetail, parseDetail } from "./detail.js";
 export { COLUMNS, EVENT_LOG_VERSION, EventLog, logText } from "./eventlog.js";
 export { frameStats, frameSummary } from "./frames.js";
-export { boards, layout, textBandY } from "./board.js";
+export { pieceSize, pieceXY, screenLayout } from "./layout.js";
 export { progressOf, sessionPlan } from "./plan.js";
 export { Hanoi, London, fromCode, shortestPath } from "./puzzle.js";
 export { PythonRandom, blockOrder } from "./random.js";

@@ -10,7 +10,7 @@
 // settings, the abort promise (rejected by the quit key) and `rows`
 // ({pageShown(id, t), pageLeft(id, t, input)}).
 
-import { BoardView, boards, textBandY, TOP_LABELS_Y } from "./board.js";
+import { BoardView } from "./board.js";
 import { drawShown, sleep } from "./runtime.js";
 import { fill } from "./trialrun.js";
 
@@ -20,7 +20,8 @@ export { fill };
 export async function showMessage(ui, text, seconds) {
   ui.stage.el.replaceChildren();
   ui.stage.el.dataset.screen = "message";
-  const el = ui.stage.label("tol-message", 0, 0, { size: 0.035, width: ui.stage.aspect * 0.85 });
+  const p = ui.layout.places;
+  const el = ui.stage.label("tol-message", 0, 0, { size: p.text_height, width: p.wrap });
   el.textContent = text;
   await sleep(seconds, ui.abort);
 }
@@ -63,20 +64,22 @@ function matchesKey(spec, ev) {
 
 function drawPage(ui, page) {
   const stage = ui.stage;
+  const p = ui.layout.places;
+  const text = { size: p.text_height, width: p.wrap };
   stage.el.replaceChildren();
   if (page.image) {
     const img = document.createElement("img");
     img.className = "tol-page-image";
     img.src = page.image;
     img.alt = "";
-    const [x, y] = stage.px(0, 0.15);
-    Object.assign(img.style, { left: `${x}px`, top: `${y}px`, maxHeight: `${0.45 * stage.H}px`, maxWidth: `${0.9 * stage.W}px` });
+    const [x, y] = stage.px(0, p.image_y);
+    Object.assign(img.style, { left: `${x}px`, top: `${y}px`, maxHeight: `${p.image_height * stage.U}px`, maxWidth: `${0.9 * stage.W}px` });
     stage.el.appendChild(img);
-    stage.label("tol-page", 0, -0.2, { size: 0.035, width: stage.aspect * 0.85 }).textContent = page.text;
+    stage.label("tol-page", 0, p.caption_y, text).textContent = page.text;
   } else {
-    stage.label("tol-page", 0, 0.05, { size: 0.035, width: stage.aspect * 0.85 }).textContent = page.text;
+    stage.label("tol-page", 0, p.page_y, text).textContent = page.text;
   }
-  stage.label("tol-continue", 0, -0.42).textContent = ui.msg.continue;
+  stage.label("tol-continue", 0, p.continue_y, { size: p.label_height }).textContent = ui.msg.continue;
 }
 
 /** How the trial takes input, for automation: data-input (click, drag, keys) and data-keys. */
@@ -172,9 +175,12 @@ export async function playProblem(ui, run, { feedback }) {
   const puzzle = run.puzzle;
   const spec = run.trial.spec;
   const d = ui.display;
-  const [areas, goalAreas] = boards(puzzle, d, stage.aspect);
-  // The notice of an illegal move and the feedback: where they cover no peg or piece.
-  const textY = textBandY(goalAreas ? [areas, goalAreas] : [areas]);
+  // The session's one layout (the display model): boards, and one place for each text.
+  const { board, goal: goalLayout, places } = ui.layout;
+  const areas = board.pegs;
+  const small = { size: places.label_height };
+  // The notice of an illegal move and the feedback: one place, covering no peg or piece.
+  const textY = places.text_y;
   let notice = null;
   let view;
   let timeLabel = null;
@@ -182,17 +188,16 @@ export async function playProblem(ui, run, { feedback }) {
   let noticeLabel;
   const draw = () => {
     stage.el.replaceChildren();
-    if (goalAreas) {
-      const goal = new BoardView(stage, puzzle, goalAreas, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle) });
+    if (goalLayout) {
+      const goal = new BoardView(stage, puzzle, goalLayout, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle) });
       goal.show(spec.goal);
-      const top = Math.max(...goalAreas.map((a) => a.y + a.h / 2)) + 0.035;
-      stage.label("tol-goal-label", 0, top).textContent = ui.msg.goal_label;
+      stage.label("tol-goal-label", ...places.goal_label, small).textContent = ui.msg.goal_label;
     }
-    view = new BoardView(stage, puzzle, areas, d, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    view = new BoardView(stage, puzzle, board, d, ui.colors(puzzle), { labels: ui.labels(puzzle) });
     view.show(run.trial.state);
-    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, TOP_LABELS_Y);
-    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, TOP_LABELS_Y);
-    noticeLabel = stage.label("tol-notice", 0, textY);
+    if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, small);
+    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, small);
+    noticeLabel = stage.label("tol-notice", 0, textY, small);
     labels(0);
   };
   const labels = (now) => {
@@ -228,7 +233,7 @@ export async function playProblem(ui, run, { feedback }) {
     const text = run.feedback(ui.msg, ui.feedback);
     stage.el.dataset.screen = "feedback";
     noticeLabel.textContent = ""; // the feedback takes its place
-    const el = stage.label("tol-feedback", 0, textY);
+    const el = stage.label("tol-feedback", 0, textY, small);
     el.textContent = text;
     await sleep(ui.timing.feedback_duration, ui.abort);
   }
@@ -242,12 +247,13 @@ export async function playProblem(ui, run, { feedback }) {
 export async function playCopy(ui, run) {
   const stage = ui.stage;
   const puzzle = run.puzzle;
-  const [areas] = boards(puzzle, ui.display, stage.aspect);
+  const { board, places } = ui.layout;
+  const areas = board.pegs;
   let view;
   const draw = () => {
     stage.el.replaceChildren();
-    stage.label("tol-copy-label", 0, 0.42).textContent = ui.msg.copy_label;
-    view = new BoardView(stage, puzzle, areas, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    stage.label("tol-copy-label", ...places.copy_label, { size: places.label_height }).textContent = ui.msg.copy_label;
+    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle) });
     view.show(run.trial.state, null, null, run.trial.cue);
   };
   const shown = await drawShown(draw);

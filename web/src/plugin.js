@@ -5,6 +5,7 @@
 import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
 import { DEFAULT_DISPLAY, messagesFor, pieceColor } from "./defaults.js";
+import { screenLayout } from "./layout.js";
 import { playCopy, playProblem, showMessage } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
@@ -132,6 +133,7 @@ export class TowerPlugin {
       stage,
       msg: { ...messagesFor(trial.language), ...trial.messages },
       display,
+      layout: screenLayout(puzzle.kind, puzzle.capacities, display),
       input: { mode: trial.input_mode, keys, continue_key: { key: " " } },
       timing: { feedback_duration: trial.feedback_duration, inter_trial_interval: trial.inter_trial_interval },
       feedback: trial.feedback,
