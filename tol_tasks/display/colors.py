@@ -55,3 +55,22 @@ def shade(color: str, factor: float) -> str:
     rgb = rgb_of(color)
     out = [c * factor for c in rgb] if factor <= 1 else [c + (1 - c) * (factor - 1) for c in rgb]
     return "#" + "".join(f"{round(min(1.0, max(0.0, c)) * 255):02x}" for c in out)
+
+
+#: The least contrast (WCAG 2, non-text) a piece's edge has with the background.
+EDGE_CONTRAST = 3.0
+
+
+def edge_color(color: str, background: str) -> str:
+    """The rim drawn round a piece of ``color`` on ``background``: a darker shade of the
+    piece (depth) when the piece stands out from the background by :data:`EDGE_CONTRAST`,
+    else the shade of it, lighter or darker, that does, so that no piece is lost in the
+    background (a dark blue disk on a dark screen)."""
+    if contrast_ratio(color, background) >= EDGE_CONTRAST:
+        return shade(color, 0.55)
+    light = luminance(background) < 0.18
+    for step in range(1, 11):
+        edge = shade(color, 1 + step / 10 if light else 1 - step / 10)
+        if contrast_ratio(edge, background) >= EDGE_CONTRAST:
+            return edge
+    return "#ffffff" if light else "#000000"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from psychopy import visual
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.display.colors import shade
+from tol_tasks.display.colors import edge_color
 from tol_tasks.display.layout import BoardLayout, PegArea, fit_factor, hit, session_layout
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
@@ -70,13 +70,13 @@ class BoardView:
         for piece in puzzle.pieces:
             color = display.piece_color(puzzle, piece)
             w, h = layout.piece_size(piece)
-            edge = shade(color, 0.55)
+            edge = edge_color(color, display.background)
             if puzzle.kind == "hanoi":  # disks, wider the larger
                 stim = visual.Rect(win, width=w, height=h, fillColor=color, lineColor=edge,
-                                   lineWidth=1.5, units=UNITS)  # fmt: skip
+                                   lineWidth=2.5, units=UNITS)  # fmt: skip
             else:
                 stim = visual.Circle(win, radius=w / 2, edges=48, fillColor=color,
-                                     lineColor=edge, lineWidth=1.5, units=UNITS)  # fmt: skip
+                                     lineColor=edge, lineWidth=2.5, units=UNITS)  # fmt: skip
             self.pieces[piece] = stim
         self._edges = {p: s.lineColor for p, s in self.pieces.items()}
         # display.piece_labels: the ball's letter (the disk's number) on each piece.
@@ -132,7 +132,7 @@ class BoardView:
         outlined = {p for p in (lifted, cued) if p is not None}
         for piece in self._outlined - outlined:
             self.pieces[piece].lineColor = self._edges[piece]
-            self.pieces[piece].lineWidth = 1.5
+            self.pieces[piece].lineWidth = 2.5
         for piece in outlined - self._outlined:
             self.pieces[piece].lineColor = self.highlight
             self.pieces[piece].lineWidth = 4

@@ -33,6 +33,7 @@ from typing import Any
 
 from tol_tasks import __version__
 from tol_tasks.config import PEG_LETTERS
+from tol_tasks.display.colors import edge_color
 from tol_tasks.display.layout import session_layout
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
@@ -213,6 +214,11 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 "capacities": list(p.capacities),
                 "pieces": [str(x) for x in p.pieces],
                 "colors": {str(x): display.piece_color(p, x) for x in p.pieces},
+                # The rim of each piece: never lost in the background (display model).
+                "edges": {
+                    str(x): edge_color(display.piece_color(p, x), display.background)
+                    for x in p.pieces
+                },
                 # display.piece_labels: the text on each piece and its colour (else null).
                 "labels": (
                     {str(x): list(display.piece_label(p, x)) for x in p.pieces}

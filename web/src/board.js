@@ -76,7 +76,7 @@ function pieceName(puzzle, piece) {
 
 /** One board (the participant's or the goal: `layout`, a board of the display model) drawn in a stage. */
 export class BoardView {
-  constructor(stage, puzzle, layout, display, colors, { goal = false, labels = null } = {}) {
+  constructor(stage, puzzle, layout, display, colors, { goal = false, labels = null, edges = null } = {}) {
     this.stage = stage;
     this.puzzle = puzzle;
     this.layout = layout;
@@ -118,6 +118,8 @@ export class BoardView {
       const w = pw * U;
       const h = ph * U;
       Object.assign(el.style, { width: `${w}px`, height: `${h}px`, background: colors[String(piece)] });
+      // The piece's rim (the display model's edge colour; a darker rim where none is given).
+      el.style.border = `2px solid ${edges ? edges[String(piece)] : "rgba(0, 0, 0, 0.35)"}`;
       const label = labels ? labels[String(piece)] : null;
       if (label) {
         // display.piece_labels: the ball's letter (the disk's number), as the lab draws it.

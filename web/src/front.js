@@ -48,6 +48,11 @@ export class PageDisplay {
     return this.proto.puzzles[puzzle.code].colors;
   }
 
+  /** The rim of each piece (made by the display model: never lost in the background). */
+  edges(puzzle) {
+    return this.proto.puzzles[puzzle.code].edges || null;
+  }
+
   /** The text on each piece and its colour (display.piece_labels), or null. */
   labels(puzzle) {
     return this.proto.puzzles[puzzle.code].labels || null;

@@ -189,11 +189,11 @@ export async function playProblem(ui, run, { feedback }) {
   const draw = () => {
     stage.el.replaceChildren();
     if (goalLayout) {
-      const goal = new BoardView(stage, puzzle, goalLayout, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle) });
+      const goal = new BoardView(stage, puzzle, goalLayout, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
       goal.show(spec.goal);
       stage.label("tol-goal-label", ...places.goal_label, small).textContent = ui.msg.goal_label;
     }
-    view = new BoardView(stage, puzzle, board, d, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    view = new BoardView(stage, puzzle, board, d, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
     view.show(run.trial.state);
     if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, small);
     if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, small);
@@ -253,7 +253,7 @@ export async function playCopy(ui, run) {
   const draw = () => {
     stage.el.replaceChildren();
     stage.label("tol-copy-label", ...places.copy_label, { size: places.label_height }).textContent = ui.msg.copy_label;
-    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
     view.show(run.trial.state, null, null, run.trial.cue);
   };
   const shown = await drawShown(draw);

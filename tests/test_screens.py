@@ -1,0 +1,94 @@
+"""What the participant sees, screen by screen, in PsychoPy (issue 34): every instruction page
+and problem screen of the bundled batteries, drawn by the runner's own code in a real window
+and measured (``docs/screens.py``): no text on a peg or a piece (a lifted piece included),
+every text inside the window, one piece size and one place for the feedback over a whole
+session, and texts and pieces that stand out from the background (WCAG 2 contrast, computed
+here from the colours)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SCREENS = ROOT / "docs" / "screens.py"
+
+
+@pytest.fixture(scope="module")
+def big_display():
+    """An Xvfb screen large enough for a 1920x1080 window."""
+    from tests.runner_tools import start_xvfb
+
+    proc, env = start_xvfb("1920x1200x24")
+    yield env
+    proc.terminate()
+    proc.wait(timeout=10)
+
+
+def _render(env, out: Path, *args: str) -> list[dict]:
+    run = subprocess.run([sys.executable, str(SCREENS), str(out), *args], env=env,
+                         capture_output=True, text=True, timeout=1800, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    return json.loads((out / "screens.json").read_text(encoding="utf-8"))["screens"]
+
+
+def _overlap(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def _luminance(color: str) -> float:
+    # WCAG 2 relative luminance of a #rrggbb colour (the bundled batteries give hex codes).
+    h = color.lstrip("#")
+    rgb = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def check(screens: list[dict]) -> None:
+    assert screens
+    sessions = defaultdict(list)
+    for s in screens:
+        w, h = s["size"]
+        where = (s["protocol"], s["language"], w, h, s["screen"])
+        assert Path(s["png"]).stat().st_size > 1000, where
+        for text in s["texts"]:
+            assert min(text[:2]) >= 0, (where, text)
+            assert text[2] <= w, (where, text)
+            assert text[3] <= h, (where, text)
+            for thing in s["things"]:
+                assert not _overlap(text, thing), (where, text, thing)
+        assert _contrast(s["text_color"], s["background"]) >= 4.5, where
+        if "piece" in s:
+            sessions[where[:4]].append(s)
+    assert sessions
+    for where, problems in sessions.items():
+        # One piece size and one feedback place for every problem of a session.
+        assert len({json.dumps(p["piece"]) for p in problems}) == 1, where
+        assert len({p["feedback_y_px"] for p in problems}) == 1, where
+
+
+def test_every_page_and_problem_of_a_battery_reads_clearly(big_display, tmp_path):
+    # The everyday loop: two batteries (a Hanoi with a smaller practice, a London), English
+    # and French, at the two clinic sizes the issue names.
+    screens = _render(big_display, tmp_path, "--sizes", "1280x1024", "1920x1080",
+                      "--protocols", "hanoi-classic", "london-shallice",
+                      "--languages", "en", "fr")  # fmt: skip
+    check(screens)
+    hanoi = [s for s in screens if s["protocol"] == "hanoi-classic" and "piece" in s]
+    # The practice has 2 disks and the test 3 or more: the smallest disk is the same size.
+    assert {s["screen"].split("-")[0] for s in hanoi} == {"practice", "test"}
+
+
+@pytest.mark.slow
+def test_every_bundled_battery_in_every_language_at_three_sizes(big_display, tmp_path):
+    check(_render(big_display, tmp_path))
