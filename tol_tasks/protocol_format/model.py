@@ -203,6 +203,11 @@ class Input(_Model):
         None, description="with mode 'keys', one key name per peg, e.g. ['1', '2', '3']"
     )
     quit_key: str = Field("escape", description="the key that ends the session, e.g. 'escape'")
+    examiner_key: str = Field(
+        "f9",
+        description="the key the examiner presses to end a pause (see pauses), one a "
+        "participant does not press by accident, e.g. 'f9'",
+    )
 
 
 class Rules(_Model):
@@ -351,6 +356,11 @@ class Block(_ProblemDefaults):
         description="yoked copy trials after each problem: true, or a mapping with moves "
         "and unsolved (null or false: none)",
     )
+    pages: dict[str, list[Page]] = Field(
+        default_factory=dict,
+        description="per language code, instruction pages shown when the block begins "
+        "(after its pause, if any); the participant goes on as on the first pages",
+    )
 
     @field_validator("copies", mode="before")
     @classmethod
@@ -360,6 +370,18 @@ class Block(_ProblemDefaults):
         if v is False:
             return None
         return v
+
+
+class Pauses(_Model):
+    """Pauses that only the examiner ends (with ``input.examiner_key``): the participant
+    reads that the examiner will go on; clicks and the space key do nothing."""
+
+    before_test: bool = Field(
+        False, description="true for a pause between the practice and the first test block"
+    )
+    between_blocks: bool = Field(
+        False, description="true for a pause before each test block after the first"
+    )
 
 
 class Timing(_Model):
@@ -401,6 +423,9 @@ class Protocol(_Model):
     practice: Practice = Field(default_factory=Practice)
     blocks: list[Block] = Field(min_length=1, description="one or more blocks of test problems")
     timing: Timing = Field(default_factory=Timing)
+    pauses: Pauses = Field(
+        default_factory=Pauses, description="pauses only the examiner ends (see Pauses)"
+    )
     feedback: Literal["none", "solved", "moves"] = Field(
         "solved", description="after each problem: 'none', 'solved' or 'moves'"
     )
@@ -526,6 +551,14 @@ class LoadedProtocol:
 
             return default_pages(self.model, lang) or []
         return list(ins.own_pages.get(lang, []))
+
+    def block_pages(self, block: str, language: str | None = None) -> list[Page]:
+        """The instruction pages of block ``block`` in ``language`` (none in another)."""
+        lang = language or self.model.instructions.default_language
+        for b in self.model.blocks:
+            if b.name == block:
+                return list(b.pages.get(lang, []))
+        return []
 
     def languages(self) -> list[str]:
         """The languages a session can run in: those the protocol gives pages in; without

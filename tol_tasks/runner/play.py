@@ -85,6 +85,42 @@ class Stage:
         for k, page in enumerate(lp.pages(language), start=1):
             self.page(page, f"page-{k}", base_dir)
 
+    def block_pages(self, block: str, language: str) -> None:
+        """The block's own instruction pages (logged as pages ``<block>-page-<k>``)."""
+        lp = self.protocol
+        base_dir = lp.path.parent if lp.path else None
+        for k, page in enumerate(lp.block_pages(block, language), start=1):
+            self.page(page, f"{block}-page-{k}", base_dir)
+
+    def pause(self, text: str, page_id: str) -> None:
+        """A pause only the examiner ends: ``text`` until the protocol's examiner key is
+        pressed (clicks and the space key do nothing); logged as a page (``page_shown``,
+        ``page_left`` with the key)."""
+        key = self.model.input.examiner_key
+        hint = self.messages["examiner_hint"].format(key=key.upper())
+        places = self.screen.places
+        label, small = self.screen.label("pause", small=False), self.screen.label("examiner")
+
+        def draw() -> None:
+            label.draw(text, (0, places.page_y))
+            small.draw(hint, (0, places.continue_y))
+
+        shown = self.frames.next_flip_time(self.clock)
+        draw()
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
+        self.input.on_pause(self.clock.getTime(), key)
+        while True:
+            evs = self.input.poll()
+            self.check_quit(evs)
+            done = [e for e in evs if e.kind == "key" and e.key == key]
+            if done:
+                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
+                           stamp=done[0].stamp)  # fmt: skip
+                return
+            draw()
+            self.frames.flip()
+
     def ready_to_continue(self) -> None:
         """A resumed session's first screen: the participant starts again when ready (logged
         as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""

@@ -86,6 +86,8 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
             "window decides the screen.")  # fmt: skip
     keys = [(("input", "quit_key"), m.input.quit_key)]
     keys += [(("input", "keys", i), k) for i, k in enumerate(m.input.keys or [])]
+    if m.pauses.before_test or m.pauses.between_blocks:
+        keys.append((("input", "examiner_key"), m.input.examiner_key))
     for path, key in keys:
         if key in RESERVED:
             add(path, f"'{key}': {RESERVED[key]}, so the page never sees it.",
@@ -101,7 +103,9 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
 
 
 def _suggest(path: tuple) -> str:
-    return "'escape' or 'q'" if path[-1] == "quit_key" else "'1', '2', '3'"
+    return {"quit_key": "'escape' or 'q'", "examiner_key": "'f9' or 'f8'"}.get(
+        path[-1], "'1', '2', '3'"
+    )
 
 
 def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None) -> dict[str, Any]:
@@ -134,6 +138,8 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
             "key_names": list(m.input.keys) if m.input.keys else None,
             "quit_key": browser_key(m.input.quit_key),
             "quit_key_name": m.input.quit_key,
+            "examiner_key": browser_key(m.input.examiner_key),
+            "examiner_key_name": m.input.examiner_key,
             "continue_key": browser_key(CONTINUE_KEY),
         },
         "rules": m.rules.model_dump(mode="json"),
@@ -148,6 +154,14 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
                     {"text": p.text, "image": images.get(p.image) if p.image else None}
                     for p in lp.pages(lang)
                 ],
+                "block_pages": {
+                    b.name: [
+                        {"text": p.text, "image": images.get(p.image) if p.image else None}
+                        for p in lp.block_pages(b.name, lang)
+                    ]
+                    for b in m.blocks
+                    if b.pages
+                },
             }
             for lang in lp.languages()
         },

@@ -207,6 +207,11 @@ export class SessionDriver {
       await display.instructions(this.proto.languages[this.who.language].pages);
     } else if (st.kind === "message") {
       await display.message(this.msg[st.key], st.seconds);
+    } else if (st.kind === "pause") {
+      await display.pause(this.msg[st.key], `pause-${st.block}`);
+    } else if (st.kind === "block_pages") {
+      const pages = this.proto.languages[this.who.language].block_pages || {};
+      await display.instructions(pages[st.block] || [], `${st.block}-page`);
     } else if (st.kind === "block_start") {
       const shuffled = this.proto.plan.blocks[st.index].order === "shuffled";
       this.meta.blocks.push({ name: st.block, order: st.order, shuffled, seed: st.seed ?? null });

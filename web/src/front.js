@@ -5,7 +5,7 @@
 // refresh rate, when the page was hidden or full screen left).
 
 import { Stage } from "./board.js";
-import { playCopy, playProblem, readyToContinue, showMessage, showPages } from "./play.js";
+import { playCopy, playProblem, readyToContinue, showMessage, showPages, showPause } from "./play.js";
 import { Abort, FrameRecorder, InputRouter, measureRefresh } from "./runtime.js";
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */
@@ -121,8 +121,12 @@ export class PageDisplay {
     };
   }
 
-  instructions(pages) {
-    return showPages(this, pages);
+  instructions(pages, prefix = "page") {
+    return showPages(this, pages, prefix);
+  }
+
+  pause(text, id) {
+    return showPause(this, text, id);
   }
 
   readyToContinue() {

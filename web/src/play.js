@@ -27,10 +27,34 @@ export async function showMessage(ui, text, seconds) {
 }
 
 /** The instruction pages, each left by a click, a touch or the space key (page_shown, page_left). */
-export async function showPages(ui, pages) {
+export async function showPages(ui, pages, prefix = "page") {
   for (let k = 1; k <= pages.length; k++) {
-    await showPage(ui, pages[k - 1], `page-${k}`, String(k));
+    await showPage(ui, pages[k - 1], `${prefix}-${k}`, String(k));
   }
+}
+
+/**
+ * A pause only the examiner ends (as tol-run's Stage.pause): `text` until the protocol's
+ * examiner key; clicks, touches and the space key do nothing. Logged as a page with `id`.
+ */
+export async function showPause(ui, text, id) {
+  const p = ui.layout.places;
+  const hint = fill(ui.msg.examiner_hint, { key: String(ui.input.examiner_key_name || "").toUpperCase() });
+  const shown = await drawShown(() => {
+    ui.stage.el.replaceChildren();
+    ui.stage.label("tol-page", 0, p.page_y, { size: p.text_height, width: p.wrap }).textContent = text;
+    ui.stage.label("tol-examiner", 0, p.continue_y, { size: p.label_height }).textContent = hint;
+  });
+  Object.assign(ui.stage.el.dataset, { screen: "pause", page: id });
+  ui.rows.pageShown(id, ui.clock.fromStamp(shown));
+  const left = await new Promise((resolve, reject) => {
+    ui.abort.catch(reject);
+    ui.router.handler = (ev) => {
+      if (ev.stamp >= shown && ev.kind === "key" && ui.input.examiner_key && matchesKey(ui.input.examiner_key, ev)) resolve(ev);
+    };
+  });
+  ui.router.handler = null;
+  ui.rows.pageLeft(id, left.t, left.source);
 }
 
 /** The problem_id of the page rows of the screen a resumed session begins with. */
