@@ -262,6 +262,8 @@ def _run_and_report(settings, protocol, what: str) -> int:
     print(f"tol-run: {what} {result.status}: {result.rows} events in the log")
     print(f"  event log: {result.events}")
     print(f"  sidecar:   {result.sidecar}")
+    for line in result.warnings:  # what the examiner should know about the recording
+        print(f"tol-run: warning: {line}", file=sys.stderr)
     return EXIT_OK if result.status == "completed" else EXIT_FAULT
 
 

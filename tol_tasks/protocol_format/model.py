@@ -165,6 +165,12 @@ class Display(_Model):
     show_illegal_message: bool = Field(
         True, description="true to say briefly why an illegal move was refused"
     )
+    refresh_rate: float | None = Field(
+        None,
+        gt=0,
+        description="the refresh rate the screen should have, in Hz (e.g. 60): the examiner "
+        "is told at the end of a run when the measured one differs by more than 5 %",
+    )
     piece_labels: bool = Field(
         False,
         description="true to write each ball's letter (each disk's number) on it, so that "

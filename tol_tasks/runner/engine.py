@@ -29,6 +29,7 @@ ExperimentHandler rows (:mod:`.experiment`); the steps are carried out by
 
 from __future__ import annotations
 
+import sys
 import time
 from pathlib import Path
 
@@ -40,6 +41,7 @@ from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 from tol_tasks.session_data.plan import Attempt, End, SessionPlan
+from tol_tasks.session_data.quality import run_warnings
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
@@ -153,6 +155,9 @@ class TowerTask:
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
         self._ran = False  # run() was called
+        #: What the examiner should know about the recording, once the session has ended
+        #: (dropped frames, polled stamps, attention lost, refresh rate off the declared one).
+        self.warnings: list[str] = []
 
     # ------------------------------------------------------------- public
     @property
@@ -210,7 +215,8 @@ class TowerTask:
         if end_error is not None:
             raise end_error
         rec = self._record
-        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written)
+        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written,
+                         tuple(self.warnings))  # fmt: skip
 
     def run_problem(self, start, goal, *, problem_id: str | None = None,
                     time_limit: float | None = None, move_limit: int | None = None,
@@ -350,8 +356,20 @@ class TowerTask:
         self._record.write(event_name, **values)
 
     def _finish(self, status: str) -> EventLogWriteError | None:
-        """End the record (never raises); the window is the caller's again."""
+        """End the record (never raises); the window is the caller's again. What the examiner
+        should know about the recording goes to :attr:`warnings` (and standard error)."""
         try:
             return self._record.finish(status, self._stage.input, self._stage.frames)
         finally:
             self._window.restore()
+            self._warn()
+
+    def _warn(self) -> None:
+        try:
+            meta = self._record.sidecar.model_dump(mode="json")
+            self.warnings = run_warnings(meta, self.protocol.model.display.refresh_rate)
+        except Exception as exc:  # pragma: no cover - the summary never stops the ending
+            self.warnings = [f"the end-of-run summary could not be made: {exc}"]
+        if not self._owns_window:  # tol-run (which owns its window) prints them itself
+            for line in self.warnings:
+                print(f"tol-tasks: warning: {line}", file=sys.stderr)

@@ -14,6 +14,8 @@ class RunResult:
     sidecar: Path
     status: str
     rows: int
+    #: What the examiner should know about the recording (:mod:`tol_tasks.session_data.quality`).
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass
