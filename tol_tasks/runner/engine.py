@@ -158,6 +158,9 @@ class TowerTask:
         #: What the examiner should know about the recording, once the session has ended
         #: (dropped frames, polled stamps, attention lost, refresh rate off the declared one).
         self.warnings: list[str] = []
+        #: Whether the protocol's quit key ends the session (False: a Builder experiment
+        #: whose "Enable Escape" is off). Set before the first problem.
+        self.quit_enabled = True
 
     # ------------------------------------------------------------- public
     @property
@@ -332,7 +335,8 @@ class TowerTask:
         frames = FrameRecorder(self.win)
         frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
-                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate))  # fmt: skip
+                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
+                            quit_enabled=self.quit_enabled)  # fmt: skip
         sidecar = session_sidecar(
             p, language=self.language, win=self.win, stage=self._stage, clock=clock,
             own_clock=self._given_clock is None,

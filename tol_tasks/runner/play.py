@@ -54,13 +54,17 @@ class Stage:
     messages: dict[str, str]
     speed: float = 1.0
     simulate: bool = False
+    #: False: the quit key does nothing (a Builder experiment whose "Enable Escape" is off).
+    quit_enabled: bool = True
 
     @property
     def model(self):
         return self.protocol.model
 
     def check_quit(self, events) -> None:
-        """Raise :class:`AbortSession` if the quit key is among ``events``."""
+        """Raise :class:`AbortSession` if the quit key is among ``events`` (and ends sessions)."""
+        if not self.quit_enabled:
+            return
         for ev in events:
             if ev.kind == "key" and ev.key == self.model.input.quit_key:
                 raise AbortSession(ev.t)
