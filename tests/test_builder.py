@@ -73,8 +73,8 @@ def test_psychopy_finds_the_component_through_its_entry_point():
     params = found["params"]
     assert [p[0] for p in params] == [
         "mode", "protocol", "task", "size", "start", "goal", "timeLimit", "moveLimit",
-        "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "feedback", "simulate",
-        "simSpeed", "inputTiming",
+        "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "pieceLabels",
+        "feedback", "simulate", "simSpeed", "inputTiming",
     ]  # fmt: skip
     assert all(p[2:] == [True, True] for p in params), params  # every one has hint, label
     assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing"}
