@@ -305,6 +305,32 @@ def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
             assert [v for pair in size for v in pair] == pytest.approx(want_sizes, abs=1e-12)
 
 
+def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng):
+    # web/src/quality.js is a port of tol_tasks.session_data.quality.run_warnings.
+    from tol_tasks.session_data.quality import run_warnings
+
+    cases = []
+    for _ in range(300):
+        total = rng.choice([0, 1, 20, 1000])
+        meta = {
+            "frames": {"total_frames": total, "total_dropped_frames": rng.randrange(total + 1)},
+            "timing": {"input_method": rng.choice(["polled", "xinput2-raw", None]),
+                       "input_fallback_reason": rng.choice([None, "no X Input 2"]),
+                       "unmatched_presses": rng.choice([0, 1, 3]),
+                       "input_lost": rng.choice([None, {"time": 12.25, "reason": "died"}])},
+            "refresh_rate_hz": rng.choice([None, 59.9, 60.0, 75.0, 143.8]),
+            "page": {"hidden": [{"time": 1.0, "state": rng.choice(["hidden", "visible"])}
+                                for _ in range(rng.randrange(3))],
+                     "fullscreen_exits": [1.0] * rng.randrange(3)},
+            "window": {"focus_lost": [1.0] * rng.randrange(3)},
+        }  # fmt: skip
+        cases.append({"meta": meta, "declared": rng.choice([None, 60, 144, 59.94])})
+    got = node("return input.map((c) => lib.runWarnings(c.meta, c.declared));", cases)
+    assert got == [run_warnings(c["meta"], c["declared"]) for c in cases]
+    assert any(got)
+    assert not all(got)
+
+
 def _flat(value, path: str = "") -> dict:
     """Nested dicts and lists as {path: leaf}."""
     if isinstance(value, dict):

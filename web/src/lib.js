@@ -5,6 +5,7 @@ export { COLUMNS, EVENT_LOG_VERSION, EventLog, logText } from "./eventlog.js";
 export { frameStats, frameSummary } from "./frames.js";
 export { pieceSize, pieceXY, screenLayout } from "./layout.js";
 export { progressOf, sessionPlan } from "./plan.js";
+export { runWarnings } from "./quality.js";
 export { Hanoi, London, fromCode, shortestPath } from "./puzzle.js";
 export { PythonRandom, blockOrder } from "./random.js";
 export { runSession } from "./session.js";
