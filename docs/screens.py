@@ -100,13 +100,43 @@ def render(out: Path, sizes=SIZES, protocols=None, languages=None) -> dict:
                 common = {"protocol": lp.name, "language": lang, "size": list(size),
                           "background": d.background, "text_color": d.text_color}  # fmt: skip
                 for k, page in enumerate(lp.pages(lang), start=1):
-                    screen.draw_page(page, base_dir)
-                    texts = [_text_box(screen.label(n, small=n == "continue"), screen)
-                             for n in ("page" if not page.image else "page_caption", "continue")]  # fmt: skip
-                    path = out / lp.name / f"{tag}-page-{k}.png"
-                    _grab(win, path)
-                    screens.append({**common, "screen": f"page-{k}", "png": str(path),
-                                    "texts": texts, "things": []})  # fmt: skip
+                    shown = page.show and not (page.image and base_dir is not None)
+                    text_label = "page_caption" if (page.image or shown) else "page"
+                    times = [0.0]
+                    if page.show == "demo":  # every frame of the demonstration
+                        _, _, _, _, frames, _ = screen._shown_views()
+                        times = [sum(f.seconds for f in frames[:i]) + 0.01
+                                 for i in range(len(frames))]  # fmt: skip
+                    for i, t in enumerate(times):
+                        screen.draw_page(page, base_dir, t)
+                        texts = [_text_box(screen.label(n, small=n == "continue"), screen)
+                                 for n in (text_label, "continue")]  # fmt: skip
+                        things, demo = [], None
+                        if shown:
+                            spec, view, board, goal, frames, _ = screen._shown_views()
+                            drawn = (board, goal) if page.show == "board" else (board,)
+                            for v in drawn:
+                                if v is not None:
+                                    things += [_box(a.x, a.y, a.w, a.h, screen) for a in v.areas]
+                                    things += [_stim_box(st, screen) for st in v.pieces.values()
+                                               if st in v._order]  # fmt: skip
+                            if page.show == "demo":
+                                f = frames[i]
+                                if f.refused:
+                                    texts.append(_text_box(screen.label("page_notice"), screen))
+                                demo = {**f.as_dict(spec.puzzle), "puzzle": spec.puzzle.code,
+                                        "piece_x": {str(p): round(screen.to_pixels(*board._pos[p])[0], 1)
+                                                    for p in board.pieces},
+                                        "piece_y": {str(p): round(screen.to_pixels(*board._pos[p])[1], 1)
+                                                    for p in board.pieces},
+                                        "peg_x": [round(screen.to_pixels(a.x, 0)[0], 1) for a in board.areas],
+                                        "peg_top": [round(screen.to_pixels(0, a.y + a.h / 2)[1], 1)
+                                                    for a in board.areas]}  # fmt: skip
+                        name = f"page-{k}" + (f"-demo-{i + 1}" if page.show == "demo" else "")
+                        path = out / lp.name / f"{tag}-{name}.png"
+                        _grab(win, path)
+                        screens.append({**common, "screen": name, "png": str(path),
+                                        "texts": texts, "things": things, "demo": demo})  # fmt: skip
                 specs = [*lp.practice_problems()[:1]]
                 specs += [lp.block_problems(i)[0] for i in range(len(lp.model.blocks))]
                 for spec in specs:

@@ -77,6 +77,67 @@ def check(screens: list[dict]) -> None:
         assert len({p["feedback_y_px"] for p in problems}) == 1, where
 
 
+def _pegs(state: str, puzzle: str) -> list[list[str]]:
+    """A state text as pieces per peg, bottom to top (read here, not by the puzzle code)."""
+    kind = puzzle.split(":")[0]
+    if kind == "london":
+        return [list(col) for col in state.split("|")]
+    n_pegs = int(puzzle.split(":")[2])
+    pegs: list[list[str]] = [[] for _ in range(n_pegs)]
+    size = len(state)
+    for k, letter in enumerate(state):  # largest disk first
+        pegs[ord(letter) - ord("A")].append(str(size - k))
+    return pegs
+
+
+def _refused(pegs, puzzle: str, i: int, j: int, rule: str) -> bool:
+    """Whether moving the top piece of peg ``i`` onto ``j`` breaks ``rule`` (by hand)."""
+    parts = puzzle.split(":")
+    if rule == "peg_full":
+        return len(pegs[j]) >= [int(c) for c in parts[2].split("-")][j]
+    if rule == "larger_on_smaller":
+        return bool(pegs[j]) and int(pegs[i][-1]) > int(pegs[j][-1])
+    return parts[3] == "1" and abs(i - j) > 1  # forbidden_pair
+
+
+def check_demo(screens: list[dict]) -> int:
+    """The demonstration's frames show the move they describe: a legal move of one piece,
+    then a piece held over a peg the rules forbid; pieces drawn where the state says."""
+    sessions = defaultdict(list)
+    for s in screens:
+        if s.get("demo"):
+            sessions[(s["protocol"], s["language"], *s["size"])].append(s["demo"])
+    for where, frames in sessions.items():
+        puzzle = frames[0]["puzzle"]
+        for f in frames:
+            pegs = _pegs(f["state"], puzzle)
+            for i, col in enumerate(pegs):
+                for level, piece in enumerate(col):
+                    held = f["held"] == i and level == len(col) - 1
+                    peg = f["over"] if held and f["over"] is not None else i
+                    x = f["piece_x"][piece]
+                    assert abs(x - f["peg_x"][peg]) < 1.0, (where, f, piece)
+                    above = f["piece_y"][piece] < f["peg_top"][peg]  # y grows downwards
+                    assert above == held, (where, f, piece)
+        # One legal move: the piece held in frame 2 is carried (frame 3) and put down (4).
+        first, lift, carry, after = frames[:4]
+        assert lift["held"] == carry["held"] is not None
+        assert carry["over"] is not None
+        before = _pegs(first["state"], puzzle)
+        moved = [col[:] for col in before]
+        moved[carry["over"]].append(moved[carry["held"]].pop())
+        assert _pegs(after["state"], puzzle) == moved, where
+        rules = ("larger_on_smaller", "forbidden_pair") if puzzle.startswith("hanoi") else (
+            "peg_full",)  # fmt: skip
+        for rule in rules:  # the legal move breaks no rule
+            assert not _refused(before, puzzle, carry["held"], carry["over"], rule), where
+        refusals = [f for f in frames if f["refused"]]
+        assert len(refusals) == 1, where
+        r = refusals[0]
+        assert _refused(_pegs(r["state"], puzzle), puzzle, r["held"], r["over"], r["refused"])
+    return len(sessions)
+
+
 def test_every_page_and_problem_of_a_battery_reads_clearly(big_display, tmp_path):
     # The everyday loop: two batteries (a Hanoi with a smaller practice, a London), English
     # and French, at the two clinic sizes the issue names.
@@ -84,6 +145,7 @@ def test_every_page_and_problem_of_a_battery_reads_clearly(big_display, tmp_path
                       "--protocols", "hanoi-classic", "london-shallice",
                       "--languages", "en", "fr")  # fmt: skip
     check(screens)
+    assert check_demo(screens) == 8  # 2 batteries, 2 languages, 2 sizes
     hanoi = [s for s in screens if s["protocol"] == "hanoi-classic" and "piece" in s]
     # The practice has 2 disks and the test 3 or more: the smallest disk is the same size.
     assert {s["screen"].split("-")[0] for s in hanoi} == {"practice", "test"}
@@ -91,4 +153,6 @@ def test_every_page_and_problem_of_a_battery_reads_clearly(big_display, tmp_path
 
 @pytest.mark.slow
 def test_every_bundled_battery_in_every_language_at_three_sizes(big_display, tmp_path):
-    check(_render(big_display, tmp_path))
+    screens = _render(big_display, tmp_path)
+    check(screens)
+    assert check_demo(screens) >= 6 * 4 * 3

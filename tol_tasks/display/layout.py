@@ -54,6 +54,10 @@ LIFT_ROOM = 1.3
 #: taller by this much at each end.
 PEG_SHARE = 0.92
 HIT_MARGIN = 0.02
+#: An instruction page that shows the board (and the goal): the task screen drawn at this
+#: size, moved up by this much, above the page's text.
+PAGE_BOARD_SCALE = 0.5
+PAGE_BOARD_UP = 0.235
 #: The gap between the participant's board and a goal at its side, and the box's margins.
 SIDE_GAP = 0.08
 SIDE_MARGIN = 0.04
@@ -129,6 +133,14 @@ class BoardLayout:
             rod_width=self.rod_width * f,
         )
 
+    def shifted(self, dy: float) -> BoardLayout:
+        """The board moved up by ``dy``."""
+        return replace(
+            self,
+            pegs=tuple(PegArea(a.x, a.y + dy, a.w, a.h, a.unit, a.scale) for a in self.pegs),
+            base=(self.base[0], self.base[1] + dy, self.base[2], self.base[3]),
+        )
+
     def as_dict(self) -> dict:
         """The board as data (the browser draws from it): every peg with the centre of each
         of its levels, of a lifted piece and of the marker."""
@@ -200,6 +212,24 @@ class ScreenLayout:
             self.board.scaled(f),
             None if self.goal is None else self.goal.scaled(f),
             self.places.scaled(f),
+        )
+
+    def page_view(self) -> ScreenLayout:
+        """The task screen as an instruction page shows it: smaller (:data:`PAGE_BOARD_SCALE`)
+        and above the page's text (which goes at ``places.caption_y``)."""
+        s, up = PAGE_BOARD_SCALE, PAGE_BOARD_UP
+        small = self.scaled(s)
+        p = small.places
+        places = replace(
+            self.places,
+            text_y=p.text_y + up,
+            goal_label=None if p.goal_label is None else (p.goal_label[0], p.goal_label[1] + up),
+            label_height=self.places.label_height,
+        )
+        return ScreenLayout(
+            small.board.shifted(up),
+            None if small.goal is None else small.goal.shifted(up),
+            places,
         )
 
     def as_dict(self) -> dict:

@@ -235,6 +235,12 @@ class Page(_Model):
 
     text: str = Field(description="the page's text")
     image: str | None = Field(None, description="an image file, relative to the protocol file")
+    show: Literal["board", "demo"] | None = Field(
+        None,
+        description="'board' to show the board and the goal of the first problem above the "
+        "text, 'demo' to show a legal move and a refused one on the board (an animation made "
+        "from the apparatus and rules); with an image, the image is shown instead",
+    )
 
 
 class Instructions(_Model):

@@ -138,6 +138,7 @@ class Stage:
         self.frames.flip()
         self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
         self.input.on_page(self.clock.getTime())
+        since = self.clock.getTime()
         while True:
             evs = self.input.poll()
             self.check_quit(evs)
@@ -146,7 +147,7 @@ class Stage:
                 self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
                            stamp=done[0].stamp)  # fmt: skip
                 return
-            self.screen.draw_page(page, base_dir)
+            self.screen.draw_page(page, base_dir, (self.clock.getTime() - since) * self.speed)
             self.frames.flip()
 
     def boards(self, puzzle=None):

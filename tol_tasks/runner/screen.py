@@ -14,6 +14,7 @@ from psychopy import visual
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.display.colors import edge_color
+from tol_tasks.display.demo import DemoFrame, demonstration, frame_at
 from tol_tasks.display.layout import BoardLayout, PegArea, fit_factor, hit, session_layout
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
@@ -177,6 +178,7 @@ class TaskScreen:
         self.labels: dict[str, Label] = {}
         self._boards: dict = {}
         self._pages: dict = {}
+        self._page_view = None
 
     def label(self, name: str, small: bool = True) -> Label:
         """The text stimulus kept for one place on the screen (built on first use)."""
@@ -224,9 +226,48 @@ class TaskScreen:
     def draw_text(self, text: str, pos=(0, 0), small: bool = False) -> None:
         (self.small if small else self.text).draw(text, pos)
 
-    def draw_page(self, page, base_dir) -> None:
+    def _shown_views(self):
+        """The page view's boards (the first problem's start and goal), the demonstration's
+        frames and the place of its notice, built once."""
+        if self._page_view is None:
+            spec = next(iter(self.lp.all_problems()))
+            view = session_layout(self.lp.model).page_view().scaled(self.fit)
+            board = BoardView(self.win, spec.puzzle, view.board, self.d)
+            goal = BoardView(self.win, spec.puzzle, view.goal, self.d) if view.goal else None
+            if goal is not None:
+                goal.show(spec.goal)
+            frames = demonstration(spec.puzzle, spec.start)
+            # The notice of the refused move: above the board, as in a problem.
+            notice_y = view.board.top + self.places.label_height
+            self._page_view = (spec, view, board, goal, frames, notice_y)
+        return self._page_view
+
+    def draw_shown(self, show: str, t: float) -> DemoFrame | None:
+        """What a page shows above its text: the board and the goal of the first problem
+        (``board``), or the demonstration at ``t`` seconds (``demo``; the frame drawn)."""
+        spec, view, board, goal, frames, notice_y = self._shown_views()
+        if show == "board":
+            board.show(spec.start)
+            board.draw()
+            if goal is not None:
+                goal.draw()
+                self.label("page_goal_label").draw(self.msg["goal_label"], view.places.goal_label)
+            return None
+        frame = frame_at(frames, t)
+        over = view.board.lifted_xy(frame.over) if frame.over is not None else None
+        board.show(frame.state, frame.held, over)
+        board.draw()
+        if frame.refused:
+            self.label("page_notice").draw(self.msg[f"illegal_{frame.refused}"], (0, notice_y))
+        return frame
+
+    def draw_page(self, page, base_dir, t: float = 0.0) -> None:
+        """One instruction page; ``t``: seconds since it was first shown (a demonstration)."""
         p = self.places
-        if page.image and base_dir is not None:
+        if page.show and not (page.image and base_dir is not None):
+            self.draw_shown(page.show, t)
+            self.label("page_caption", small=False).draw(page.text, pos=(0, p.caption_y))
+        elif page.image and base_dir is not None:
             img = self._pages.get(page.image)
             if img is None:
                 img = visual.ImageStim(
