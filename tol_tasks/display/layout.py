@@ -219,18 +219,13 @@ class ScreenLayout:
         and above the page's text (which goes at ``places.caption_y``)."""
         s, up = PAGE_BOARD_SCALE, PAGE_BOARD_UP
         small = self.scaled(s)
-        p = small.places
-        places = replace(
-            self.places,
-            text_y=p.text_y + up,
-            goal_label=None if p.goal_label is None else (p.goal_label[0], p.goal_label[1] + up),
-            label_height=self.places.label_height,
-        )
-        return ScreenLayout(
-            small.board.shifted(up),
-            None if small.goal is None else small.goal.shifted(up),
-            places,
-        )
+        goal = None if small.goal is None else small.goal.shifted(up)
+        label = None
+        if goal is not None:  # the label keeps its size: its place too, above the goal
+            label = (small.places.goal_label[0],
+                     max(a.y + a.h / 2 for a in goal.pegs) + GOAL_LABEL / 2)  # fmt: skip
+        places = replace(self.places, text_y=small.places.text_y + up, goal_label=label)
+        return ScreenLayout(small.board.shifted(up), goal, places)
 
     def as_dict(self) -> dict:
         p = self.places

@@ -34,6 +34,7 @@ from typing import Any
 from tol_tasks import __version__
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.display.colors import edge_color
+from tol_tasks.display.demo import demonstration
 from tol_tasks.display.layout import session_layout
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
@@ -132,6 +133,8 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "display": m.display.model_dump(mode="json"),
         # The session's one layout (tol_tasks.display): the page draws from it.
         "layout": session_layout(m).as_dict(),
+        # What the instruction pages show above their text (show: board, demo).
+        "shown": _shown(lp),
         "input": {
             "mode": m.input.mode,
             "keys": [browser_key(k) for k in m.input.keys] if m.input.keys else None,
@@ -150,15 +153,9 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
             lang: {
                 "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
                 "messages": lp.messages(lang),
-                "pages": [
-                    {"text": p.text, "image": images.get(p.image) if p.image else None}
-                    for p in lp.pages(lang)
-                ],
+                "pages": [_page(p, images) for p in lp.pages(lang)],
                 "block_pages": {
-                    b.name: [
-                        {"text": p.text, "image": images.get(p.image) if p.image else None}
-                        for p in lp.block_pages(b.name, lang)
-                    ]
+                    b.name: [_page(p, images) for p in lp.block_pages(b.name, lang)]
                     for b in m.blocks
                     if b.pages
                 },
@@ -241,6 +238,27 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 ),
             }
     return out
+
+
+def _page(page, images: dict[str, str]) -> dict[str, Any]:
+    return {"text": page.text, "image": images.get(page.image) if page.image else None,
+            "show": page.show}  # fmt: skip
+
+
+def _shown(lp: LoadedProtocol) -> dict[str, Any]:
+    """The page view of the task screen (smaller, above the text), the first problem's start
+    and goal, and the demonstration's frames (tol_tasks.display.demo)."""
+    spec = next(iter(lp.all_problems()))
+    view = session_layout(lp.model).page_view()
+    return {
+        "layout": view.as_dict(),
+        # The demonstration's notice of the refused move: above the board, as in a problem.
+        "notice_y": view.board.top + view.places.label_height,
+        "puzzle": spec.puzzle.code,
+        "start": str(spec.start),
+        "goal": str(spec.goal),
+        "demo": [f.as_dict(spec.puzzle) for f in demonstration(spec.puzzle, spec.start)],
+    }
 
 
 def image_names(lp: LoadedProtocol) -> dict[str, str]:

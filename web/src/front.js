@@ -30,8 +30,10 @@ export class PageDisplay {
     this.proto = proto;
     this.msg = proto.languages[language].messages;
     this.display = proto.display;
-    // The session's one layout, made by the Python display model at build time.
+    // The session's one layout, made by the Python display model at build time, and what
+    // the instruction pages show (the board, a demonstration), made there too.
     this.layout = proto.layout;
+    this.shown = proto.shown;
     this.input = proto.input;
     this.timing = proto.timing;
     this.feedback = proto.feedback;

@@ -11,6 +11,7 @@
 // ({pageShown(id, t), pageLeft(id, t, input)}).
 
 import { BoardView } from "./board.js";
+import { fromCode } from "./puzzle.js";
 import { drawShown, sleep } from "./runtime.js";
 import { fill } from "./trialrun.js";
 
@@ -43,7 +44,7 @@ export async function showPause(ui, text, id) {
   const shown = await drawShown(() => {
     ui.stage.el.replaceChildren();
     ui.stage.label("tol-page", 0, p.page_y, { size: p.text_height, width: p.wrap }).textContent = text;
-    ui.stage.label("tol-examiner", 0, p.continue_y, { size: p.label_height }).textContent = hint;
+    ui.stage.label("tol-examiner", 0, p.continue_y, { size: p.label_height, width: p.wrap }).textContent = hint;
   });
   Object.assign(ui.stage.el.dataset, { screen: "pause", page: id });
   ui.rows.pageShown(id, ui.clock.fromStamp(shown));
@@ -67,9 +68,18 @@ export async function readyToContinue(ui) {
 
 /** One page until a click, a touch or the space key; logged with `id` as its problem_id. */
 async function showPage(ui, page, id, name) {
-  const shown = await drawShown(() => drawPage(ui, page));
+  let animate = null;
+  const shown = await drawShown(() => {
+    animate = drawPage(ui, page);
+  });
   Object.assign(ui.stage.el.dataset, { screen: "page", page: name });
   ui.rows.pageShown(id, ui.clock.fromStamp(shown));
+  let timer = null;
+  if (animate) {
+    const t0 = ui.clock.now();
+    timer = setInterval(() => animate(ui.clock.now() - t0), 50);
+    ui.abort.catch(() => clearInterval(timer));
+  }
   const left = await new Promise((resolve, reject) => {
     ui.abort.catch(reject);
     ui.router.handler = (ev) => {
@@ -78,7 +88,53 @@ async function showPage(ui, page, id, name) {
     };
   });
   ui.router.handler = null;
+  if (timer !== null) clearInterval(timer);
   ui.rows.pageLeft(id, left.t, left.source);
+}
+
+/** The demonstration's frame at `t` seconds (it loops), as tol_tasks.display.demo.frame_at. */
+function frameAt(frames, t) {
+  const total = frames.reduce((n, f) => n + f.seconds, 0);
+  t %= total;
+  for (const f of frames) {
+    if (t < f.seconds) return f;
+    t -= f.seconds;
+  }
+  return frames[frames.length - 1];
+}
+
+/**
+ * What a page shows above its text (tol_tasks.runner.screen TaskScreen.draw_shown): the
+ * first problem's board and goal (`board`), or the demonstration (`demo`); for a
+ * demonstration, the function that draws it at `t` seconds.
+ */
+function drawShownBoard(ui, show) {
+  const { stage, shown } = ui;
+  const puzzle = fromCode(shown.puzzle);
+  const view = new BoardView(stage, puzzle, shown.layout.board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+  if (show === "board") {
+    view.show(puzzle.parse(shown.start));
+    if (shown.layout.goal) {
+      const goal = new BoardView(stage, puzzle, shown.layout.goal, ui.display, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+      goal.show(puzzle.parse(shown.goal));
+      stage.label("tol-goal-label", ...shown.layout.places.goal_label, { size: ui.layout.places.label_height }).textContent = ui.msg.goal_label;
+    }
+    return null;
+  }
+  const notice = stage.label("tol-notice", 0, shown.notice_y, { size: ui.layout.places.label_height, width: ui.layout.places.wrap });
+  let last = null;
+  const at = (t) => {
+    const f = frameAt(shown.demo, t);
+    if (f === last) return;
+    last = f;
+    const b = shown.layout.board;
+    const over = f.over === null ? null : stage.px(b.pegs[f.over].x, b.pegs[f.over].lifted_y);
+    view.show(puzzle.parse(f.state), f.held, over);
+    notice.textContent = f.refused ? ui.msg[`illegal_${f.refused}`] : "";
+    stage.el.dataset.demoFrame = String(shown.demo.indexOf(f) + 1);
+  };
+  at(0);
+  return at;
 }
 
 /** Whether a key event is the compiled key ({key} compared case-insensitively, or {code}). */
@@ -91,7 +147,11 @@ function drawPage(ui, page) {
   const p = ui.layout.places;
   const text = { size: p.text_height, width: p.wrap };
   stage.el.replaceChildren();
-  if (page.image) {
+  let animate = null;
+  if (page.show && !page.image && ui.shown) {
+    animate = drawShownBoard(ui, page.show);
+    stage.label("tol-page", 0, p.caption_y, text).textContent = page.text;
+  } else if (page.image) {
     const img = document.createElement("img");
     img.className = "tol-page-image";
     img.src = page.image;
@@ -103,7 +163,8 @@ function drawPage(ui, page) {
   } else {
     stage.label("tol-page", 0, p.page_y, text).textContent = page.text;
   }
-  stage.label("tol-continue", 0, p.continue_y, { size: p.label_height }).textContent = ui.msg.continue;
+  stage.label("tol-continue", 0, p.continue_y, { size: p.label_height, width: p.wrap }).textContent = ui.msg.continue;
+  return animate;
 }
 
 /** How the trial takes input, for automation: data-input (click, drag, keys) and data-keys. */
@@ -203,6 +264,7 @@ export async function playProblem(ui, run, { feedback }) {
   const { board, goal: goalLayout, places } = ui.layout;
   const areas = board.pegs;
   const small = { size: places.label_height };
+  const line = { size: places.label_height, width: places.wrap }; // centred, across the band
   // The notice of an illegal move and the feedback: one place, covering no peg or piece.
   const textY = places.text_y;
   let notice = null;
@@ -221,7 +283,7 @@ export async function playProblem(ui, run, { feedback }) {
     view.show(run.trial.state);
     if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, small);
     if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, small);
-    noticeLabel = stage.label("tol-notice", 0, textY, small);
+    noticeLabel = stage.label("tol-notice", 0, textY, line);
     labels(0);
   };
   const labels = (now) => {
@@ -257,7 +319,7 @@ export async function playProblem(ui, run, { feedback }) {
     const text = run.feedback(ui.msg, ui.feedback);
     stage.el.dataset.screen = "feedback";
     noticeLabel.textContent = ""; // the feedback takes its place
-    const el = stage.label("tol-feedback", 0, textY, small);
+    const el = stage.label("tol-feedback", 0, textY, line);
     el.textContent = text;
     await sleep(ui.timing.feedback_duration, ui.abort);
   }
