@@ -2,7 +2,10 @@
 
 Run with (starts its own Xvfb display when there is none)::
 
-    uv run python benchmarks/bench_frames.py
+    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT]
+
+``--before``: also measure the engine of an older checkout (with its own ``.venv``) on the
+same display, between two measures of this one (averaged), and print the ratio new / before.
 
 *Per-frame work* is the time from the return of one flip to the call of the
 next: input polling and drawing, what must fit inside a refresh period. For
@@ -118,14 +121,16 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
     from psychopy import event
 
     from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.display.layout import fit_factor, session_layout
     from tol_tasks.puzzles.hanoi import Hanoi
-    from tol_tasks.runner.play import BOARD_SCALE, GOAL_SCALE
     from tol_tasks.runner.screen import TaskScreen
 
     screen = TaskScreen(win, lp, lp.messages())
     d = lp.model.display
-    areas = screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE)
-    goal_areas = screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE)
+    # The session's layout, from the display model (no PsychoPy needed for the places).
+    w, h = (int(v) for v in win.size)
+    layout = session_layout(lp.model).scaled(fit_factor(w / h))
+    areas, goal_areas = list(layout.board.pegs), list(layout.goal.pegs)
     s, g = puzzle.parse(start), puzzle.parse(goal)
     path = [s]
     for m in puzzle.solve(s, g):
@@ -137,8 +142,8 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
         return DEFAULT_BALL_COLORS.get(piece, "#888888")
 
     old = _OldScreen(win, d) if draw_old else None
-    board = screen.board("board", puzzle, areas)
-    goal_board = screen.board("goal", puzzle, goal_areas)
+    board = screen.board("board", puzzle, layout.board)
+    goal_board = screen.board("goal", puzzle, layout.goal)
     goal_board.show(g)
     labels = [screen.label("goal_label"), screen.label("moves")]
     work, since = [], None
@@ -219,24 +224,53 @@ def measure() -> list[dict]:
     return rows
 
 
+def _child(python: str, root: Path, env: dict) -> list[dict]:
+    done = subprocess.run([python, str(root / "benchmarks" / "bench_frames.py"), "--child"],
+                          env=env, capture_output=True, text=True, check=True, cwd=root)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _before(before: Path, rows: list[dict], earlier: list[dict]) -> None:
+    """The engine's figures of this checkout beside an older one's (``--before``)."""
+    print(f"\nThe engine, this checkout (new) against {before} (before), the same display:")
+    print(
+        f"{'case':34} {'before med/p99':>16} {'new med/p99':>16} {'ratio med':>9} {'ratio p99':>9}"
+    )
+    by_case = {r["case"]: r["engine"] for r in earlier}
+    for r in rows:
+        b, n = by_case.get(r["case"]), r["engine"]
+        if b is None:
+            continue
+        print(f"{r['case']:34} {b['median_ms']:7.2f}/{b['p99_ms']:7.2f} "
+              f"{n['median_ms']:7.2f}/{n['p99_ms']:7.2f} {n['median_ms'] / b['median_ms']:8.2f}x "
+              f"{n['p99_ms'] / b['p99_ms']:8.2f}x")  # fmt: skip
+
+
 def main() -> int:
     if "--child" in sys.argv:
         print(json.dumps(measure()))
         return 0
+    before = None
+    if "--before" in sys.argv:  # an older checkout with its own .venv, measured in turn
+        before = Path(sys.argv[sys.argv.index("--before") + 1]).resolve()
     env = dict(os.environ)
     xvfb = None
     if not env.get("DISPLAY"):
         from tests.runner_tools import start_xvfb
 
         xvfb, env = start_xvfb()
+    root = Path(__file__).resolve().parents[1]
     try:
-        done = subprocess.run([sys.executable, __file__, "--child"], env=env,
-                              capture_output=True, text=True, check=True,
-                              cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+        rows = _child(sys.executable, root, env)
+        earlier = _child(str(before / ".venv" / "bin" / "python"), before, env) if before else None
+        if before is not None:  # and this checkout again: the two alternate, load drifts less
+            again = _child(sys.executable, root, env)
+            for r, a in zip(rows, again, strict=True):
+                for key in ("median_ms", "p99_ms"):
+                    r["engine"][key] = (r["engine"][key] + a["engine"][key]) / 2
     finally:
         if xvfb is not None:
             xvfb.terminate()
-    rows = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
            f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
@@ -253,6 +287,8 @@ def main() -> int:
         f"engine worst case: median {worst_med:.2f} ms (target <= 2), "
         f"p99 {worst_p99:.2f} ms (target <= 6)"
     )
+    if before is not None:
+        _before(before, rows, earlier)
     return 0
 
 
