@@ -156,3 +156,41 @@ def test_every_bundled_battery_in_every_language_at_three_sizes(big_display, tmp
     screens = _render(big_display, tmp_path)
     check(screens)
     assert check_demo(screens) >= 6 * 4 * 3
+
+
+TARGETS = """
+import json, sys
+from psychopy import visual
+from tol_tasks.protocol_format.load import load_protocol_text
+from tol_tasks.runner.screen import TaskScreen
+lp = load_protocol_text(sys.argv[1])
+win = visual.Window(size=(1024, 768), units="height", checkTiming=False)
+screen = TaskScreen(win, lp, lp.messages("en"))
+spec = lp.block_problems(0)[0]
+view = screen.board("board", spec.puzzle, screen.layout.board)
+out = []
+for state, held in (("GR|B|", 0), ("GR|B|", 1), ("G|BR|", 0), ("GR|B|", None)):
+    view.show(spec.puzzle.parse(state), held)
+    view.draw()
+    win.flip()
+    out.append(view._targets)
+print("TARGETS " + json.dumps(out))
+"""
+
+
+@pytest.mark.parametrize("on", [True, False])
+def test_legal_targets_are_marked_only_on_request(on, xdisplay):
+    # display.show_legal_targets: while a ball is held, a ring over each peg it may go on.
+    # Tower of London, pegs of 3, 2 and 1 places (the expected pegs worked out by hand).
+    proto = ("format: 1\nname: targets\ntask: {type: london}\n"
+             f"display: {{fullscreen: false, show_legal_targets: {str(on).lower()}}}\n"
+             'blocks:\n  - problems:\n      - {id: p1, start: "GR|B|", goal: "G|BR|"}\n')  # fmt: skip
+    run = subprocess.run([sys.executable, "-c", TARGETS, proto], env=xdisplay,
+                         capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-2000:]
+    (line,) = [x for x in run.stdout.splitlines() if x.startswith("TARGETS ")]
+    got = json.loads(line.removeprefix("TARGETS "))
+    if on:  # R from A: B (1 of 2) and C; B from B: A and C; G from A: B is full, C
+        assert got == [[1, 2], [0, 2], [2], []]
+    else:
+        assert got == [[], [], [], []]

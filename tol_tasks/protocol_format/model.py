@@ -165,6 +165,11 @@ class Display(_Model):
     show_illegal_message: bool = Field(
         True, description="true to say briefly why an illegal move was refused"
     )
+    show_legal_targets: bool = Field(
+        False,
+        description="true to mark, while a piece is held, the pegs it may be put on (off by "
+        "default: it helps the participant and changes what is measured)",
+    )
     refresh_rate: float | None = Field(
         None,
         gt=0,

@@ -16,6 +16,7 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.display.colors import edge_color
 from tol_tasks.display.demo import DemoFrame, demonstration, frame_at
 from tol_tasks.display.layout import BoardLayout, PegArea, fit_factor, hit, session_layout
+from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format.model import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 
@@ -95,6 +96,14 @@ class BoardView:
         self.marker = visual.Polygon(win, edges=3, radius=unit * 0.32, ori=180,
                                      fillColor=self.highlight, lineWidth=0, units=UNITS)  # fmt: skip
         self._marker_peg: int | None = None
+        # display.show_legal_targets: a ring above each peg the held piece may go on.
+        self.show_targets = bool(getattr(display, "show_legal_targets", False))
+        self._targets: list = []
+        self._target_stims = [
+            visual.Circle(win, radius=unit * 0.22, edges=32, pos=self.marker_pos(i),
+                          fillColor=None, lineColor=self.highlight, lineWidth=3, units=UNITS)
+            for i in range(len(layout.pegs))
+        ] if self.show_targets else []  # fmt: skip
 
     def marker_pos(self, peg: int) -> tuple[float, float]:
         """Where the copy trials' marker sits: just above the top of ``peg``."""
@@ -142,15 +151,32 @@ class BoardView:
         if target is not None and target != self._marker_peg:
             self.marker.pos = self.marker_pos(target)
         self._marker_peg = target
+        self._targets = self.legal_targets(state, held) if self.show_targets else []
         # The lifted piece is drawn last, above the others.
         if lifted is not None:
             order.remove(lifted)
             order.append(lifted)
         self._order = [s for p in order for s in (self.pieces[p], self.labels.get(p)) if s]
 
+    def legal_targets(self, state, held: int | None) -> list[int]:
+        """The pegs the piece held above peg ``held`` may be put on, by the puzzle's rules."""
+        if held is None:
+            return []
+        out = []
+        for j in range(self.puzzle.n_pegs):
+            if j != held:
+                try:
+                    self.puzzle.check_move(state, held, j)
+                except IllegalMoveError:
+                    continue
+                out.append(j)
+        return out
+
     def draw(self) -> None:
         for stim in self._static:
             stim.draw()
+        for peg in self._targets:
+            self._target_stims[peg].draw()
         for stim in self._order:
             stim.draw()
         if self._marker_peg is not None:

@@ -137,6 +137,19 @@ export class BoardView {
     this.marker.style.borderTopColor = display.highlight_color;
     this.marker.hidden = true;
     root.appendChild(this.marker);
+    // display.show_legal_targets: a ring above each peg the held piece may go on.
+    this.targets = display.show_legal_targets && !goal
+      ? layout.pegs.map((a) => {
+          const ring = document.createElement("div");
+          ring.className = "tol-target";
+          const d = this.unit * 0.44 * U;
+          const [x, y] = stage.px(a.x, a.marker_y);
+          Object.assign(ring.style, { left: `${x - d / 2}px`, top: `${y - d / 2}px`, width: `${d}px`, height: `${d}px`, borderColor: display.highlight_color });
+          ring.hidden = true;
+          root.appendChild(ring);
+          return ring;
+        })
+      : [];
     stage.el.appendChild(root);
   }
 
@@ -168,6 +181,17 @@ export class BoardView {
       if (!this.goal) {
         peg.setAttribute("aria-label", `peg ${PEG_LETTERS[i]}: ${col.length ? col.map((p) => pieceName(this.puzzle, p)).join(", ") : "empty"}`);
       }
+    });
+    this.targets.forEach((ring, j) => {
+      let legal = held !== null && j !== held;
+      if (legal) {
+        try {
+          this.puzzle.checkMove(state, held, j);
+        } catch {
+          legal = false;
+        }
+      }
+      ring.hidden = !legal;
     });
     if (cue) {
       const a = this.areas[cue[1]];

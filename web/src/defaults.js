@@ -37,6 +37,7 @@ export const DEFAULT_DISPLAY = {
   show_move_counter: true,
   show_time_left: false,
   show_illegal_message: true,
+  show_legal_targets: false,
   refresh_rate: null,
   piece_labels: false,
 };
