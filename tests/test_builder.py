@@ -313,38 +313,28 @@ def test_conditions_file_of_the_example_is_valid():
 
 
 @pytest.mark.slow
-def test_the_quit_key_ends_the_experiment_as_builder_escape_does(xdisplay, tmp_path):
-    done = compile_example(tmp_path)
-    assert done.returncode == 0, done.stderr
-    with running_example(tmp_path, xdisplay) as proc:
-        wait_for_onset(tmp_path, proc)
-        xdotool("key", "Escape", env=xdisplay)
-        _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
-    table = builder_csv(tmp_path)
-    assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
-    assert "goodbye.started" not in table.columns  # the experiment ended there
-    events = read_event_log(tower_logs(tmp_path)[0]).rows
-    assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
-    assert events[-1]["reason"] == "aborted"
-
-
-@pytest.mark.slow
-def test_escape_does_not_end_the_task_when_the_experiment_disables_it(xdisplay, tmp_path):
-    # Builder's "Enable Escape" off: Escape (a real key press) neither ends the experiment
-    # nor the Tower's problem, which ends by its time limit instead.
+@pytest.mark.parametrize("escape", [True, False])
+def test_the_quit_key_ends_the_experiment_as_builder_escape_does(escape, xdisplay, tmp_path):
+    # Escape (a real key press) ends the experiment as Builder's Escape does; with the
+    # experiment's "Enable Escape" off it ends neither the experiment nor the Tower's
+    # problem, which ends by its time limit instead.
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,4\n")
-    done = compile_example(tmp_path, settings={"Enable Escape": False})
+    done = compile_example(tmp_path, settings={"Enable Escape": escape})
     assert done.returncode == 0, done.stderr
-    assert "tol_builder.TowerSettings(" in (tmp_path / "tower_example.py").read_text()
-    assert "escape=False" in (tmp_path / "tower_example.py").read_text()
+    assert f"escape={escape}" in (tmp_path / "tower_example.py").read_text()
     with running_example(tmp_path, xdisplay) as proc:
         wait_for_onset(tmp_path, proc)
         xdotool("key", "Escape", env=xdisplay)
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     table = builder_csv(tmp_path)
-    assert list(table["tower.outcome"].dropna()) == ["time_out"]
     events = read_event_log(tower_logs(tmp_path)[0]).rows
-    assert "abort" not in [r["event"] for r in events]
-    assert events[-1]["reason"] == "completed"
+    if escape:
+        assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
+        assert "goodbye.started" not in table.columns  # the experiment ended there
+        assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
+        assert events[-1]["reason"] == "aborted"
+    else:
+        assert list(table["tower.outcome"].dropna()) == ["time_out"]
+        assert "abort" not in [r["event"] for r in events]
+        assert events[-1]["reason"] == "completed"
