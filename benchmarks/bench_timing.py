@@ -49,8 +49,7 @@ def window_process(seconds: float, ready_file: str, methods: list[str]) -> None:
     win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
     screen = TaskScreen(win, lp, lp.messages())
     spec = lp.block_problems(0)[0]
-    areas = screen.layout.board.pegs  # the session's one layout (tol_tasks.display)
-    board = screen.board("board", spec.puzzle, screen.layout.board)
+    board = screen.board("board", spec.puzzle, screen.layout.board)  # the display model
     board.show(spec.start)
     clock = core.Clock()
     sources = {}

@@ -331,6 +331,18 @@ def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng)
     assert not all(got)
 
 
+def test_the_plugin_writes_piece_labels_in_the_colour_the_lab_does(rng):
+    # display.piece_labels in the tower plugin: black or white by WCAG luminance, as
+    # tol_tasks.display.colors.label_color decides.
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.display.colors import label_color
+
+    colors = [*DEFAULT_BALL_COLORS.values(), *DEFAULT_DISK_COLORS, "#fff", "#000"]
+    colors += ["#" + "".join(rng.choice("0123456789abcdef") for _ in range(6)) for _ in range(200)]
+    got = node("return input.map((c) => lib.labelColor(c));", colors)
+    assert got == [label_color(c) for c in colors]
+
+
 def _flat(value, path: str = "") -> dict:
     """Nested dicts and lists as {path: leaf}."""
     if isinstance(value, dict):

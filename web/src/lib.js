@@ -3,6 +3,7 @@ export { assignmentIndex, formFor } from "./counterbalance.js";
 export { formatDetail, parseDetail } from "./detail.js";
 export { COLUMNS, EVENT_LOG_VERSION, EventLog, logText } from "./eventlog.js";
 export { frameStats, frameSummary } from "./frames.js";
+export { labelColor } from "./defaults.js";
 export { pieceSize, pieceXY, screenLayout } from "./layout.js";
 export { progressOf, sessionPlan } from "./plan.js";
 export { runWarnings } from "./quality.js";
