@@ -2,10 +2,12 @@
 
 Run with (starts its own Xvfb display when there is none)::
 
-    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT]
+    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT] [--only TEXT]
 
-``--before``: also measure the engine of an older checkout (with its own ``.venv``) on the
-same display, between two measures of this one (averaged), and print the ratio new / before.
+``--before``: also measure the engine of an older checkout (with its own ``.venv``; through
+``TowerTask``'s public API, run by that checkout's Python) on the same display, between two
+measures of this one (averaged), and print the ratio new / before. ``--only``: the cases
+whose label holds ``TEXT`` (e.g. ``h8``, the worst case).
 
 *Per-frame work* is the time from the return of one flip to the call of the
 next: input polling and drawing, what must fit inside a refresh period. For
@@ -214,10 +216,16 @@ def measure() -> list[dict]:
     cases = [(label, load_protocol(name), name, s, g, p) for label, name, s, g, p in _cases()]
     cases.append(("8-disk Hanoi (h8)", hanoi8, hanoi8, "AAAAAAAA", "CCCCCCCC",
                   hanoi8.puzzle))  # fmt: skip
+    only = os.environ.get("TOL_BENCH_ONLY")  # a part of the cases' labels (--only)
+    engine_only = os.environ.get("TOL_BENCH_ENGINE_ONLY") == "1"  # an older checkout's engine
+    cases = [c for c in cases if not only or only in c[0]]
     with tempfile.TemporaryDirectory() as tmp:
         for label, lp, proto, start, goal, puzzle in cases:
-            old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
-            new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
+            if engine_only:
+                old = new = None
+            else:
+                old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
+                new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
             engine = _engine_run(win, proto, start, goal, puzzle, tmp)
             rows.append({"case": label, "old": old, "new": new, "engine": engine})
     win.close()
@@ -225,8 +233,13 @@ def measure() -> list[dict]:
 
 
 def _child(python: str, root: Path, env: dict) -> list[dict]:
-    done = subprocess.run([python, str(root / "benchmarks" / "bench_frames.py"), "--child"],
-                          env=env, capture_output=True, text=True, check=True, cwd=root)  # fmt: skip
+    """This file's measures run by ``python`` in ``root`` (another checkout: its engine only,
+    through TowerTask's public API, which both have)."""
+    here = Path(__file__).resolve()
+    if root != here.parents[1]:
+        env = {**env, "TOL_BENCH_ENGINE_ONLY": "1"}
+    done = subprocess.run([python, str(here), "--child"], env=env, capture_output=True,
+                          text=True, check=True, cwd=root)  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -254,6 +267,8 @@ def main() -> int:
     if "--before" in sys.argv:  # an older checkout with its own .venv, measured in turn
         before = Path(sys.argv[sys.argv.index("--before") + 1]).resolve()
     env = dict(os.environ)
+    if "--only" in sys.argv:  # only the cases whose label holds this text, e.g. h8
+        env["TOL_BENCH_ONLY"] = sys.argv[sys.argv.index("--only") + 1]
     xvfb = None
     if not env.get("DISPLAY"):
         from tests.runner_tools import start_xvfb
