@@ -15,6 +15,9 @@ that ``tol-web build`` writes beside the page:
   (:class:`~tol_tasks.session_data.sidecar.Sidecar`) writes it, with the
   protocol's copy and the recorder filled in; the page fills in the session.
 - messages and instruction pages per language, display, input and rule settings.
+- ``layout``: the session's one layout (:mod:`tol_tasks.display.layout`), and ``shown``:
+  what the instruction pages show (the page view of the board, the first problem, the
+  demonstration's frames); format 3 added them.
 - ``compiled_format``: :data:`COMPILED_FORMAT`; the page (built with the same
   value) refuses a ``protocol.json`` of another format and says to rebuild.
 
@@ -47,7 +50,7 @@ from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
 #: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
 #: language, the task's name for participants).
-COMPILED_FORMAT = 2
+COMPILED_FORMAT = 3
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
