@@ -102,3 +102,51 @@ def test_the_browser_screens_read_clearly(protocol, languages, sizes, tmp_path, 
     names = {s["screen"] for s in screens}
     assert {"page-1", "page-2", "page-3"} <= names
     assert sum(1 for s in screens if "piece" in s) >= 2 * len(languages) * len(sizes)
+
+
+PACED = """format: 1
+name: paced-web
+task: {type: london}
+instructions: {pages: {en: [{text: Hello.}]}}
+timing: {inter_trial_interval: 0, feedback_duration: 0.2}
+pauses: {before_test: true}
+practice:
+  problems:
+    - {id: pr1, start: "GR|B|", goal: "G|BR|", time_limit: 0.5}
+blocks:
+  - name: one
+    pages: {en: [{text: "Block one: plan first."}]}
+    problems:
+      - {id: p1, start: "GR|B|", goal: "G|BR|", time_limit: 0.5}
+"""
+
+
+def test_only_the_examiner_key_ends_a_pause_in_the_browser(tmp_path, chromium, web_server_factory):
+    proto = tmp_path / "paced.yaml"
+    proto.write_text(PACED, encoding="utf-8")
+    site = build_folder(str(proto), tmp_path / "site")
+    server = web_server_factory(site)
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 1024}, accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(server.url("index.html?participant=W1"))
+    page.click("[data-start]")
+    screen = "() => document.querySelector('.tol-stage')?.dataset.screen"
+    page.wait_for_function(f"() => ({screen})() === 'page'")
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({screen})() === 'pause'", timeout=30000)
+    assert "F9" in page.inner_text(".tol-examiner")
+    page.keyboard.press(" ")  # the participant's key does nothing here
+    box = page.locator(".tol-stage").bounding_box()
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)  # nor a click
+    page.wait_for_timeout(1000)
+    assert page.evaluate(screen) == "pause"
+    page.keyboard.press("F9")  # the examiner's key
+    page.wait_for_function(
+        "() => { const d = document.querySelector('.tol-stage')?.dataset || {};"
+        " return d.screen === 'page' && d.page === '1'; }"
+    )
+    assert "Block one" in page.inner_text(".tol-page")
+    page.keyboard.press(" ")
+    page.wait_for_function("() => document.documentElement.dataset.tolStatus", timeout=60000)
+    assert page.evaluate("document.documentElement.dataset.tolStatus") == "completed"
+    ctx.close()
