@@ -70,11 +70,18 @@ def _shots(chromium, server, tmp_path, language: str, size: tuple[int, int]) -> 
         )
         k += 1
 
+    seen = []
+
     def at_problem(record, move: int) -> bool:
+        """Each problem's screen, until the first test problem's (a practice problem: played)."""
         if move == 0 and not record.copy:
             shoot(f"problem-{record.trial}-{record.problem_id}")
-        return False
+            seen.append(record.problem_id)
+        return len(seen) >= 2 or (bool(seen) and not practice)
 
+    practice = page.evaluate(
+        "() => fetch('protocol.json').then((r) => r.json()).then((p) => p.plan.practice.problems.length)"
+    )
     Participant(page, illegal=False, stop=at_problem).play()
     ctx.close()
     return out
