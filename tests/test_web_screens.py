@@ -157,3 +157,38 @@ def test_only_the_examiner_key_ends_a_pause_in_the_browser(tmp_path, chromium, w
     page.wait_for_function("() => document.documentElement.dataset.tolStatus", timeout=60000)
     assert page.evaluate("document.documentElement.dataset.tolStatus") == "completed"
     ctx.close()
+
+
+def test_the_controls_practice_in_the_browser(tmp_path, chromium, web_server_factory):
+    # practice.controls: one move of the outlined piece (top of A) to the marked peg (B),
+    # with real clicks; a click on the empty peg C first is refused.
+    from tests.test_pacing import CONTROLS
+
+    proto = tmp_path / "controls.yaml"
+    proto.write_text(CONTROLS.replace("display: {fullscreen: false, window_size: [800, 600]}\n",
+                                      ""), encoding="utf-8")  # fmt: skip
+    site = build_folder(str(proto), tmp_path / "site")
+    server = web_server_factory(site)
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 1024}, accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(server.url("index.html?participant=C1"))
+    page.click("[data-start]")
+    screen = "() => document.querySelector('.tol-stage')?.dataset.screen"
+    page.wait_for_function(f"() => ({screen})() === 'page'")
+    page.keyboard.press(" ")
+    page.wait_for_function(f"() => ({screen})() === 'controls'")
+    assert page.locator(".tol-marker:not([hidden])").count() == 1
+
+    def click(peg: str) -> None:  # where a person clicks: the peg, wherever its pieces are
+        box = page.locator(f"[data-peg={peg}]").bounding_box()
+        page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.6)
+        page.wait_for_timeout(200)
+
+    click("C")
+    assert page.evaluate(screen) == "controls"
+    click("A")
+    click("B")
+    page.wait_for_function(f"() => ({screen})() !== 'controls'")
+    page.wait_for_function("() => document.documentElement.dataset.tolStatus", timeout=60000)
+    assert page.evaluate("document.documentElement.dataset.tolStatus") == "completed"
+    ctx.close()

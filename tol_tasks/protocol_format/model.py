@@ -335,6 +335,11 @@ class Practice(_ProblemDefaults):
         False, description="true to repeat a practice problem until it is solved"
     )
     max_attempts: int = Field(3, ge=1, description="attempts per practice problem at most")
+    controls: bool = Field(
+        False,
+        description="true for a controls practice after the instruction pages: one move of "
+        "the outlined piece to the marked peg, not scored",
+    )
 
 
 class Copy(_Model):

@@ -26,6 +26,8 @@ from .screen import TaskScreen
 
 #: The ``problem_id`` of the page rows of the screen a resumed session begins with.
 RESUME_READY = "resume-ready"
+#: The ``problem_id`` of the page rows of the controls practice.
+CONTROLS = "controls"
 
 
 class AbortSession(Exception):  # noqa: N818 - a signal, not an error
@@ -83,11 +85,14 @@ class Stage:
         self.wait(seconds, lambda: label.draw(text))
 
     def instructions(self, language: str) -> None:
-        """Each instruction page until the participant clicks or presses space."""
+        """Each instruction page until the participant clicks or presses space; then, with
+        ``practice.controls``, the controls practice (:meth:`controls`)."""
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
         for k, page in enumerate(lp.pages(language), start=1):
             self.page(page, f"page-{k}", base_dir)
+        if self.model.practice.controls:
+            self.controls()
 
     def block_pages(self, block: str, language: str) -> None:
         """The block's own instruction pages (logged as pages ``<block>-page-<k>``)."""
@@ -125,6 +130,49 @@ class Stage:
             draw()
             self.frames.flip()
 
+    def controls(self) -> None:
+        """The controls practice (``practice.controls``): on the session's board, at the first
+        problem's start, one move of the outlined piece to the marked peg, as the protocol's
+        input takes it; a wrong piece or peg is refused (the move stays shown). Logged as a
+        page (``page_shown``, ``page_left`` when the move is made: ``controls``); nothing of
+        it is scored."""
+        spec = next(iter(self.protocol.all_problems()))
+        move = spec.puzzle.legal_moves(spec.start)[0]
+        trial = CopyState(spec=spec, sequence=[(move.source, move.target)], attempt=0)
+        board_layout = self.screen.layout.board
+        board = self.screen.board("controls", spec.puzzle, board_layout)
+        label = self.screen.label("controls")
+        mode, peg_keys = self.model.input.mode, list(self.model.input.keys or [])
+        drag = None
+
+        def draw() -> None:
+            label.draw(self.messages["controls_try"], self.screen.places.copy_label)
+            board.show(trial.state, trial.held, drag, cue=trial.cue)
+            board.draw()
+
+        shown = self.frames.next_flip_time(self.clock)
+        draw()
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=CONTROLS, stamp="flip")
+        self.input.on_trial(trial, board_layout.pegs, self.clock.getTime())
+        last = None
+        while not trial.done:
+            evs = self.input.poll()
+            self.check_quit(evs)
+            for ev in evs:
+                if ev.t >= shown[0] or ev.kind == "key":
+                    if peg_actions(ev, trial, mode, peg_keys, self.screen, board_layout.pegs):
+                        last = ev
+                    if mode == "drag" and ev.kind == "release":
+                        drag = None
+            self.input.after(trial, self.clock.getTime())
+            if mode == "drag" and trial.held is not None and not self.simulate:
+                drag = self.input.pointer()
+            draw()
+            self.frames.flip()
+        self.write("page_left", time=last.t, problem_id=CONTROLS, input=last.source,
+                   stamp=last.stamp)  # fmt: skip
+
     def ready_to_continue(self) -> None:
         """A resumed session's first screen: the participant starts again when ready (logged
         as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
@@ -155,6 +203,28 @@ class Stage:
         (:mod:`tol_tasks.display.layout`), the same for every puzzle of the session."""
         layout = self.screen.layout
         return layout.board, layout.goal
+
+
+def peg_actions(ev, trial, mode: str, peg_keys: list, screen, areas) -> list[dict]:
+    """What one press, release or key does to ``trial`` (its rows), by the input mode: a key
+    of ``peg_keys``, a press and release (drag), or a press on a peg then another (click)."""
+    if ev.kind == "key":
+        if mode == "keys" and ev.key in peg_keys:
+            peg = peg_keys.index(ev.key)
+            return trial.pick(peg) if trial.held is None else trial.drop(peg)
+        return []
+    if mode == "drag":
+        peg = screen.hit(areas, ev.x, ev.y)
+        if ev.kind == "press" and peg is not None:
+            return trial.pick(peg)
+        if ev.kind == "release":
+            return trial.drop(peg)
+        return []
+    if ev.kind == "press":
+        peg = screen.hit(areas, ev.x, ev.y)
+        if peg is not None:
+            return trial.pick(peg) if trial.held is None else trial.drop(peg)
+    return []
 
 
 class _Trial:
@@ -204,24 +274,11 @@ class _Trial:
             evs = st.input.poll()
             st.check_quit(evs)
             for ev in evs:
-                results = []
                 if ev.t < t0 and ev.kind != "key":
                     continue  # pressed before the problem was on screen: not meant for it
-                if ev.kind == "key":
-                    if mode == "keys" and ev.key in peg_keys:
-                        peg = peg_keys.index(ev.key)
-                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
-                elif mode == "drag":
-                    peg = screen.hit(areas, ev.x, ev.y)
-                    if ev.kind == "press" and peg is not None:
-                        results = trial.pick(peg)
-                    elif ev.kind == "release":
-                        results = trial.drop(peg)
-                        self.drag = None
-                elif ev.kind == "press":
-                    peg = screen.hit(areas, ev.x, ev.y)
-                    if peg is not None:
-                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                results = peg_actions(ev, trial, mode, peg_keys, screen, areas)
+                if mode == "drag" and ev.kind == "release":
+                    self.drag = None
                 for r in results:
                     name = r.pop("event")
                     st.write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,

@@ -309,6 +309,7 @@ class SessionPlan:
             "practice": {
                 "tries": self.practice_tries,
                 "repeat_until_solved": m.practice.repeat_until_solved,
+                "controls": m.practice.controls,
                 "feedback": True,
                 "problems": [_problem(s) for s in lp.practice_problems()],
             },

@@ -47,12 +47,13 @@ def run_warnings(sidecar: dict[str, Any], declared_refresh: float | None = None)
             "late by a frame or more. Close other programs or check the graphics driver."
         )
     timing = sidecar.get("timing") or {}
-    if timing.get("input_method") == "polled":
+    person = not sidecar.get("simulate")  # a simulated participant's presses are not stamped
+    if person and timing.get("input_method") == "polled":
         reason = timing.get("input_fallback_reason")
         out.append("Every press was stamped by polling once per frame (up to a frame late)"
                    + (f": {reason}." if reason else "."))  # fmt: skip
     unmatched = timing.get("unmatched_presses") or 0
-    if unmatched:
+    if person and unmatched:
         out.append(f"{_plural(unmatched, 'press')} seen only by the window were stamped by "
                    "polling (up to a frame late).")  # fmt: skip
     lost = timing.get("input_lost")

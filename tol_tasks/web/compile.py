@@ -261,6 +261,8 @@ def _shown(lp: LoadedProtocol) -> dict[str, Any]:
         "start": str(spec.start),
         "goal": str(spec.goal),
         "demo": [f.as_dict(spec.puzzle) for f in demonstration(spec.puzzle, spec.start)],
+        # The controls practice's move (practice.controls): the first legal one from the start.
+        "controls": [(m := spec.puzzle.legal_moves(spec.start)[0]).source, m.target],
     }
 
 

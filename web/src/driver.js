@@ -205,6 +205,7 @@ export class SessionDriver {
   async _step(display, st, form) {
     if (st.kind === "instructions") {
       await display.instructions(this.proto.languages[this.who.language].pages);
+      if (this.proto.plan.practice.controls) await display.controls(); // practice.controls
     } else if (st.kind === "message") {
       await display.message(this.msg[st.key], st.seconds);
     } else if (st.kind === "pause") {

@@ -5,7 +5,7 @@
 // refresh rate, when the page was hidden or full screen left).
 
 import { Stage } from "./board.js";
-import { playCopy, playProblem, readyToContinue, showMessage, showPages, showPause } from "./play.js";
+import { playCopy, playProblem, readyToContinue, showControls, showMessage, showPages, showPause } from "./play.js";
 import { Abort, FrameRecorder, InputRouter, measureRefresh } from "./runtime.js";
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */
@@ -129,6 +129,10 @@ export class PageDisplay {
 
   pause(text, id) {
     return showPause(this, text, id);
+  }
+
+  controls() {
+    return showControls(this);
   }
 
   readyToContinue() {

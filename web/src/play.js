@@ -12,6 +12,7 @@
 
 import { BoardView } from "./board.js";
 import { fromCode } from "./puzzle.js";
+import { CopyState } from "./trial.js";
 import { drawShown, sleep } from "./runtime.js";
 import { fill } from "./trialrun.js";
 
@@ -90,6 +91,63 @@ async function showPage(ui, page, id, name) {
   ui.router.handler = null;
   if (timer !== null) clearInterval(timer);
   ui.rows.pageLeft(id, left.t, left.source);
+}
+
+/**
+ * The controls practice (practice.controls; tol-run's Stage.controls): on the session's
+ * board at the first problem's start, one move of the outlined piece to the marked peg, as
+ * the protocol's input takes it; a wrong piece or peg is refused. Logged as a page
+ * ("controls"), left when the move is made; nothing of it is scored.
+ */
+export async function showControls(ui) {
+  const { stage, shown } = ui;
+  const puzzle = fromCode(shown.puzzle);
+  const trial = new CopyState({ puzzle, start: puzzle.parse(shown.start) }, [shown.controls], 0);
+  const board = ui.layout.board;
+  const p = ui.layout.places;
+  const mode = ui.input.mode;
+  let view;
+  let drag = null;
+  const redraw = () => view.show(trial.state, trial.held, drag, trial.cue);
+  const at = await drawShown(() => {
+    stage.el.replaceChildren();
+    stage.label("tol-copy-label", ...p.copy_label, { size: p.label_height, width: p.wrap }).textContent = ui.msg.controls_try;
+    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+    redraw();
+  });
+  Object.assign(stage.el.dataset, { screen: "controls", ...inputData(ui) });
+  ui.rows.pageShown("controls", ui.clock.fromStamp(at));
+  ui.router.wantsMoves = mode === "drag";
+  const last = await new Promise((resolve, reject) => {
+    ui.abort.catch(reject);
+    ui.router.handler = (ev) => {
+      if (ev.kind === "move") {
+        if (trial.held !== null) {
+          drag = [ev.x, ev.y];
+          redraw();
+        }
+        return;
+      }
+      if (ev.kind !== "key" && ev.stamp < at) return;
+      const peg = pegOf(ui, board.pegs, ev);
+      const toggle = () => (trial.held === null ? trial.pick(peg) : trial.drop(peg));
+      if (ev.kind === "key") {
+        if (mode === "keys" && peg !== null) toggle();
+      } else if (mode === "drag") {
+        if (ev.kind === "press" && peg !== null) trial.pick(peg);
+        else if (ev.kind === "release" || ev.kind === "cancel") {
+          trial.drop(ev.kind === "cancel" ? null : peg);
+          drag = null;
+        }
+      } else if (ev.kind === "press" && peg !== null) {
+        toggle();
+      }
+      redraw();
+      if (trial.done) resolve(ev);
+    };
+  });
+  ui.router.handler = null;
+  ui.rows.pageLeft("controls", last.t, last.source);
 }
 
 /** The demonstration's frame at `t` seconds (it loops), as tol_tasks.display.demo.frame_at. */

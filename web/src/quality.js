@@ -29,12 +29,13 @@ export function runWarnings(meta, declaredRefresh = null) {
     );
   }
   const timing = meta.timing || {};
-  if (timing.input_method === "polled") {
+  const person = !meta.simulate; // a simulated participant's presses are not stamped
+  if (person && timing.input_method === "polled") {
     const reason = timing.input_fallback_reason;
     out.push("Every press was stamped by polling once per frame (up to a frame late)" + (reason ? `: ${reason}.` : "."));
   }
   const unmatched = timing.unmatched_presses || 0;
-  if (unmatched) out.push(`${plural(unmatched, "press")} seen only by the window were stamped by polling (up to a frame late).`);
+  if (person && unmatched) out.push(`${plural(unmatched, "press")} seen only by the window were stamped by polling (up to a frame late).`);
   const lost = timing.input_lost;
   if (lost) out.push(`On-arrival input stopped at ${pyFixed(lost.time, 1)} s (${lost.reason}); later presses were stamped by polling.`);
   const page = meta.page || {};
