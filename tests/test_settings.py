@@ -100,7 +100,8 @@ def test_the_builder_run_setting_parameters_come_from_the_settings():
     [
         ({"speed": 0}, "speed", "e.g. 10"),
         ({"speed": "fast"}, "speed", "e.g. 10"),
-        ({"session": 0}, "session", "1 or more"),
+        ({"session": 0}, "session", "from 1 to 2147483647"),
+        ({"session": 10**20}, "session", "from 1 to 2147483647"),
         ({"input_timing": "instant"}, "input_timing", "auto, xinput2, iohub, polled"),
         ({"seed": 1.5}, "seed", "whole number"),
         ({"simulate": "yes"}, "simulate", "SimulatedTimes"),

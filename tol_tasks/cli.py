@@ -168,6 +168,7 @@ def run_main(argv: Sequence[str] | None = None) -> int:
     args = _run_parser().parse_args(argv)
     from tol_tasks.protocol_format.load import load_protocol
     from tol_tasks.runner.settings import RunSettings, settings_from_cli
+    from tol_tasks.session_data.identity import check_participant_id, session_from_text
 
     if args.resume is not None:
         return _resume(args)
@@ -190,11 +191,16 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             else:
                 from tol_tasks.runner.dialog import participant_dialog
 
-                answer = participant_dialog(lp, session)
-                if answer is None:
+                def checked(answers: dict[str, str]) -> RunSettings:
+                    pid, text = answers.pop("participant"), answers.pop("session")
+                    return settings_from_cli(args, participant=check_participant_id(pid),
+                                             session=session_from_text(text), extra_fields=answers)  # fmt: skip
+
+                settings = participant_dialog(lp, session, checked)
+                if settings is None:
                     print("tol-run: cancelled; nothing was written.")
                     return EXIT_OK
-                participant, session, extra = answer
+                return _run_and_report(settings, lp, "session")
         settings = settings_from_cli(args, participant=participant, session=session,
                                      extra_fields=extra)  # fmt: skip
     except TolTasksError as exc:

@@ -28,7 +28,13 @@ from typing import Any
 
 from tol_tasks.config import INPUT_TIMINGS
 from tol_tasks.errors import TolTasksError
-from tol_tasks.session_data.trial import check_participant_id
+from tol_tasks.session_data.identity import (
+    MAX_SESSION,
+    SessionNumberError,
+    check_participant_id,
+    session_fault,
+    session_from_text,
+)
 
 from .simulation import SimulatedTimes
 
@@ -93,6 +99,14 @@ def _about(help: str, *, fronts: tuple[str, ...], choices: tuple | None = None,
     }
 
 
+def _session_option(text: str) -> int:
+    """``tol-run --session``'s text, read by the one rule of session numbers."""
+    try:
+        return session_from_text(text)
+    except SessionNumberError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 #: Why a setting has no effect on a resumed session.
 _KEPT = "a resumed session keeps the {} its sidecar recorded"
 
@@ -113,7 +127,8 @@ class RunSettings:
         "dialog asks; a resumed session keeps its own)", fronts=(CLI, TASK),
         not_with={"resume": _KEPT.format("participant")}))
     session: int = field(default=1, metadata=_about(
-        "session number (1)", fronts=(CLI, TASK), not_with={"resume": _KEPT.format("number")}))
+        f"session number, 1 to {MAX_SESSION} (1)", fronts=(CLI, TASK),
+        cli={"type": _session_option}, not_with={"resume": _KEPT.format("number")}))
     output: Path = field(default=Path("data"), metadata=_about(
         "folder of the event log and its sidecar (./data)", fronts=(CLI, TASK),
         not_with={"resume": "a resumed session goes on in its own log, wherever that is"}))
@@ -168,9 +183,8 @@ class RunSettings:
         # The one place a run's settings are checked.
         if self.participant is not None:
             check_participant_id(self.participant)
-        if isinstance(self.session, bool) or not isinstance(self.session, int) or self.session < 1:
-            self._fail("session", self.session, "is not a session number.",
-                       "give a whole number of 1 or more.")  # fmt: skip
+        if (fault := session_fault(self.session)) is not None:
+            self._fail("session", self.session, fault, f"give a whole number from 1 to {MAX_SESSION}.")
         if self.input_timing not in INPUT_TIMINGS:
             self._fail("input_timing", self.input_timing, "is not a timing method.",
                        f"use one of {', '.join(INPUT_TIMINGS)}.")  # fmt: skip

@@ -32,7 +32,7 @@ from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
 from tol_tasks.session_data.plan import SessionPlan
 from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
-from tol_tasks.session_data.trial import _PARTICIPANT_RE
+from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
@@ -101,7 +101,9 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "compiled_format": COMPILED_FORMAT,
         "compiled_by": f"tol-tasks {__version__}",
         "event_log_version": EVENT_LOG_VERSION,
-        "participant_pattern": _PARTICIPANT_RE.pattern,
+        "participant_pattern": PARTICIPANT_PATTERN,
+        "session_pattern": SESSION_TEXT_PATTERN,
+        "session_max": MAX_SESSION,
         "peg_letters": PEG_LETTERS,
         "apparatus": lp.puzzle.code,
         "puzzles": _puzzles(lp),

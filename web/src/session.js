@@ -62,9 +62,16 @@ function rowsOf(lines) {
   return lines.map((line) => Object.fromEntries(parseCsvLine(line).map((v, i) => [COLUMNS[i], v])));
 }
 
-/** Whether `id` can name a participant (the lab's rule, compiled from Python). */
+/** Whether `id` can name a participant (the lab's rule, compiled from Python's session_data/identity.py). */
 export function checkParticipant(proto, id) {
-  return typeof id === "string" && new RegExp(proto.participant_pattern).test(id) && !id.includes("..");
+  return typeof id === "string" && new RegExp(proto.participant_pattern).test(id);
+}
+
+/** The session number `text` gives, or null (the lab's rule, compiled from Python's session_data/identity.py). */
+export function sessionFromText(proto, text) {
+  if (typeof text !== "string" || !new RegExp(proto.session_pattern).test(text)) return null;
+  const n = Number(text);
+  return n >= 1 && n <= proto.session_max ? n : null;
 }
 
 function urlParameters() {
@@ -211,9 +218,9 @@ export async function runSession(root, proto, settings = {}) {
     return stop(root, `${settings.language_param}=${language}: this task has no texts in that language. Use one of: ${Object.keys(proto.languages).join(", ")}.`);
   }
   const sessionText = params[settings.session_param];
-  const session = sessionText === undefined ? settings.session : Number(sessionText);
-  if (!Number.isInteger(session) || session < 1) {
-    return stop(root, `${settings.session_param}=${sessionText}: not a session number. Use a whole number from 1, e.g. ${settings.session_param}=1.`);
+  const session = sessionText === undefined ? settings.session : sessionFromText(proto, sessionText);
+  if (session === null) {
+    return stop(root, `${settings.session_param}=${sessionText}: not a session number. Use a whole number from 1 to ${proto.session_max}, in digits only, e.g. ${settings.session_param}=1.`);
   }
   const fields = {};
   for (const [name, value] of Object.entries(proto.participant_fields)) fields[name] = params[name] ?? value;
