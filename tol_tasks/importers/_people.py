@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_FIX, participant_fault, session_fault
+from tol_tasks.session_data.identity import (
+    MAX_SESSION,
+    PARTICIPANT_FIX,
+    participant_fault,
+    session_fault,
+)
 
 from ._format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
 from ._source import Source, fault

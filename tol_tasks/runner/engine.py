@@ -43,9 +43,11 @@ from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
+from .interrupt import Interrupts, SessionInterrupted
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
+from .rescue import SessionNotStartedError, SessionStoppedError, SidecarWriteError
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
 from .screen import TaskScreen
 from .session import SessionRecord, check_clock
@@ -106,37 +108,40 @@ class TowerTask:
                  input_timing: str = "auto", simulate: bool | SimulatedTimes = False,
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
-                 new_attempt: bool = False, experiment=None, clock=None, name: str = "tower",
-                 next_entry: bool = True):  # fmt: skip
+                 new_attempt: bool = False, quit_at_once: bool = False,
+                 rescue: str | Path | None = None, experiment=None, clock=None,
+                 name: str = "tower", next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         settings = RunSettings(
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
             bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
+            quit_at_once=quit_at_once, rescue=rescue,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
 
     @classmethod
     def from_prepared(cls, win, prepared: Prepared, *, experiment=None, clock=None,
-                      name: str = "tower", next_entry: bool = True,
-                      owns_window: bool = False) -> TowerTask:  # fmt: skip
+                      name: str = "tower", next_entry: bool = True, owns_window: bool = False,
+                      interrupts: Interrupts | None = None) -> TowerTask:  # fmt: skip
         """A task for a session already checked by :func:`~tol_tasks.runner.prepare.prepare`
         (its protocol read once, its settings, its files, or the session to resume).
 
         ``owns_window``: the caller opened the window for the task alone (``tol-run``;
-        recorded in the sidecar).
+        recorded in the sidecar). ``interrupts``: where the caller's signal handlers note
+        a signal (:mod:`.interrupt`; ``tol-run``), which ends the session at its next frame.
         """
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         check_clock(clock)
         task = cls.__new__(cls)
-        task._setup(win, prepared, rows, clock, owns_window=owns_window)
+        task._setup(win, prepared, rows, clock, owns_window=owns_window, interrupts=interrupts)
         return task
 
     def _setup(self, win, prepared: Prepared, rows: ExperimentRows, clock, *,
-               owns_window: bool) -> None:  # fmt: skip
+               owns_window: bool, interrupts: Interrupts | None = None) -> None:  # fmt: skip
         self.win = win
         self.prepared = prepared
         self.settings = s = prepared.settings
@@ -153,6 +158,7 @@ class TowerTask:
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
         self._ran = False  # run() was called
+        self._interrupts = interrupts or Interrupts()
 
     # ------------------------------------------------------------- public
     @property
@@ -187,10 +193,22 @@ class TowerTask:
 
     def run(self) -> RunResult:
         """Run the whole protocol (instructions, practice, blocks), then end the session
-        (:meth:`run_problem` cannot be called after it: the session has ended)."""
+        (:meth:`run_problem` cannot be called after it: the session has ended).
+
+        Raises
+        ------
+        SessionStoppedError
+            A row or the sidecar could not be written where it belongs (the data folder
+            lost or full): everything recorded is in the rescue folder, the message says
+            where and how to resume.
+        SessionNotStartedError
+            The log or the first sidecar could not be written (nothing was recorded).
+        SessionInterrupted
+            A signal came before anything was written.
+        """
         self._ran = True
         self._open()
-        status = "crashed"
+        status, failure = "crashed", None
         try:
             if self.prepared.resume is not None:
                 self._stage.ready_to_continue()
@@ -201,16 +219,24 @@ class TowerTask:
             status = "completed"
         except AbortSession as ab:
             status = "aborted"
-            self._record.write("abort", time=ab.t, input="key")
+            try:
+                self._record.write("abort", time=ab.t, input="key")
+            except EventLogWriteError as exc:
+                failure = exc
+        except SessionInterrupted:
+            status = "interrupted"
         except EventLogWriteError as exc:
-            self._record.sidecar.error = str(exc)  # status stays "crashed"; re-raised below
+            failure = exc
+        except BaseException as exc:
+            self._record.sidecar.error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            end_error = self._finish(status)
+            end_error = self._finish(status, failure)
         if end_error is not None:
             raise end_error
         rec = self._record
-        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written)
+        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written,
+                         **rec.counts(), signal=rec.sidecar.signal)  # fmt: skip
 
     def run_problem(self, start, goal, *, problem_id: str | None = None,
                     time_limit: float | None = None, move_limit: int | None = None,
@@ -253,8 +279,16 @@ class TowerTask:
         except AbortSession as ab:
             # The attempt's result is kept (outcome "aborted" if it was cut off, its own
             # outcome if the quit key came during its feedback); the session ends.
-            self._record.write("abort", time=ab.t, input="key")
-            self._finish("aborted")
+            failure = None
+            try:
+                self._record.write("abort", time=ab.t, input="key")
+            except EventLogWriteError as exc:
+                failure = exc
+            end_error = self._finish("aborted", failure)
+            if end_error is not None:
+                raise end_error from None
+        except EventLogWriteError as exc:
+            raise self._finish("crashed", exc) or exc from None
         finally:
             # Between problems the window is the caller's again (its own background).
             self._window.restore()
@@ -299,6 +333,8 @@ class TowerTask:
                 raise end_error
         elif self._record is not None:
             self._window.restore()
+        else:
+            self.prepared.release()  # never opened: the session's lock goes
 
     def __enter__(self) -> TowerTask:
         return self
@@ -308,25 +344,42 @@ class TowerTask:
 
     # ------------------------------------------------------ opening, ending
     def _open(self) -> None:
-        """Open the log, the input and the sidecar at the first problem (once)."""
+        """Open the input, the log and the sidecar at the first problem (once).
+
+        Everything slow (the input source, the refresh rate) comes first; the log and the
+        sidecar are then written one right after the other, so that a session cut off at
+        any moment leaves nothing, a log its sidecar lets ``--resume`` continue, or a log
+        that never started (no event; kept, and recognised as such, never blocking).
+        """
         if self._record is not None:
             return
+        self._interrupts.armed = True  # from here, a signal ends the session at a frame
+        try:
+            self._open_record()
+        except BaseException:
+            stage = getattr(self, "_stage", None)
+            if stage is not None:
+                stage.input.close()
+            if getattr(self, "_window", None) is not None:
+                self._window.restore()
+            self.prepared.release()
+            raise
+
+    def _open_record(self) -> None:
         check_window(self.win)
         p, s = self.prepared, self.settings
         self._window = WindowClaim(self.win, self.model.display.background)
         self._window.claim()
         clock = self._given_clock or core.Clock()
         if p.resume:
-            set_resumed_clock(clock, p.resume)
-            log = EventLog.append(p.log, fsync=s.fsync)
-        else:
-            log = EventLog(p.log, fsync=s.fsync)
+            set_resumed_clock(clock, p.resume)  # before the input reads the clock
         screen = TaskScreen(self.win, self.protocol, self.msg)
         inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
         frames = FrameRecorder(self.win)
-        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
-                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate))  # fmt: skip
+                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
+                            interrupts=self._interrupts, confirm_quit=not s.quit_at_once)  # fmt: skip
+        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         sidecar = session_sidecar(
             p, language=self.language, win=self.win, stage=self._stage, clock=clock,
             own_clock=self._given_clock is None,
@@ -338,20 +391,47 @@ class TowerTask:
             continue_sidecar(sidecar, p.resume)
         sidecar.counterbalance = self.plan.counterbalance_record()
         frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
+        self._stage.quit_prompts = sidecar.quit_prompts
+        self._interrupts.check()  # a signal while starting: nothing is written
         last_trial = p.resume.progress.last_trial if p.resume else 0
-        self._record = SessionRecord(p, log, sidecar, clock, last_trial)
+        try:
+            if p.resume:
+                log = EventLog.append(p.log, fsync=s.fsync, watch=True)
+            else:
+                log = EventLog(p.log, fsync=s.fsync, watch=True)
+        except OSError as exc:
+            raise SessionNotStartedError(
+                p, f"{p.log} could not be written ({exc.strerror or exc})"
+            ) from None
+        record = SessionRecord(p, log, sidecar, clock, last_trial)
+        record.input_source = inp
+        try:
+            record.save()
+        except SidecarWriteError as exc:
+            log.close()
+            raise SessionNotStartedError(p, exc.message.split("; every row")[0]) from None
+        self._record = record
         inp.on_lost = lambda t, reason: self._record.input_lost(t, reason, inp.method)
-        self._record.save()
-        self._record.begin(self.plan.form)
         self._steps = StepRunner(self._stage, self._record, self.rows, self.results,
                                  self.language)  # fmt: skip
+        try:
+            self._record.begin(self.plan.form)
+        except EventLogWriteError as exc:
+            raise self._finish("crashed", exc) or exc from None
 
     def _write(self, event_name: str | None = None, **values) -> None:
         self._record.write(event_name, **values)
 
-    def _finish(self, status: str) -> EventLogWriteError | None:
-        """End the record (never raises); the window is the caller's again."""
+    def _finish(self, status: str, failure: EventLogWriteError | None = None
+                ) -> SessionStoppedError | None:  # fmt: skip
+        """End the record (never raises); the window is the caller's again, the lock goes.
+
+        Returns the error to raise when the data could not all be written where they
+        belong (then in the rescue folder)."""
         try:
-            return self._record.finish(status, self._stage.input, self._stage.frames)
+            return self._record.finish(status, self._stage.input, self._stage.frames,
+                                       failure=failure, signal=self._interrupts.signal
+                                       if status == "interrupted" else None)  # fmt: skip
         finally:
             self._window.restore()
+            self.prepared.release()

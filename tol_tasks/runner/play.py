@@ -12,7 +12,7 @@ returns is written to the log. What differs is drawn and logged by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
@@ -22,11 +22,15 @@ from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 from .frames import FrameRecorder
 from .geometry import TOP_LABELS_Y, text_band_y
 from .inputs import InputSource
+from .interrupt import Interrupts
 from .results import ProblemResult
 from .screen import TaskScreen
 
 #: The ``problem_id`` of the page rows of the screen a resumed session begins with.
 RESUME_READY = "resume-ready"
+
+#: The ``problem_id`` of the page rows of the screen that asks to confirm the quit key.
+QUIT_CONFIRM = "quit-confirm"
 
 #: Size of the participant's board and of the goal, relative to the full layout.
 BOARD_SCALE = 0.95
@@ -47,7 +51,10 @@ class Stage:
 
     ``speed``: how many times faster than real time pauses pass (the simulated
     participant's speed; 1 for a person). ``simulate``: the participant is simulated
-    (time limits are checked on its scaled time).
+    (time limits are checked on its scaled time). ``interrupts``: the signals received
+    (a session ends at the next frame after one). ``confirm_quit``: the quit key asks
+    the participant to confirm (:meth:`confirm`); each time is added to ``quit_prompts``
+    (the sidecar's list). ``trial``: the trial on the board (None between trials).
     """
 
     screen: TaskScreen
@@ -59,22 +66,63 @@ class Stage:
     messages: dict[str, str]
     speed: float = 1.0
     simulate: bool = False
+    interrupts: Interrupts = field(default_factory=Interrupts)
+    confirm_quit: bool = True
+    quit_prompts: list = field(default_factory=list)
+    trial: int | None = None
 
     @property
     def model(self):
         return self.protocol.model
 
-    def check_quit(self, events) -> None:
-        """Raise :class:`AbortSession` if the quit key is among ``events``."""
-        for ev in events:
+    def events(self) -> list:
+        """The input's events of this frame, with the quit key taken out: it ends the session
+        (:class:`AbortSession`), once confirmed; a signal received ends it too."""
+        self.interrupts.check()
+        out = []
+        for ev in self.input.poll():
             if ev.kind == "key" and ev.key == self.model.input.quit_key:
-                raise AbortSession(ev.t)
+                if not self.confirm_quit or self.confirm(ev.t):
+                    raise AbortSession(ev.t)
+                continue
+            out.append(ev)
+        return out
+
+    def confirm(self, t: float) -> bool:
+        """Ask the participant to confirm the quit key pressed at ``t``: True if the quit key
+        comes again, False on any other key or a click (the task then goes on where it was).
+
+        The question is logged as a page (``problem_id`` :data:`QUIT_CONFIRM`; ``page_left``
+        with the answer) and added to :attr:`quit_prompts`.
+        """
+        from tol_tasks.session_data.sidecar import QuitPrompt
+
+        prompt = QuitPrompt(time=t, trial=self.trial)
+        self.quit_prompts.append(prompt)
+        key = self.model.input.quit_key
+        text = self.messages["quit_confirm"].format(key=key.capitalize())
+        label = self.screen.label("message", small=False)
+        shown = self.frames.next_flip_time(self.clock)
+        label.draw(text)
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=QUIT_CONFIRM, stamp="flip")
+        while True:
+            self.interrupts.check()
+            for ev in self.input.poll():
+                if ev.kind == "key" or ev.kind == "release":
+                    quit_again = ev.kind == "key" and ev.key == key
+                    self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
+                               input=ev.source, stamp=ev.stamp)  # fmt: skip
+                    prompt.answered, prompt.ended_session = ev.t, quit_again
+                    return quit_again
+            label.draw(text)
+            self.frames.flip()
 
     def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
         """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
         end = self.clock.getTime() + seconds / self.speed
         while self.clock.getTime() < end:
-            self.check_quit(self.input.poll())
+            self.events()
             draw()
             self.frames.flip()
 
@@ -104,8 +152,7 @@ class Stage:
         self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
         self.input.on_page(self.clock.getTime())
         while True:
-            evs = self.input.poll()
-            self.check_quit(evs)
+            evs = self.events()
             done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
             if done:
                 self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
@@ -154,6 +201,7 @@ class _Trial:
 
     def _begin(self) -> float:
         """Draw the first frame and flip it: its flip time is the onset (returned)."""
+        self.stage.trial = self.base["trial"]
         self._onset = self.stage.frames.next_flip_time(self.stage.clock)
         self.draw()
         self.stage.frames.start()
@@ -175,8 +223,7 @@ class _Trial:
         peg_keys = list(st.model.input.keys or [])
         st.input.on_trial(trial, areas, st.clock.getTime())
         while not trial.done:
-            evs = st.input.poll()
-            st.check_quit(evs)
+            evs = st.events()
             for ev in evs:
                 results = []
                 if ev.t < t0 and ev.kind != "key":
@@ -215,6 +262,7 @@ class _Trial:
 
     def _stop(self, copy_of: int | None = None) -> tuple[str, float]:
         """Stop the frame record: the trial's frame statistics (as ``detail``) and its duration."""
+        self.stage.trial = None
         frames = self.stage.frames.stop(self.base["trial"], self.spec.id, copy_of)
         return format_detail(frames), self.stage.clock.getTime() - self.t0
 

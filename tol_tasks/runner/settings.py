@@ -168,6 +168,14 @@ class RunSettings:
         "a session that has a log is refused", fronts=(CLI, TASK),
         not_with={"resume": "a resumed session goes on in its own log; a new attempt starts "
                   "another"}))
+    quit_at_once: bool = field(default=False, metadata=_about(
+        "the quit key (Escape) ends the session at once; without it, the participant is asked "
+        "to confirm with a second press, any other key or a click going back to the task",
+        fronts=(CLI, TASK)))
+    rescue: Path | None = field(default=None, metadata=_about(
+        "folder for a rescue copy of the session when its data folder is lost or full "
+        "(default: tol-tasks/rescue in the user's data folder, e.g. "
+        "~/.local/share/tol-tasks/rescue)", fronts=(CLI, TASK), cli={"metavar": "FOLDER"}))
     windowed: bool = field(default=False, metadata=_about(
         "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
     resume: Path | None = field(default=None, metadata=_about(
@@ -184,7 +192,9 @@ class RunSettings:
         if self.participant is not None:
             check_participant_id(self.participant)
         if (fault := session_fault(self.session)) is not None:
-            self._fail("session", self.session, fault, f"give a whole number from 1 to {MAX_SESSION}.")
+            self._fail(
+                "session", self.session, fault, f"give a whole number from 1 to {MAX_SESSION}."
+            )
         if self.input_timing not in INPUT_TIMINGS:
             self._fail("input_timing", self.input_timing, "is not a timing method.",
                        f"use one of {', '.join(INPUT_TIMINGS)}.")  # fmt: skip
@@ -212,6 +222,8 @@ class RunSettings:
         object.__setattr__(self, "extra_fields", dict(self.extra_fields))
         if self.resume is not None:
             object.__setattr__(self, "resume", Path(self.resume))
+        if self.rescue is not None:
+            object.__setattr__(self, "rescue", Path(self.rescue))
 
     @staticmethod
     def _fail(name: str, value: Any, problem: str, fix: str, other: str | None = None,

@@ -27,9 +27,7 @@ MAX_PARTICIPANT_LENGTH = 64
 #: The participant rule as one regular expression, the same in Python (``fullmatch``) and in
 #: JavaScript (``new RegExp(pattern).test``): no ``..``, a letter or digit first, then up to 63
 #: letters, digits, ``-``, ``_`` or ``.``.
-PARTICIPANT_PATTERN = (
-    rf"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_PARTICIPANT_LENGTH - 1}}}$"
-)
+PARTICIPANT_PATTERN = rf"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_PARTICIPANT_LENGTH - 1}}}$"
 
 #: The largest session number (2**31 - 1: a 32-bit integer, exact in every table and browser).
 MAX_SESSION = 2**31 - 1

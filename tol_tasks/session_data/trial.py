@@ -11,12 +11,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.errors import IllegalMoveError, TolTasksError
+from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
 from tol_tasks.puzzles.base import Puzzle
 
 from .detail import format_detail
 from .identity import ParticipantIdError, check_participant_id  # noqa: F401 - kept here too
+
 
 def block_order(n: int, order: str, seed: int | None,
                 draw_seed: Callable[[], int] | None = None) -> tuple[list[int], int | None]:  # fmt: skip

@@ -30,9 +30,9 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
+from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
 from tol_tasks.session_data.plan import SessionPlan
 from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
-from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
