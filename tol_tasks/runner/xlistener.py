@@ -3,13 +3,21 @@
 It selects raw button and key events on the root window, stamps each one the
 moment it is read with PsychoPy's clock function (``psychopy.clock.getTime``,
 the same system-wide clock as the session's flips), queries the pointer, and
-writes one line per event to standard output::
+writes one line per event to standard output, ending with the X server's own
+time of the event (milliseconds; the window's copy of the event carries the same,
+which is how the two are paired)::
 
-    P <time> <x> <y>      left button pressed at window pixel x, y
-    R <time> <x> <y>      left button released
-    T <time> <x> <y>      a touch began (X Input 2.2 raw touch; the pointer's position)
-    U <time> <x> <y>      a touch ended
-    K <time> <key>        a key (X keysym name, lower case)
+    P <time> <x> <y> <server>   left button pressed at window pixel x, y
+    R <time> <x> <y> <server>   left button released
+    T <time> <x> <y> <server>   a touch began (X Input 2.2 raw touch; the pointer's position)
+    U <time> <x> <y> <server>   a touch ended
+    K <time> <key> <server>     a key (X keysym name, lower case)
+
+A line ``S <n>`` on its standard input asks it to *sync*: it makes a round
+trip to the X server, writes every event the server sent before the answer,
+then ``S <n>``; so once ``S <n>`` is read, every raw event that happened
+before the request has been written. It ends when its standard input closes
+(the session's process is gone).
 
 Raw touch events are selected where the server offers X Input 2.2: a client
 that selects only raw button events never hears of a touch, while the window
@@ -22,6 +30,7 @@ screen; KEYS is a comma-separated list of key names to report.
 
 from __future__ import annotations
 
+import os
 import select
 import struct
 import sys
@@ -32,16 +41,29 @@ LEFT_BUTTON = 1
 RAW_TOUCH_BEGIN, RAW_TOUCH_END = 22, 24
 
 
-def _detail(data) -> int:
+def _raw(data) -> tuple[int, int]:
+    """The X server time and the detail (button or key code) of a raw event."""
     # python-xlib leaves raw events unparsed: deviceid CARD16, time CARD32, detail CARD32.
     if not isinstance(data, (bytes, bytearray)):
-        return int(data.detail)
-    return struct.unpack_from("=HII", data, 0)[2]
+        return int(getattr(data, "time", 0)), int(data.detail)
+    _, time, detail = struct.unpack_from("=HII", data, 0)
+    return time, detail
+
+
+def keysym_names() -> dict[int, str]:
+    """X keysym -> its name as PsychoPy names keys once lower-cased (escape, space, a, 1, f1)."""
+    from Xlib import XK
+
+    names: dict[int, str] = {}
+    for attr in dir(XK):
+        if attr.startswith("XK_"):
+            names.setdefault(getattr(XK, attr), attr[3:].lower())
+    return names
 
 
 def main(argv: list[str]) -> int:
     from psychopy.clock import getTime
-    from Xlib import XK, display
+    from Xlib import display
     from Xlib.ext import xinput
 
     ox, oy = int(argv[0]), int(argv[1])
@@ -67,36 +89,49 @@ def main(argv: list[str]) -> int:
     out.write(f"ready {version[0]}.{version[1]}\n")
     out.flush()
     names: dict[int, str] = {}
-    # X keysym names, as PsychoPy names keys once lower-cased: escape, space, a, 1, f1.
-    keysym_names: dict[int, str] = {}
-    for attr in dir(XK):
-        if attr.startswith("XK_"):
-            keysym_names.setdefault(getattr(XK, attr), attr[3:])
-    fd = d.fileno()
-    while True:
-        if d.pending_events() == 0:
-            select.select([fd], [], [])  # sleep until the X server sends something
-        t = getTime()  # on arrival: the moment the bytes are readable, before parsing
-        ev = d.next_event()
+    keysyms = keysym_names()
+
+    def handle(ev, t: float) -> None:
         kind = getattr(ev, "evtype", None)
         if kind in (xinput.RawButtonPress, xinput.RawButtonRelease):
-            if _detail(ev.data) != LEFT_BUTTON:
-                continue
+            server, button = _raw(ev.data)
+            if button != LEFT_BUTTON:
+                return
             p = root.query_pointer()
             tag = "P" if kind == xinput.RawButtonPress else "R"
-            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
+            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy} {server}\n")
         elif kind in (RAW_TOUCH_BEGIN, RAW_TOUCH_END):
+            server, _ = _raw(ev.data)
             p = root.query_pointer()
             tag = "T" if kind == RAW_TOUCH_BEGIN else "U"
-            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
+            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy} {server}\n")
         elif kind == xinput.RawKeyPress:
-            code = _detail(ev.data)
+            server, code = _raw(ev.data)
             if code not in names:
-                names[code] = keysym_names.get(d.keycode_to_keysym(code, 0), "").lower()
+                names[code] = keysyms.get(d.keycode_to_keysym(code, 0), "")
             if names[code] in keys:
-                out.write(f"K {t:.7f} {names[code]}\n")
-        else:
-            continue
+                out.write(f"K {t:.7f} {names[code]} {server}\n")
+
+    fd, inp = d.fileno(), sys.stdin.fileno()
+    requests = b""
+    while True:
+        waiting = [fd, inp] if d.pending_events() == 0 else [inp]
+        ready, _, _ = select.select(waiting, [], [], None if fd in waiting else 0)
+        t = getTime()  # on arrival: the moment the bytes are readable, before parsing
+        while d.pending_events():
+            handle(d.next_event(), t)
+        if inp in ready:
+            chunk = os.read(inp, 4096)
+            if not chunk:
+                return 0  # the session's process is gone
+            *lines, requests = (requests + chunk).split(b"\n")
+            for line in lines:
+                if line.startswith(b"S "):
+                    d.sync()  # a round trip: every event sent before it is now queued
+                    t = getTime()
+                    while d.pending_events():
+                        handle(d.next_event(), t)
+                    out.write(f"S {int(line[2:])}\n")
         out.flush()
 
 
