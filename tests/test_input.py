@@ -64,7 +64,9 @@ def _session(mode: str, delay: float, window_late: bool, missed=(), dies_at=None
 
 def _press_of(e: InputEvent) -> int:
     """Which of PRESSES an event is a copy of."""
-    return min(range(len(PRESSES)), key=lambda i: (PRESSES[i][0] != e.kind, abs(PRESSES[i][1] - e.t)))
+    return min(
+        range(len(PRESSES)), key=lambda i: (PRESSES[i][0] != e.kind, abs(PRESSES[i][1] - e.t))
+    )
 
 
 @pytest.mark.parametrize("mode", ["ident", "time"])
