@@ -73,7 +73,8 @@ def test_python_and_the_browser_give_the_same_answers(rng):
     js = _js_answers(ids, sessions)
     assert js["ids"] == [participant_fault(i) is None for i in ids]
     assert js["sessions"] == [_py_session(t) for t in sessions]
-    assert sum(js["ids"]) > 20 and sum(v is not None for v in js["sessions"]) > 20  # both kinds
+    assert sum(js["ids"]) > 20  # both kinds of answer, many times
+    assert sum(v is not None for v in js["sessions"]) > 20
 
 
 @pytest.mark.parametrize(
