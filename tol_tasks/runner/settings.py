@@ -38,6 +38,9 @@ from tol_tasks.session_data.identity import (
 
 from .simulation import SimulatedTimes
 
+#: The fastest the simulated participant may play (times a person's speed).
+MAX_SPEED = 1000.0
+
 #: The front ends a setting can be offered by.
 CLI, TASK, BUILDER = "tol-run", "TowerTask", "Builder"
 
@@ -205,9 +208,9 @@ class RunSettings:
         if (
             isinstance(self.speed, bool)
             or not isinstance(self.speed, (int, float))
-            or not self.speed > 0
+            or not 0 < self.speed <= MAX_SPEED
         ):
-            self._fail("speed", self.speed, "is not a speed above 0.",
+            self._fail("speed", self.speed, f"is not a speed above 0 and at most {MAX_SPEED:g}.",
                        "give how many times faster than a person, e.g. 10.")  # fmt: skip
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)

@@ -42,6 +42,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tol_tasks.config import MAX_SIDECAR_BYTES
 from tol_tasks.errors import TolTasksError
 
 #: Version of the sidecar written by this release.
@@ -387,10 +388,12 @@ class Sidecar(BaseModel):
         """
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = read_sidecar(p)
         except OSError as exc:
             raise SidecarError(f"{p}: cannot be read ({exc.strerror}).", where=str(p),
                                fix="give the .json file written beside the event log.") from None  # fmt: skip
+        except SidecarError:
+            raise
         except ValueError as exc:
             raise SidecarError(f"{p}: not JSON ({exc}).", where=str(p),
                                fix="restore the sidecar from a backup.") from None  # fmt: skip
@@ -454,5 +457,24 @@ def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
-    """Read a sidecar as plain JSON data (no checks; :meth:`Sidecar.read` checks and upgrades)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read a sidecar as plain JSON data (no checks; :meth:`Sidecar.read` checks and upgrades).
+
+    Raises
+    ------
+    OSError, ValueError
+        It cannot be read, or is not JSON.
+    SidecarError
+        It is larger than :data:`~tol_tasks.config.MAX_SIDECAR_BYTES` or nested too deep
+        to read (no recorder writes such a file).
+    """
+    p = Path(path)
+    with open(p, "rb") as f:
+        raw = f.read(MAX_SIDECAR_BYTES + 1)
+    if len(raw) > MAX_SIDECAR_BYTES:
+        raise SidecarError(f"{p}: larger than the {MAX_SIDECAR_BYTES:,} bytes a sidecar may have.",
+                           where=str(p), fix="give the .json file written beside the event log.")  # fmt: skip
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise SidecarError(f"{p}: its values are nested too deep to read.", where=str(p),
+                           fix="restore the sidecar from a backup.") from None  # fmt: skip
