@@ -254,7 +254,8 @@ def test_fuzzed_run_options_give_a_message_never_a_traceback(tmp_path_factory, p
         return  # tol-run would ask in its dialog
     prepared, refused = _attempt(lambda: prepare(settings, "demo"))
     if refused is not None:
-        assert isinstance(refused, (TolTasksError, OSError)) and str(refused), refused
+        assert isinstance(refused, (TolTasksError, OSError)), refused
+        assert str(refused)
         return
     prepared.release()
     assert math.isfinite(settings.speed)
