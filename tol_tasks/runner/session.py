@@ -227,6 +227,8 @@ class SessionRecord:
                    f"{CLI} --resume {log}")  # fmt: skip
         else:
             fix = f"free some space or fix the folder, then continue with: {CLI} --resume {log}"
+            if copy is not None:
+                fix += f" (or continue from the rescue copy: {CLI} --resume {copy})"
         return SessionStoppedError(f"{failure.message} The session stopped. {kept}.", log=log,
                               rescue=copy, resume_from=resume_from, fix=fix)  # fmt: skip
 
