@@ -529,3 +529,82 @@ def test_the_participant_dialog_shows_its_error_and_asks_again(xdisplay, tmp_pat
     _no_traceback(stderr)
     assert sidecar_of(out)["participant"] == "D8"
     assert "P 1" not in stderr  # shown in the dialog, not on a terminal behind the window
+
+
+# ------------------------------------------------------------------ under load
+_PAGES_THEN_HANOI = """format: 1
+name: loaded
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false, window_size: [800, 600]}
+feedback: none
+timing: {inter_trial_interval: 0, feedback_duration: 0}
+instructions:
+  pages:
+    en:
+      - text: The first page.
+      - text: The second page.
+      - text: The third page.
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: CCC}
+"""
+#: The 7 moves of the 3-disk solution, as 14 peg clicks.
+_HANOI3 = "ACABCBACBABCAC"
+
+
+def _press_space(env: dict, times: int) -> None:
+    """The space bar, ``times`` times, with XTest (a real key press on the X server)."""
+    from Xlib import XK, X, display
+    from Xlib.ext import xtest
+
+    d = display.Display(env["DISPLAY"])
+    try:
+        code = d.keysym_to_keycode(XK.string_to_keysym("space"))
+        for _ in range(times):
+            xtest.fake_input(d, X.KeyPress, code)
+            d.sync()
+            time.sleep(0.03)
+            xtest.fake_input(d, X.KeyRelease, code)
+            d.sync()
+            time.sleep(0.4)
+    finally:
+        d.close()
+
+
+@pytest.mark.slow
+def test_a_session_played_with_real_clicks_and_keys_on_a_loaded_machine(xdisplay, tmp_path):
+    proto, out = _protocol(tmp_path, _PAGES_THEN_HANOI), tmp_path / "data"
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    try:
+        with running_tol_run(str(proto), "--windowed", "--participant", "U1", "--output", str(out),
+                             env=xdisplay) as proc:  # fmt: skip
+            wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows),
+                          timeout=120, proc=proc)  # fmt: skip
+            key_over_window(out, "Escape", xdisplay)  # one Escape, then a key: not the end
+            wait_for_rows(out, lambda rows: rows[-1]["problem_id"] == "quit-confirm", proc=proc)
+            _press_space(xdisplay, 4)  # back from the question, then three pages
+            wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
+                          timeout=120, proc=proc)  # fmt: skip
+            _inject(xdisplay, sidecar_of(out), _HANOI3)
+            _, err = proc.communicate(timeout=120)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+    assert proc.returncode == 0, err
+    rows = _rows(session_files(out)[0])
+    meta = sidecar_of(out)
+    left = [r for r in rows if r["event"] == "page_left"]
+    assert [(r["problem_id"], r["input"]) for r in left] == [
+        ("quit-confirm", "key"), ("page-1", "key"), ("page-2", "key"), ("page-3", "key")]  # fmt: skip
+    moves = [r for r in rows if r["event"] in ("pick_up", "place", "same_peg_drop", "empty_pick",
+                                               "illegal", "cancel")]  # fmt: skip
+    # Every press injected is in the log once: 14 clicks, 7 moves, none doubled or lost.
+    assert [r["event"] for r in moves] == ["pick_up", "place"] * 7
+    assert "".join(r["from_peg"] + r["to_peg"] for r in moves if r["event"] == "place") == _HANOI3
+    assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
+    assert meta["timing"]["input_method"] == "xinput2-raw"
+    polled = sum(r["stamp"] == "polled" for r in moves + left)
+    timing = meta["timing"]
+    assert polled == timing["unmatched_presses"] + timing["unmatched_keys"]  # each counted
+    assert timing["late_twins"] == 0  # paired by the X server's time: no late twin at all
