@@ -140,7 +140,9 @@ class BuilderTower:
         settings = {"participant": participant, "session": session, "output": output,
                     "experiment": experiment, "clock": clock, "name": s.component,
                     "simulate": run.simulate, "speed": run.speed,
-                    "input_timing": run.input_timing, "next_entry": False}  # fmt: skip
+                    "input_timing": run.input_timing, "next_entry": False,
+                    # As Builder's own Escape: the experiment ends at once, no question.
+                    "quit_at_once": True}  # fmt: skip
         try:
             try:
                 self.task = TowerTask(win, self.protocol, **settings)
