@@ -29,33 +29,28 @@ ExperimentHandler rows (:mod:`.experiment`); the steps are carried out by
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from psychopy import core
 from psychopy import logging as psychopy_logging
 
 from tol_tasks.config import COPY_SOURCES
 from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
-from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
+from tol_tasks.session_data.eventlog import EventLogWriteError
 from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
 from .interrupt import Interrupts, SessionInterrupted
-from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
-from .play import AbortSession, Stage
+from .opening import open_session
+from .play import AbortSession
 from .prepare import Prepared, prepare
-from .rescue import SessionNotStartedError, SessionStoppedError, SidecarWriteError
+from .rescue import SessionStoppedError
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
-from .screen import TaskScreen
 from .session import SessionRecord, check_clock
 from .settings import RunSettings
 from .simulation import SimulatedTimes
-from .sources import open_input
-from .steps import StepRunner
-from .window import WindowClaim, check_window
+from .window import check_window
 
 __all__ = ["EXPERIMENT_COLUMNS", "ProblemResult", "RunResult", "TaskSetupError", "TowerTask"]
 
@@ -344,80 +339,10 @@ class TowerTask:
 
     # ------------------------------------------------------ opening, ending
     def _open(self) -> None:
-        """Open the input, the log and the sidecar at the first problem (once).
-
-        Everything slow (the input source, the refresh rate) comes first; the log and the
-        sidecar are then written one right after the other, so that a session cut off at
-        any moment leaves nothing, a log its sidecar lets ``--resume`` continue, or a log
-        that never started (no event; kept, and recognised as such, never blocking).
-        """
-        if self._record is not None:
-            return
-        self._interrupts.armed = True  # from here, a signal ends the session at a frame
-        try:
-            self._open_record()
-        except BaseException:
-            stage = getattr(self, "_stage", None)
-            if stage is not None:
-                stage.input.close()
-            if getattr(self, "_window", None) is not None:
-                self._window.restore()
-            self.prepared.release()
-            raise
-
-    def _open_record(self) -> None:
-        check_window(self.win)
-        p, s = self.prepared, self.settings
-        self._window = WindowClaim(self.win, self.model.display.background)
-        self._window.claim()
-        clock = self._given_clock or core.Clock()
-        if p.resume:
-            set_resumed_clock(clock, p.resume)  # before the input reads the clock
-        screen = TaskScreen(self.win, self.protocol, self.msg)
-        inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
-        frames = FrameRecorder(self.win)
-        self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
-                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
-                            interrupts=self._interrupts, confirm_quit=not s.quit_at_once)  # fmt: skip
-        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
-        sidecar = session_sidecar(
-            p, language=self.language, win=self.win, stage=self._stage, clock=clock,
-            own_clock=self._given_clock is None,
-            clock_zero_monotonic=time.monotonic() - clock.getTime(),
-            fallback_reason=self.fallback_reason, owns_window=self._owns_window,
-            experiment=self.rows.reference(),
-        )  # fmt: skip
-        if p.resume:
-            continue_sidecar(sidecar, p.resume)
-        sidecar.counterbalance = self.plan.counterbalance_record()
-        frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
-        self._stage.quit_prompts = sidecar.quit_prompts
-        self._interrupts.check()  # a signal while starting: nothing is written
-        last_trial = p.resume.progress.last_trial if p.resume else 0
-        try:
-            if p.resume:
-                log = EventLog.append(p.log, fsync=s.fsync, watch=True)
-            else:
-                log = EventLog(p.log, fsync=s.fsync, watch=True)
-        except OSError as exc:
-            raise SessionNotStartedError(
-                p, f"{p.log} could not be written ({exc.strerror or exc})"
-            ) from None
-        record = SessionRecord(p, log, sidecar, clock, last_trial)
-        record.input_source = inp
-        try:
-            record.save()
-        except SidecarWriteError as exc:
-            log.close()
-            raise SessionNotStartedError(p, exc.message.split("; every row")[0]) from None
-        self._record = record
-        inp.on_lost = lambda t, reason: self._record.input_lost(t, reason, inp.method)
-        self._steps = StepRunner(self._stage, self._record, self.rows, self.results,
-                                 self.language)  # fmt: skip
-        try:
-            self._record.begin(self.plan.form)
-        except EventLogWriteError as exc:
-            raise self._finish("crashed", exc) or exc from None
+        """Open the input, the log and the sidecar at the first problem (once): see
+        :func:`.opening.open_session`."""
+        if self._record is None:
+            open_session(self)
 
     def _write(self, event_name: str | None = None, **values) -> None:
         self._record.write(event_name, **values)
