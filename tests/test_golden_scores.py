@@ -57,8 +57,9 @@ def renamed(table: str, name: str) -> str:
 
 #: Keys added on purpose to each column's codebook entry since ab09369: the SPSS
 #: measurement level and value labels, and the conventions the values depend on (all
-#: from the column registry); wide.csv's entries also gain a source, like every other.
-ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions", "source"}
+#: from the column registry); wide.csv's entries also gain a source, like every other;
+#: the columns the reports show, what a value means in plain words (issue 30).
+ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions", "source", "plain"}
 
 
 @pytest.fixture(scope="module", params=list(RUNS))
