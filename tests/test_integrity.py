@@ -157,6 +157,7 @@ def test_a_lock_left_by_a_dead_process_never_blocks(tmp_path):
 
 
 # ------------------------------------------------------------------ never started
+@pytest.mark.slow
 def test_a_log_that_never_started_is_named_kept_and_blocks_nothing(xdisplay, tmp_path):
     out = tmp_path / "data"
     done = tol_run("demo", *SIM, "--speed", "40", "--participant", "N1", "--output", str(out),
