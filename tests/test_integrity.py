@@ -257,15 +257,14 @@ def test_the_data_folder_moved_mid_session(xdisplay, tmp_path):
 
 
 # ------------------------------------------------------------------ a small disk
-def _in_namespace(script: str, args: list[str], env: dict, **kw) -> subprocess.Popen:
-    """``args`` run by ``script`` (sh) in a user and mount namespace of their own, where it
-    may mount a tmpfs; skipped where namespaces are not allowed."""
+def _namespace(script: str, args: list[str]) -> list[str]:
+    """The command that runs ``args`` by ``script`` (sh) in a user and mount namespace of
+    their own, where it may mount a tmpfs; the test skipped where namespaces are not allowed."""
     unshare = shutil.which("unshare")
     if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode:
         unavailable("no user and mount namespaces here (unshare -rm) for a small disk",
                     "run the tests on Linux with unprivileged user namespaces allowed")  # fmt: skip
-    return subprocess.Popen([unshare, "-rm", "sh", "-c", script, "sh", *args], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kw)  # fmt: skip
+    return [unshare, "-rm", "sh", "-c", script, "sh", *args]
 
 
 #: Runs the session on a tmpfs of SIZE at MNT; once TRIGGER exists, runs ACT there; at the
@@ -300,19 +299,14 @@ def _on_small_disk(tmp_path: Path, env: dict, *, before: str = "", act: str = "t
            "--output", str(out), "--rescue", str(rescue)]  # fmt: skip
     ns_env = dict(env, SIZE="2m", MNT=str(mnt), COPY=str(copy), TRIGGER=str(trigger),
                   BEFORE=before, ACT=act)  # fmt: skip
-    proc = _in_namespace(_SMALL_DISK, cmd, ns_env)
     seen = []
-    try:
+    with running(_namespace(_SMALL_DISK, cmd), ns_env) as proc:
         if when is not None:
             # The session's folder as the namespace sees it (unshare became the shell in it).
             inside = Path(f"/proc/{proc.pid}/root") / out.relative_to("/")
             seen = wait_for_rows(inside, when, proc=proc)
             trigger.touch()
         stdout, stderr = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-            proc.communicate()
     assert proc.returncode != 97, "the tmpfs could not be mounted"
     return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr), rescue, seen, copy
 
