@@ -71,13 +71,15 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt, quit_at_once, rescue
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
         participant's thinking and movement times. A session that already has
         a log in ``output`` is refused (:class:`~tol_tasks.runner.prepare.SessionExistsError`)
-        unless ``new_attempt`` starts it again on purpose.
+        unless ``new_attempt`` starts it again on purpose; one that runs in another process
+        is refused (:class:`~tol_tasks.runner.lock.SessionLockedError`): the task holds the
+        session's lock from here until the session ends or :meth:`close`.
     experiment : psychopy.data.ExperimentHandler, optional
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
