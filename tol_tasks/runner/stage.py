@@ -58,6 +58,7 @@ class Stage:
     confirm_quit: bool = True
     quit_prompts: list = field(default_factory=list)
     trial: int | None = None
+    _after_answer: list = field(default_factory=list, repr=False)
 
     @property
     def model(self):
@@ -68,18 +69,21 @@ class Stage:
         (:class:`AbortSession`), once confirmed; a signal received ends it too."""
         self.interrupts.check()
         out = []
-        for ev in self.input.poll():
+        evs = self.input.poll()
+        for i, ev in enumerate(evs):
             if ev.kind == "key" and ev.key == self.model.input.quit_key:
-                if not self.confirm_quit or self.confirm(ev.t):
+                if not self.confirm_quit or self.confirm(ev.t, evs[i + 1 :]):
                     raise AbortSession(ev.t)
-                continue
+                return out + self._after_answer  # the events read with the answer, after it
             out.append(ev)
         return out
 
-    def confirm(self, t: float) -> bool:
+    def confirm(self, t: float, pending=()) -> bool:
         """Ask the participant to confirm the quit key pressed at ``t``: True if the quit key
         comes again, False on any other key or a click (the task then goes on where it was).
 
+        ``pending``: events read with the quit key, after it (the first answers it). The
+        simulated participant's own clicks answer nothing (it knows nothing of the question).
         The question is logged as a page (``problem_id`` :data:`QUIT_CONFIRM`; ``page_left``
         with the answer) and added to :attr:`quit_prompts`.
         """
@@ -94,10 +98,14 @@ class Stage:
         label.draw(text)
         self.frames.flip()
         self.write("page_shown", time=shown[0], problem_id=QUIT_CONFIRM, stamp="flip")
+        evs = list(pending)
         while True:
             self.interrupts.check()
-            for ev in self.input.poll():
+            for k, ev in enumerate(evs):
+                if ev.source == "simulated":
+                    continue
                 if ev.kind == "key" or ev.kind == "release":
+                    self._after_answer = evs[k + 1 :]
                     quit_again = ev.kind == "key" and ev.key == key
                     self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
                                input=ev.source, stamp=ev.stamp)  # fmt: skip
@@ -105,6 +113,7 @@ class Stage:
                     return quit_again
             label.draw(text)
             self.frames.flip()
+            evs = self.input.poll()
 
     def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
         """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
