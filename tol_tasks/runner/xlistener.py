@@ -117,8 +117,10 @@ def main(argv: list[str]) -> int:
     while True:
         waiting = [fd, inp] if d.pending_events() == 0 else [inp]
         ready, _, _ = select.select(waiting, [], [], None if fd in waiting else 0)
-        t = getTime()  # on arrival: the moment the bytes are readable, before parsing
         while d.pending_events():
+            # On arrival: the moment the event is taken, before parsing (never before it came:
+            # reading the queue reads what came meanwhile, which gets its own, later, time).
+            t = getTime()
             handle(d.next_event(), t)
         if inp in ready:
             chunk = os.read(inp, 4096)
@@ -128,8 +130,8 @@ def main(argv: list[str]) -> int:
             for line in lines:
                 if line.startswith(b"S "):
                     d.sync()  # a round trip: every event sent before it is now queued
-                    t = getTime()
                     while d.pending_events():
+                        t = getTime()
                         handle(d.next_event(), t)
                     out.write(f"S {int(line[2:])}\n")
         out.flush()
