@@ -55,11 +55,11 @@ class ReconciledInput(PolledInput):
     ``on_lost(t, reason)`` is called once if the source dies; polling goes on.
     """
 
-    def __init__(self, win, screen, clock, keys, source):
+    def __init__(self, win, screen, clock, keys, source, window_events=None):
         super().__init__(win, screen, clock, keys)
         self.source = source
         self.method = source.method
-        self.window_events = XWindowEvents.install(win, clock, keys) if source.syncs else None
+        self.window_events = window_events if source.syncs else None
         self.reconciler = Reconciler(mode="time" if self.window_events is None else "ident")
         self.lost: tuple[float, str] | None = None
         self.on_lost = None
@@ -106,7 +106,7 @@ class ReconciledInput(PolledInput):
         window = self._window(arrived)
         out = self.reconciler.add(arrived, window, now, alive, synced)
         if alive and self.reconciler.request is not None:
-            self.source.request_sync(self.reconciler.request)
+            self.source.request_sync(self.reconciler.request, self.reconciler.requested)
         return out
 
     @property
@@ -128,6 +128,10 @@ class ReconciledInput(PolledInput):
             self.window_events.close()
 
 
+#: The listener's tag of each kind of event (a touch is asked for as a press or a release).
+_TAGS = {"press": "P", "release": "R", "key": "K"}
+
+
 class XListenerSource:
     """Events from the X Input 2 listener process, converted to the session clock."""
 
@@ -144,10 +148,14 @@ class XListenerSource:
         self.alive = True
         self.reason: str | None = None
 
-    def request_sync(self, n: int) -> None:
-        """Ask the listener to answer ``S n`` once it has written every earlier event."""
+    def request_sync(self, n: int, events=()) -> None:
+        """Ask the listener to answer ``S n`` once it has written every earlier event; it may
+        answer at once for ``events`` (the window's copies waiting) whose twins, or a later
+        event, it has already written."""
+        items = " ".join(f"{_TAGS[e.kind]}:{e.key}:{e.ident}" if e.kind == "key"
+                         else f"{_TAGS[e.kind]}:{e.ident}" for e in events)  # fmt: skip
         try:
-            self.proc.stdin.write(f"S {n}\n".encode())
+            self.proc.stdin.write(f"S {n} {items}\n".encode())
             self.proc.stdin.flush()
         except (OSError, ValueError):
             self.alive = False
@@ -185,8 +193,9 @@ class XListenerSource:
                 kind = "press" if tag in ("P", "T") else "release"
                 source = "touch" if tag in ("T", "U") else "mouse"
                 ident = int(parts[4]) if len(parts) > 4 else None
-                out.append(InputEvent(kind, t, float(parts[2]), float(parts[3]),
-                                      source=source, stamp="arrival", ident=ident))  # fmt: skip
+                x, y = (None, None) if parts[2] == "-" else (float(parts[2]), float(parts[3]))
+                out.append(InputEvent(kind, t, x, y, source=source, stamp="arrival",
+                                      ident=ident))  # fmt: skip
             elif tag == "K":
                 ident = int(parts[3]) if len(parts) > 3 else None
                 out.append(InputEvent("key", t, key=parts[2], source="key", stamp="arrival",
@@ -238,7 +247,7 @@ class IohubSource:
             wx, wy = 0, 0
         return px - wx, py - wy
 
-    def request_sync(self, n: int) -> None:  # pragma: no cover - never asked (syncs is False)
+    def request_sync(self, n: int, events=()) -> None:  # pragma: no cover - syncs is False
         """ioHub cannot be asked to sync."""
 
     def read(self, clock) -> tuple[list[InputEvent], None]:
@@ -265,7 +274,10 @@ class IohubSource:
             self.io.quit()
 
 
-def _start_xlistener(win, keys) -> tuple[XListenerSource | None, str | None]:
+def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource | None, str | None]:
+    """The listener process, or None and why not. ``pointer``: it asks the server where the
+    pointer is at each press (not needed when the window's copies say it: a round trip a
+    press saved, which on a loaded machine delays the stamps of the presses behind it)."""
     if not os.environ.get("DISPLAY") or not sys.platform.startswith("linux"):
         return None, "no X display (not Linux/X11)"
     try:
@@ -275,7 +287,15 @@ def _start_xlistener(win, keys) -> tuple[XListenerSource | None, str | None]:
     # A session of its own: Ctrl-C or a closed terminal reach the session, which ends it (and
     # so the listener, whose input then closes), not the listener behind the session's back.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tol_tasks.runner.xlistener", str(x), str(y), ",".join(keys)],
+        [
+            sys.executable,
+            "-m",
+            "tol_tasks.runner.xlistener",
+            str(x),
+            str(y),
+            ",".join(keys),
+            *([] if pointer else ["--no-pointer"]),
+        ],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -321,9 +341,14 @@ def open_arrival_input(win, screen, clock, keys, method: str = "auto"):
     reasons = []
     order = {"auto": ("xinput2", "iohub"), "xinput2": ("xinput2",), "iohub": ("iohub",)}[method]
     for name in order:
-        start = _start_xlistener if name == "xinput2" else _start_iohub
-        source, reason = start(win, keys)
+        hook = XWindowEvents.install(win, clock, keys) if name == "xinput2" else None
+        if name == "xinput2":
+            source, reason = _start_xlistener(win, keys, pointer=hook is None)
+        else:
+            source, reason = _start_iohub(win, keys)
         if source is not None:
-            return ReconciledInput(win, screen, clock, keys, source), None
+            return ReconciledInput(win, screen, clock, keys, source, hook), None
+        if hook is not None:
+            hook.close()
         reasons.append(reason)
     return PolledInput(win, screen, clock, keys), "; ".join(reasons)

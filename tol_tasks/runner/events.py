@@ -99,6 +99,9 @@ class Reconciler:
         source was late, by time only).
     request : int or None
         A sync the caller should ask the source for (set by :meth:`add`; by identity).
+    requested : list of InputEvent
+        The window events that sync is for (the source may answer at once when it has
+        already seen each one's twin, or a later event).
     """
 
     mode: str = "time"
@@ -106,6 +109,7 @@ class Reconciler:
     unmatched_keys: int = 0
     late_twins: int = 0
     request: int | None = None
+    requested: list = field(default_factory=list)
     _asked: int = 0  # the last sync request made
     _synced: int = 0  # the last sync answered
     _pending: list = field(default_factory=list)  # window events undecided
@@ -213,6 +217,7 @@ class Reconciler:
     def _decide(self, now: float, alive: bool) -> None:
         """Hand on each pending window event whose twin can no longer come."""
         self.request = None
+        self.requested = []
         keep = []
         for p in self._pending:
             if not alive:
@@ -225,6 +230,7 @@ class Reconciler:
                     self._asked += 1
                     self.request = self._asked
                 p.request = self._asked
+                self.requested.append(p.event)
             answered = (p.request <= self._synced if self.by_ident
                         else now - p.seen >= HOLD_S)  # fmt: skip
             if not answered:
