@@ -136,7 +136,9 @@ def _match(injected: list[float], recorded: list[float]) -> tuple[list[float], i
     Each press makes one row, in order: when there are as many rows as presses, none before
     its press, the k-th row is the k-th press's (whatever its lag, even past the next press).
     Otherwise each press takes the first row after it and before the next press."""
-    if len(recorded) == len(injected) and all(r >= i for r, i in zip(recorded, injected, strict=True)):
+    if len(recorded) == len(injected) and all(
+        r >= i for r, i in zip(recorded, injected, strict=True)
+    ):
         return [(r - i) * 1000 for r, i in zip(recorded, injected, strict=True)], 0, 0
     lags, lost, doubled, j = [], 0, 0, 0
     while j < len(recorded) and recorded[j] < injected[0]:

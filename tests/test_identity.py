@@ -24,9 +24,12 @@ from tol_tasks.session_data.identity import (
     SessionNumberError,
     check_participant_id,
     participant_fault,
+    session_fault,
     session_from_text,
 )
+from tol_tasks.session_data.pieces import UPLOAD_FORMAT, UploadRefusedError, check_piece
 from tol_tasks.web import compile_protocol
+from tol_tasks.web.cli import main as web_main
 
 NAMED_IDS = ["P001", "P001\n", "P001 ", " P001", "Jé an/1", "a..b", "a.b", "_P1", "P_1-2.3",
              "", "x" * 64, "x" * 65, "P\u200b1", "P\r", "1", "-", "P1\u00a0", "ÄB", "a/b",
@@ -43,7 +46,7 @@ def _js_answers(ids: list[str], sessions: list[str]) -> dict:
     proto = compile_protocol(load_protocol("demo"))
     script = (
         "import { checkParticipant, sessionFromText } from "
-        + json.dumps((SRC / "session.js").as_uri()) + ";\n"
+        + json.dumps((SRC / "params.js").as_uri()) + ";\n"
         "import { readFileSync } from 'node:fs';\n"
         "const input = JSON.parse(readFileSync(0, 'utf8'));\n"
         "process.stdout.write(JSON.stringify({\n"
@@ -114,3 +117,33 @@ def test_tol_import_uses_the_same_rule(tmp_path, capsys):
                      "--output", str(tmp_path / "o")])  # fmt: skip
     assert ex.value.code == 2
     assert "' ' (a space) at position 2" in capsys.readouterr().err
+
+
+def _piece_refusal(participant, session) -> str | None:
+    piece = {"format": UPLOAD_FORMAT, "attempt": "A" * 22, "participant": participant,
+             "session": session, "first_row": 1, "rows": ""}  # fmt: skip
+    try:
+        check_piece(piece, protocol_sha256=None)
+    except UploadRefusedError as err:
+        return str(err)
+    return None
+
+
+def test_the_collection_server_uses_the_same_rule():
+    for pid in NAMED_IDS:
+        refusal = _piece_refusal(pid, 1)
+        fault = participant_fault(pid)
+        assert (refusal is None) == (fault is None), pid
+        assert fault is None or fault in refusal
+    for text in NAMED_SESSIONS:
+        value = int(text) if text.isascii() and text.isdigit() else text
+        refused = _piece_refusal("P001", value) is not None
+        assert refused == (session_fault(value) is not None), text
+
+
+def test_tol_web_build_uses_the_same_session_bound(tmp_path, capsys):
+    code = web_main(["build", "demo", "--download", "--session", str(MAX_SESSION + 1),
+                     "--output", str(tmp_path / "site")])  # fmt: skip
+    assert code == 2
+    assert f"is not between 1 and {MAX_SESSION}" in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()

@@ -15,6 +15,12 @@ that ``tol-web build`` writes beside the page:
   (:class:`~tol_tasks.session_data.sidecar.Sidecar`) writes it, with the
   protocol's copy and the recorder filled in; the page fills in the session.
 - messages and instruction pages per language, display, input and rule settings.
+- ``compiled_format``: :data:`COMPILED_FORMAT`; the page (built with the same
+  value) refuses a ``protocol.json`` of another format and says to rebuild.
+
+Rules are compiled here rather than ported to JavaScript where they can be
+(the participant-id rule, minimum moves, forms, colours, the sidecar's keys);
+``web/ports.toml`` lists those that are ported, with their cross-checks.
 
 :func:`browser_issues` lists what a protocol asks that a browser cannot do,
 each naming the file, line, field, value and fix.
@@ -36,8 +42,9 @@ from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Soft
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
-#: Version of the compiled protocol (``protocol.json``) that the page reads.
-COMPILED_FORMAT = 1
+#: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
+#: language, the task's name for participants).
+COMPILED_FORMAT = 2
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
@@ -122,6 +129,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "default_language": m.instructions.default_language,
         "languages": {
             lang: {
+                "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
                 "messages": lp.messages(lang),
                 "pages": [
                     {"text": p.text, "image": images.get(p.image) if p.image else None}
