@@ -36,8 +36,8 @@ from typing import Any
 from tol_tasks.errors import TolTasksError
 
 from .eventlog import EVENT_LOG_VERSION, column_index, columns, row_fault
-from .sidecar import Sidecar, SidecarError
 from .identity import MAX_SESSION, PARTICIPANT_FIX, participant_fault, session_fault
+from .sidecar import Sidecar, SidecarError
 
 #: Version of the upload protocol (the pieces' ``format``).
 UPLOAD_FORMAT = 1
