@@ -30,6 +30,7 @@ compare figures of one run, not runs.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -260,21 +261,38 @@ def _before(before: Path, rows: list[dict], earlier: list[dict]) -> None:
 
 
 def main() -> int:
-    if "--child" in sys.argv:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 epilog="Figures in ms; targets: median <= 2, p99 <= 6.")  # fmt: skip
+    ap.add_argument("--load", type=int, default=0,
+                    help="busy loops kept running meanwhile (2: both cores of this machine)")  # fmt: skip
+    ap.add_argument("--before", type=Path, default=None,
+                    help="an older checkout (with its own .venv): its engine too, and the ratio")  # fmt: skip
+    ap.add_argument("--only", default=None, help="only the cases whose label holds this, e.g. h8")
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.child:
         print(json.dumps(measure()))
         return 0
-    before = None
-    if "--before" in sys.argv:  # an older checkout with its own .venv, measured in turn
-        before = Path(sys.argv[sys.argv.index("--before") + 1]).resolve()
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    try:
+        return _run(args)
+    finally:
+        for b in busy:
+            b.kill()
+            b.wait()
+
+
+def _run(args: argparse.Namespace) -> int:
     env = dict(os.environ)
-    if "--only" in sys.argv:  # only the cases whose label holds this text, e.g. h8
-        env["TOL_BENCH_ONLY"] = sys.argv[sys.argv.index("--only") + 1]
     xvfb = None
     if not env.get("DISPLAY"):
         from tests.runner_tools import start_xvfb
 
         xvfb, env = start_xvfb()
+    if args.only:  # only the cases whose label holds this text
+        env["TOL_BENCH_ONLY"] = args.only
     root = Path(__file__).resolve().parents[1]
+    before = args.before.resolve() if args.before else None
     try:
         rows = _child(sys.executable, root, env)
         earlier = _child(str(before / ".venv" / "bin" / "python"), before, env) if before else None
@@ -286,7 +304,11 @@ def main() -> int:
     finally:
         if xvfb is not None:
             xvfb.terminate()
-    print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
+    load = f", {args.load} busy loop(s) running" if args.load else ""
+    print(
+        f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play{load}; "
+        f"load average {os.getloadavg()[0]:.2f}"
+    )
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
            f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
     print(head)

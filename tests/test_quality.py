@@ -57,7 +57,7 @@ def test_tol_run_tells_the_examiner_at_the_end(xdisplay, tmp_path):
     proto = tmp_path / "summary.yaml"
     proto.write_text(PROTOCOL, encoding="utf-8")
     out = tmp_path / "data"
-    with running_tol_run(str(proto), "--participant", "Q01", "--windowed", "--input-timing",
+    with running_tol_run(str(proto), "--participant", "Q01", "--windowed", "--quit-at-once", "--input-timing",
                          "polled", "--output", str(out), env=xdisplay) as proc:  # fmt: skip
         wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows),
                       timeout=240, proc=proc)  # fmt: skip

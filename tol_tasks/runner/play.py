@@ -1,5 +1,5 @@
-"""Playing on the window: the frame loop of a problem attempt or a yoked copy trial, and the
-screens between them (instruction pages, messages, pauses).
+"""Playing on the window: the frame loop of a problem attempt or a yoked copy trial (the
+screens between them are the stage's, :mod:`.stage`).
 
 Both kinds of trial begin the same way (:meth:`_Trial._begin`: the first
 frame is drawn and its flip time is the onset) and run the same frame loop
@@ -12,219 +12,17 @@ returns is written to the log. What differs is drawn and logged by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
+from tol_tasks.protocol_format.model import ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
-from .frames import FrameRecorder
-from .inputs import InputSource
 from .results import ProblemResult
-from .screen import TaskScreen
+from .stage import CONTROLS, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage, peg_actions
 
-#: The ``problem_id`` of the page rows of the screen a resumed session begins with.
-RESUME_READY = "resume-ready"
-#: The ``problem_id`` of the page rows of the controls practice.
-CONTROLS = "controls"
-
-
-class AbortSession(Exception):  # noqa: N818 - a signal, not an error
-    """The quit key was pressed at session time ``t``."""
-
-    def __init__(self, t: float):
-        self.t = t
-
-
-@dataclass
-class Stage:
-    """What a running session plays on: the window's screen and frames, the input, the clock,
-    the log writer, the protocol and the participant's texts.
-
-    ``speed``: how many times faster than real time pauses pass (the simulated
-    participant's speed; 1 for a person). ``simulate``: the participant is simulated
-    (time limits are checked on its scaled time).
-    """
-
-    screen: TaskScreen
-    frames: FrameRecorder
-    input: InputSource
-    clock: object
-    write: Callable[..., None]
-    protocol: LoadedProtocol
-    messages: dict[str, str]
-    speed: float = 1.0
-    simulate: bool = False
-    #: False: the quit key does nothing (a Builder experiment whose "Enable Escape" is off).
-    quit_enabled: bool = True
-
-    @property
-    def model(self):
-        return self.protocol.model
-
-    def check_quit(self, events) -> None:
-        """Raise :class:`AbortSession` if the quit key is among ``events`` (and ends sessions)."""
-        if not self.quit_enabled:
-            return
-        for ev in events:
-            if ev.kind == "key" and ev.key == self.model.input.quit_key:
-                raise AbortSession(ev.t)
-
-    def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
-        """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
-        end = self.clock.getTime() + seconds / self.speed
-        while self.clock.getTime() < end:
-            self.check_quit(self.input.poll())
-            draw()
-            self.frames.flip()
-
-    def message(self, text: str, seconds: float) -> None:
-        """A text alone on the screen for ``seconds``."""
-        label = self.screen.label("message", small=False)
-        self.wait(seconds, lambda: label.draw(text))
-
-    def instructions(self, language: str) -> None:
-        """Each instruction page until the participant clicks or presses space; then, with
-        ``practice.controls``, the controls practice (:meth:`controls`)."""
-        lp = self.protocol
-        base_dir = lp.path.parent if lp.path else None
-        for k, page in enumerate(lp.pages(language), start=1):
-            self.page(page, f"page-{k}", base_dir)
-        if self.model.practice.controls:
-            self.controls()
-
-    def block_pages(self, block: str, language: str) -> None:
-        """The block's own instruction pages (logged as pages ``<block>-page-<k>``)."""
-        lp = self.protocol
-        base_dir = lp.path.parent if lp.path else None
-        for k, page in enumerate(lp.block_pages(block, language), start=1):
-            self.page(page, f"{block}-page-{k}", base_dir)
-
-    def pause(self, text: str, page_id: str) -> None:
-        """A pause only the examiner ends: ``text`` until the protocol's examiner key is
-        pressed (clicks and the space key do nothing); logged as a page (``page_shown``,
-        ``page_left`` with the key)."""
-        key = self.model.input.examiner_key
-        hint = self.messages["examiner_hint"].format(key=key.upper())
-        places = self.screen.places
-        label, small = self.screen.label("pause", small=False), self.screen.label("examiner")
-
-        def draw() -> None:
-            label.draw(text, (0, places.page_y))
-            small.draw(hint, (0, places.continue_y))
-
-        shown = self.frames.next_flip_time(self.clock)
-        draw()
-        self.frames.flip()
-        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
-        self.input.on_pause(self.clock.getTime(), key)
-        while True:
-            evs = self.input.poll()
-            self.check_quit(evs)
-            done = [e for e in evs if e.kind == "key" and e.key == key]
-            if done:
-                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
-                           stamp=done[0].stamp)  # fmt: skip
-                return
-            draw()
-            self.frames.flip()
-
-    def controls(self) -> None:
-        """The controls practice (``practice.controls``): on the session's board, at the first
-        problem's start, one move of the outlined piece to the marked peg, as the protocol's
-        input takes it; a wrong piece or peg is refused (the move stays shown). Logged as a
-        page (``page_shown``, ``page_left`` when the move is made: ``controls``); nothing of
-        it is scored."""
-        spec = next(iter(self.protocol.all_problems()))
-        move = spec.puzzle.legal_moves(spec.start)[0]
-        trial = CopyState(spec=spec, sequence=[(move.source, move.target)], attempt=0)
-        board_layout = self.screen.layout.board
-        board = self.screen.board("controls", spec.puzzle, board_layout)
-        label = self.screen.label("controls")
-        mode, peg_keys = self.model.input.mode, list(self.model.input.keys or [])
-        drag = None
-
-        def draw() -> None:
-            label.draw(self.messages["controls_try"], self.screen.places.copy_label)
-            board.show(trial.state, trial.held, drag, cue=trial.cue)
-            board.draw()
-
-        shown = self.frames.next_flip_time(self.clock)
-        draw()
-        self.frames.flip()
-        self.write("page_shown", time=shown[0], problem_id=CONTROLS, stamp="flip")
-        self.input.on_trial(trial, board_layout.pegs, self.clock.getTime())
-        last = None
-        while not trial.done:
-            evs = self.input.poll()
-            self.check_quit(evs)
-            for ev in evs:
-                if ev.t >= shown[0] or ev.kind == "key":
-                    if peg_actions(ev, trial, mode, peg_keys, self.screen, board_layout.pegs):
-                        last = ev
-                    if mode == "drag" and ev.kind == "release":
-                        drag = None
-            self.input.after(trial, self.clock.getTime())
-            if mode == "drag" and trial.held is not None and not self.simulate:
-                drag = self.input.pointer()
-            draw()
-            self.frames.flip()
-        self.write("page_left", time=last.t, problem_id=CONTROLS, input=last.source,
-                   stamp=last.stamp)  # fmt: skip
-
-    def ready_to_continue(self) -> None:
-        """A resumed session's first screen: the participant starts again when ready (logged
-        as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
-        self.page(Page(text=self.messages["resume_ready"]), RESUME_READY)
-
-    def page(self, page: Page, page_id: str, base_dir=None) -> None:
-        """One page until the participant clicks or presses space (``page_shown`` with the
-        flip that showed it, ``page_left`` with the press)."""
-        shown = self.frames.next_flip_time(self.clock)
-        self.screen.draw_page(page, base_dir)
-        self.frames.flip()
-        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
-        self.input.on_page(self.clock.getTime())
-        since = self.clock.getTime()
-        while True:
-            evs = self.input.poll()
-            self.check_quit(evs)
-            done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
-            if done:
-                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
-                           stamp=done[0].stamp)  # fmt: skip
-                return
-            self.screen.draw_page(page, base_dir, (self.clock.getTime() - since) * self.speed)
-            self.frames.flip()
-
-    def boards(self, puzzle=None):
-        """The participant's board and the goal's (None if hidden): the session's one layout
-        (:mod:`tol_tasks.display.layout`), the same for every puzzle of the session."""
-        layout = self.screen.layout
-        return layout.board, layout.goal
-
-
-def peg_actions(ev, trial, mode: str, peg_keys: list, screen, areas) -> list[dict]:
-    """What one press, release or key does to ``trial`` (its rows), by the input mode: a key
-    of ``peg_keys``, a press and release (drag), or a press on a peg then another (click)."""
-    if ev.kind == "key":
-        if mode == "keys" and ev.key in peg_keys:
-            peg = peg_keys.index(ev.key)
-            return trial.pick(peg) if trial.held is None else trial.drop(peg)
-        return []
-    if mode == "drag":
-        peg = screen.hit(areas, ev.x, ev.y)
-        if ev.kind == "press" and peg is not None:
-            return trial.pick(peg)
-        if ev.kind == "release":
-            return trial.drop(peg)
-        return []
-    if ev.kind == "press":
-        peg = screen.hit(areas, ev.x, ev.y)
-        if peg is not None:
-            return trial.pick(peg) if trial.held is None else trial.drop(peg)
-    return []
+__all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
+           "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
 
 
 class _Trial:
@@ -250,6 +48,7 @@ class _Trial:
 
     def _begin(self) -> float:
         """Draw the first frame and flip it: its flip time is the onset (returned)."""
+        self.stage.trial = self.base["trial"]
         self._onset = self.stage.frames.next_flip_time(self.stage.clock)
         self.draw()
         self.stage.frames.start()
@@ -271,8 +70,7 @@ class _Trial:
         peg_keys = list(st.model.input.keys or [])
         st.input.on_trial(trial, areas, st.clock.getTime())
         while not trial.done:
-            evs = st.input.poll()
-            st.check_quit(evs)
+            evs = st.events()
             for ev in evs:
                 if ev.t < t0 and ev.kind != "key":
                     continue  # pressed before the problem was on screen: not meant for it
@@ -298,6 +96,7 @@ class _Trial:
 
     def _stop(self, copy_of: int | None = None) -> tuple[str, float]:
         """Stop the frame record: the trial's frame statistics (as ``detail``) and its duration."""
+        self.stage.trial = None
         frames = self.stage.frames.stop(self.base["trial"], self.spec.id, copy_of)
         return format_detail(frames), self.stage.clock.getTime() - self.t0
 

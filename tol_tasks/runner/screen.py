@@ -226,7 +226,10 @@ class TaskScreen:
         return (px - self.W / 2) / self.H, (self.H / 2 - py) / self.H
 
     def hit(self, areas, px: float, py: float) -> int | None:
-        """Which peg a pointer position (window pixels) falls on, if any."""
+        """Which peg a pointer position (window pixels) falls on, if any (none for a press
+        whose position is unknown: outside the window)."""
+        if px is None or py is None:
+            return None
         return hit(areas, *self.to_units(px, py))
 
     def pixel_rects(self, areas: list[PegArea]) -> list[dict]:
