@@ -317,12 +317,14 @@ def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng)
             "timing": {"input_method": rng.choice(["polled", "xinput2-raw", None]),
                        "input_fallback_reason": rng.choice([None, "no X Input 2"]),
                        "unmatched_presses": rng.choice([0, 1, 3]),
+                       "unmatched_keys": rng.choice([0, 1, 2]),
                        "input_lost": rng.choice([None, {"time": 12.25, "reason": "died"}])},
             "refresh_rate_hz": rng.choice([None, 59.9, 60.0, 75.0, 143.8]),
             "page": {"hidden": [{"time": 1.0, "state": rng.choice(["hidden", "visible"])}
                                 for _ in range(rng.randrange(3))],
                      "fullscreen_exits": [1.0] * rng.randrange(3)},
             "window": {"focus_lost": [1.0] * rng.randrange(3)},
+            "simulate": rng.choice([None, {"seed": 1}]),
         }  # fmt: skip
         cases.append({"meta": meta, "declared": rng.choice([None, 60, 144, 59.94])})
     got = node("return input.map((c) => lib.runWarnings(c.meta, c.declared));", cases)

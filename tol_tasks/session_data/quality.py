@@ -56,6 +56,10 @@ def run_warnings(sidecar: dict[str, Any], declared_refresh: float | None = None)
     if person and unmatched:
         out.append(f"{_plural(unmatched, 'press')} seen only by the window were stamped by "
                    "polling (up to a frame late).")  # fmt: skip
+    keys = timing.get("unmatched_keys") or 0
+    if person and keys:
+        out.append(f"{_plural(keys, 'key')} seen only by the window were stamped by polling "
+                   "(up to a frame late).")  # fmt: skip
     lost = timing.get("input_lost")
     if lost:
         out.append(f"On-arrival input stopped at {lost['time']:.1f} s ({lost['reason']}); later "

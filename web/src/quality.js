@@ -36,6 +36,8 @@ export function runWarnings(meta, declaredRefresh = null) {
   }
   const unmatched = timing.unmatched_presses || 0;
   if (person && unmatched) out.push(`${plural(unmatched, "press")} seen only by the window were stamped by polling (up to a frame late).`);
+  const keys = timing.unmatched_keys || 0;
+  if (person && keys) out.push(`${plural(keys, "key")} seen only by the window were stamped by polling (up to a frame late).`);
   const lost = timing.input_lost;
   if (lost) out.push(`On-arrival input stopped at ${pyFixed(lost.time, 1)} s (${lost.reason}); later presses were stamped by polling.`);
   const page = meta.page || {};
