@@ -58,6 +58,13 @@ class Column:
         for numbers.
     conventions : tuple of str
         The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
+    headline : bool
+        A headline measure of a session: the session report shows it first (in
+        registry order), as :func:`headline` lists them. Every headline measure
+        charges a problem that was failed (not solved, or solved over its limits)
+        at least as much as one that was solved, as its source does.
+    better : {"higher", "lower", ""}
+        Which values are better, for a measure that has a direction.
     """
 
     name: str
@@ -67,6 +74,8 @@ class Column:
     source: str = ""
     level: str = ""
     conventions: tuple[str, ...] = ()
+    headline: bool = False
+    better: str = ""
 
     @property
     def spss_level(self) -> str:
@@ -93,6 +102,10 @@ class Column:
             out["value_labels"] = {str(k): v for k, v in self.value_labels.items()}
         if self.conventions:
             out["conventions"] = list(self.conventions)
+        if self.headline:
+            out["headline"] = True
+        if self.better:
+            out["better"] = self.better
         return out
 
 
@@ -129,9 +142,31 @@ def _practice(cols: list[Column]) -> tuple[Column, ...]:
     return tuple(replace(c, conventions=(*c.conventions, PRACTICE)) for c in cols)
 
 
+#: The TOL-DX limits: moves charged for an unsolved problem, and the time within which a
+#: problem must be solved to be scored by its moves (Culbertson & Zillmer 2005).
+TOLDX_MOVES, TOLDX_SECONDS = 20, 120.0
+
+#: The TOL-DX time violation: a problem not completed within this many seconds.
+TOLDX_VIOLATION_SECONDS = 60.0
+
+
 # ------------------------------------------------------------------ identifiers, shared
 PARTICIPANT = Column("participant", STRING, "Participant id.")
-SESSION = Column("session", INTEGER, "Session number.", level=ORDINAL)
+SESSION = Column("session", INTEGER, "Session number (a participant's visit).", level=ORDINAL)
+PROTOCOL = Column(
+    "protocol",
+    STRING,
+    "The task: the protocol the session's log names (its "
+    "session_start row; the source format for data imported with tol-import). "
+    "One visit (participant and session) may hold several tasks, each scored on "
+    "its own. Empty when the log names none.",
+    source="tol-tasks (one session identity: tol_tasks.session_data.identity)",
+)
+VOID_DEFINITION = (
+    "cut off (the session was interrupted, aborted or crashed during the "
+    "attempt, before its end): kept in moves.csv and trials.csv, left out of "
+    "every session total and mean, of the levels and of wide.csv"
+)
 BLOCK = Column("block", STRING, "Block name ('practice' for practice problems).")
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
 ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)
@@ -145,7 +180,7 @@ TOL_TASKS = "tol-tasks"
 
 # ------------------------------------------------------------------ moves.csv
 MOVES = Table("moves", (
-    PARTICIPANT, SESSION, BLOCK, TRIAL, ATTEMPT, PROBLEM_ID,
+    PARTICIPANT, SESSION, PROTOCOL, BLOCK, TRIAL, ATTEMPT, PROBLEM_ID,
     Column("move_index", INTEGER, "Completed move number in the trial, from 1.", level=ORDINAL),
     PIECE,
     Column("from_peg", STRING, "Peg the piece came from (A, B, C, ...)."),
@@ -167,6 +202,8 @@ MOVES = Table("moves", (
            source=TOL_TASKS),
     Column("revisit", BOOLEAN, "state_after was already seen earlier in the trial (start "
            "included).", source=TOL_TASKS),
+    Column("void", BOOLEAN, f"The move's attempt is void: {VOID_DEFINITION}.",
+           source=TOL_TASKS),
 ))  # fmt: skip
 
 # ------------------------------------------------------------------ trials.csv
@@ -177,7 +214,7 @@ VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
 FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
 
 TRIALS = Table("trials", (
-    PARTICIPANT, SESSION, SIMULATED, BLOCK,
+    PARTICIPANT, SESSION, PROTOCOL, SIMULATED, BLOCK,
     Column("practice", BOOLEAN, "A practice problem."),
     TRIAL, ATTEMPT, PROBLEM_ID,
     Column("task", STRING, "hanoi or london."),
@@ -195,15 +232,28 @@ TRIALS = Table("trials", (
            "(--violations-count)", conventions=MOVE_COUNT),
     Column("placements", INTEGER, "Completed moves (a piece placed on another peg).",
            unit="moves"),
-    Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise).",
+    Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise: "
+           "an unsolved attempt is charged in toldx_move_score).",
            unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score: moves "
            "above the minimum)", conventions=MOVE_COUNT),
+    Column("toldx_move_score", INTEGER, "TOL-DX move score of the attempt: moves - min_moves, "
+           f"with {TOLDX_MOVES} moves charged for an attempt not solved, solved in more than "
+           f"{TOLDX_MOVES} moves or after {TOLDX_SECONDS:g} s. Empty for a void attempt and for "
+           f"a problem needing more than {TOLDX_MOVES} moves (the rule charges no such "
+           "problem).", unit="moves",
+           source="Culbertson & Zillmer 2005 (TOL-DX move score, 20 moves charged for a "
+           "problem not solved in 20 moves or 2 minutes)", conventions=MOVE_COUNT),
     Column("solved", BOOLEAN, "The goal was reached.", source="Shallice 1982 (problem solved)"),
     Column("solved_in_min", BOOLEAN, "Solved with moves == min_moves.",
            source="Shallice 1982; Owen et al. 1990 (problems solved in the minimum moves)",
            conventions=MOVE_COUNT),
-    Column("time_out", BOOLEAN, "The time limit was reached (a time violation).",
-           source="Culbertson & Zillmer 1998 (TOL-DX time violation)"),
+    Column("time_out", BOOLEAN, "The protocol's time limit for the problem was reached.",
+           source="Culbertson & Zillmer 1998 (TOL-DX time limit)"),
+    Column("toldx_time_violation", BOOLEAN, "TOL-DX time violation: the problem was not "
+           f"solved within {TOLDX_VIOLATION_SECONDS:g} s (unsolved, or solved later). Empty "
+           "for a void attempt.",
+           source="Culbertson & Zillmer 2005 (TOL-DX time violation: a problem not completed "
+           "within 1 minute)"),
     Column("move_limit_reached", BOOLEAN, "The move limit was reached unsolved.",
            source="Shallice 1982 (a problem is failed when its move limit is reached)"),
     Column("rule_violations", INTEGER, "Illegal attempts, all kinds.",
@@ -263,6 +313,9 @@ TRIALS = Table("trials", (
     Column("frame_work_max_ms", FLOAT, "Largest per-frame work.", unit="ms"),
     Column("complete", BOOLEAN, "The attempt ended normally (false: the session was cut off or "
            "aborted during it)."),
+    Column("outcome", STRING, "solved; failed (ended unsolved: its time or move limit, or "
+           f"another end); or void ({VOID_DEFINITION}).", source=TOL_TASKS),
+    Column("void", BOOLEAN, f"The attempt is void: {VOID_DEFINITION}.", source=TOL_TASKS),
     # Yoked copy trials (event log format 2); empty for attempts without a copy.
     Column("copy_trial", INTEGER, "Trial number of the yoked copy trial that copied this "
            "attempt.", source="Owen et al. 1990 (the yoked copy trial of this problem)"),
@@ -306,29 +359,66 @@ TRIALS = Table("trials", (
 ))  # fmt: skip
 
 # ------------------------------------------------------------------ sessions.csv
+#: What every sessions.csv summary is computed over (said once, in each definition's place).
+OVER = "attempts given (void attempts left out; practice too unless it is included)"
+
 SESSIONS = Table("sessions", (
-    PARTICIPANT, SESSION,
-    Column("protocol", STRING, "Protocol name (from the sidecar, when present)."),
+    PARTICIPANT, SESSION, PROTOCOL,
+    Column("protocol_version", STRING, "The protocol's version (from the sidecar)."),
     Column("status", STRING, "completed, aborted, or incomplete (cut off)."),
     SIMULATED,
+    Column("start_date", STRING, "Date the session started, YYYY-MM-DD, where it was recorded "
+           "(from the sidecar)."),
+    Column("start_time", STRING, "Clock time the session started, HH:MM:SS, where it was "
+           "recorded (from the sidecar)."),
+    Column("recorder", STRING, "What recorded the session: tol-run with its PsychoPy, tol-web "
+           "in a browser, or tol-import and the source format (from the sidecar)."),
     *_practice([
-        Column("problems", INTEGER, "Distinct problems attempted."),
-        Column("attempts", INTEGER, "Problem attempts."),
-        Column("problems_solved", INTEGER, "Distinct problems solved in some attempt.",
-               source="Shallice 1982 (problems solved)"),
+        Column("problems", INTEGER, f"Distinct problems given: with an attempt among the {OVER}."),
+        Column("attempts", INTEGER, f"Problem attempts given: the {OVER}."),
+        Column("void_attempts", INTEGER, f"Void attempts: {VOID_DEFINITION}.", source=TOL_TASKS),
+        Column("problems_planned", INTEGER, "Distinct problems the protocol holds (from the "
+               "protocol text kept in the sidecar); empty when it is not known (no sidecar, "
+               "imported data)."),
+        Column("problems_missing", INTEGER, "Problems of the protocol never given (planned - "
+               "problems): missing, not failed. Empty when the protocol is not known."),
+        Column("missing_reason", STRING, "Why problems are missing: the discontinue rule (with "
+               "its block), the session aborted, the session cut off, or not given (e.g. a "
+               "protocol changed on resuming). Empty when none is missing."),
+        Column("problems_solved", INTEGER, "Distinct problems solved in some attempt (each "
+               "achieved item of the D-KEFS Tower; an item not achieved scores 0).",
+               source="Shallice 1982 (problems solved); Pearson D-KEFS FAQ (an item not "
+               "built in the moves used is failed and scores 0)", headline=True,
+               better="higher"),
         Column("problems_solved_in_min", INTEGER, "Distinct problems solved in the minimum "
-               "number of moves.", source="Owen et al. 1990 (problems solved in the minimum "
-               "number of moves)", conventions=MOVE_COUNT),
-        Column("total_moves", INTEGER, "Sum of moves over attempts.", unit="moves",
+               "number of moves (an unsolved problem is not).", source="Owen et al. 1990; "
+               "Cambridge Cognition SOC (problems solved in minimum moves); Culbertson & "
+               "Zillmer 2005 (TOL-DX total correct score)", conventions=MOVE_COUNT,
+               headline=True, better="higher"),
+        Column("total_moves", INTEGER, f"Sum of moves over the {OVER}.", unit="moves",
                source="Culbertson & Zillmer 1998 (TOL-DX total move score counts moves)",
                conventions=MOVE_COUNT),
-        Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts.",
-               unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
+        Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts only "
+               "(an unsolved problem adds nothing here: compare toldx_total_move_score, "
+               "which charges it).", unit="moves",
+               source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
                conventions=MOVE_COUNT),
+        Column("toldx_total_move_score", INTEGER, f"Sum of toldx_move_score over the {OVER}: "
+               f"moves above the minimum, with {TOLDX_MOVES} moves charged for each attempt "
+               f"not solved in {TOLDX_MOVES} moves or {TOLDX_SECONDS:g} s. Empty when an "
+               "attempt has no such score (a problem needing more moves).", unit="moves",
+               source="Culbertson & Zillmer 2005 (TOL-DX total move score)",
+               conventions=MOVE_COUNT, headline=True, better="lower"),
         Column("total_rule_violations", INTEGER, "Sum of rule violations.",
-               source="Culbertson & Zillmer 1998 (TOL-DX total rule violations)"),
-        Column("total_time_violations", INTEGER, "Attempts that hit their time limit.",
+               source="Culbertson & Zillmer 1998 (TOL-DX total rule violations)",
+               headline=True, better="lower"),
+        Column("total_time_violations", INTEGER, "Attempts that hit the protocol's time limit.",
                source="Culbertson & Zillmer 1998 (TOL-DX total time violations)"),
+        Column("toldx_time_violations", INTEGER, "Attempts not solved within "
+               f"{TOLDX_VIOLATION_SECONDS:g} s (TOL-DX time violations, whatever the "
+               "protocol's limit).",
+               source="Culbertson & Zillmer 2005 (TOL-DX time violations)", headline=True,
+               better="lower"),
         Column("total_planning_time", FLOAT, "Sum of planning times.", unit="s",
                source="Culbertson & Zillmer 1998 (TOL-DX total initiation time)",
                conventions=(PLANNING,)),
@@ -338,10 +428,22 @@ SESSIONS = Table("sessions", (
         Column("total_solving_time", FLOAT, "Sum of total times.", unit="s",
                source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)"),
         Column("mean_planning_time", FLOAT, "Mean planning time per attempt.", unit="s",
-               source="Delis et al. 2001 (mean first-move time)", conventions=(PLANNING,)),
+               source="Delis et al. 2001 (mean first-move time)", conventions=(PLANNING,),
+               headline=True),
         Column("mean_time_per_move", FLOAT, "Mean of time_per_move over attempts with moves.",
                unit="s", source="Delis et al. 2001 (D-KEFS time-per-move ratio, averaged over "
                "problems)", conventions=MOVE_COUNT),
+        Column("dkefs_move_accuracy_ratio", FLOAT, "Total moves / total min_moves over the "
+               "problems solved (a ratio of sums; empty when none is solved: read it beside "
+               "problems_solved).", source="Delis et al. 2001 (D-KEFS move accuracy ratio)",
+               conventions=MOVE_COUNT),
+        Column("dkefs_time_per_move_ratio", FLOAT, "Total time / total moves over the "
+               "problems solved (a ratio of sums; empty when none is solved).", unit="s",
+               source="Delis et al. 2001 (D-KEFS time-per-move ratio)",
+               conventions=MOVE_COUNT),
+        Column("dkefs_rule_violations_per_item", FLOAT, f"Rule violations / attempts, over "
+               f"the {OVER}.", source="Delis et al. 2001 (D-KEFS rule-violations-per-item "
+               "ratio)"),
         Column("mean_initial_thinking_time", FLOAT, "Mean initial_thinking_time over attempts "
                "with a complete copy.", unit="s",
                source="Owen et al. 1990 (mean initial thinking time)"),
@@ -354,13 +456,27 @@ SESSIONS = Table("sessions", (
     ]),
 ))  # fmt: skip
 
+#: The identifying and describing columns of sessions.csv (before the participant fields);
+#: every column after them is a summary.
+SESSION_IDS = ("participant", "session", "protocol", "protocol_version", "status",
+               "simulated", "start_date", "start_time", "recorder")  # fmt: skip
+
+
+def headline(table: Table | None = None) -> list[Column]:
+    """The headline measures (``headline=True``) of a table (sessions.csv by default), in
+    registry order: what a session report shows first."""
+    return [c for c in (table or SESSIONS) if c.headline]
+
+
 #: Per minimum-move level k, sessions.csv repeats these summaries over the attempts needing
-#: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column).
-SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text) for name, text in (
-    ("problems", "Distinct problems needing k moves."),
+#: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column). A level the
+#: session never gave is empty, never 0.
+SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text, headline=False) for name, text in (
+    ("problems", "Distinct problems needing k moves given."),
     ("problems_solved", "Of those, solved."),
     ("problems_solved_in_min", "Of those, solved in k moves."),
     ("total_excess_moves", "Excess moves over solved attempts needing k moves."),
+    ("toldx_total_move_score", "TOL-DX move score over attempts needing k moves."),
     ("mean_planning_time", "Mean planning time over attempts needing k moves."),
     ("mean_time_per_move", "Mean time_per_move over attempts needing k moves."),
     ("total_rule_violations", "Rule violations in attempts needing k moves."),
@@ -384,7 +500,7 @@ def level_definition(column: Column, k: int) -> str:
 
 # ------------------------------------------------------------------ copy_moves.csv
 COPY_MOVES = Table("copy_moves", (
-    PARTICIPANT, SESSION,
+    PARTICIPANT, SESSION, PROTOCOL,
     Column("block", STRING, "Block name."),
     Column("trial", INTEGER, "Trial number of the copy trial.", level=ORDINAL),
     Column("copy_of", INTEGER, "Trial number of the attempt it copies (trials.csv trial).",
@@ -412,11 +528,27 @@ WIDE_MEASURES = tuple(
                  "rule_violations")
 )  # fmt: skip
 
-#: The column names of wide.csv, after participant and simulated: the session, the problem
-#: (with ``_a<attempt>`` for a second or later attempt) and the measure, made safe as SPSS
-#: variable names (see tol_analysis.export.wide_table). A name never depends on what else
-#: the data hold.
-WIDE_NAME = "s<session>_<problem>[_a<attempt>]_<measure>"
+#: The column names of wide.csv's cells: the session, the task (the protocol; left out for a
+#: log that names none), the problem (with ``_a<attempt>`` for a second or later attempt)
+#: and the measure, made safe as SPSS variable names (see tol_analysis.export.wide_table). A
+#: name never depends on what else the data hold.
+WIDE_NAME = "s<session>_<task>_<problem>[_a<attempt>]_<measure>"
+
+#: What wide.csv says of each session task, as ``s<session>_<task>_<column>``: these
+#: sessions.csv columns.
+WIDE_SESSION = tuple(SESSIONS[name] for name in ("status", "protocol_version", "start_date",
+                                                  "start_time", "recorder"))  # fmt: skip
+WIDE_SESSION_NAME = "s<session>_<task>_<column>"
+
+
+def participant_field(name: str, kind: str) -> Column:
+    """The column of a participant field the protocol declares (``kind``: its column type)."""
+    return Column(
+        name,
+        kind,
+        f"Participant field {name!r}, as given for the session (the "
+        "protocol's participant_fields; checked against the type it declares).",
+    )
 
 
 #: wide.csv's second column: any of the participant's sessions simulated.
@@ -427,9 +559,18 @@ WIDE_SIMULATED = replace(SIMULATED, definition="Any of the participant's session
 
 def wide_definition() -> str:
     return (
-        "The trials.csv measure for that session and problem: "
+        "The trials.csv measure for that session, task and problem: "
         + ", ".join(m.name for m in WIDE_MEASURES)
-        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem."
+        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem. "
+        "Void attempts are left out: a problem never given is an empty cell."
+    )
+
+
+def wide_session_definition() -> str:
+    return (
+        "What sessions.csv says of that session task: "
+        + ", ".join(c.name for c in WIDE_SESSION)
+        + "."
     )
 
 
@@ -453,6 +594,22 @@ REFERENCES = {
     "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
     "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
     "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "Culbertson & Zillmer 2005": "Culbertson, W. C., & Zillmer, E. A. (2005). Tower of London "
+    "- Drexel University, second edition (TOL-DX): Technical manual. Multi-Health Systems. "
+    "Its scoring as studies apply it (Etnier and colleagues, 2011, "
+    "libres.uncg.edu/ir/uncg/f/J_Etnier_Effects_2011.pdf, quoted in the Experiment "
+    "Factory's tower_of_london task): the total move score is the moves above the minimum "
+    "summed over the problems, 20 moves being charged when a participant exceeded 20 moves "
+    "or did not solve a problem within 2 minutes; the total correct score counts the "
+    "problems solved in the minimum; a time violation is a problem not completed within 1 "
+    "minute.",
+    "Pearson D-KEFS FAQ": "Pearson Assessments support, D-KEFS Tower Test item 9 "
+    "(pearsonassessmentsupport.com, EntryID 2329): an item whose tower cannot have been "
+    "built in the moves used (minimum 26; 23 moves and 2 rule violations) is failed and "
+    "assigned an achievement score of 0.",
+    "Cambridge Cognition SOC": "Cambridge Cognition, CANTAB Stockings of Cambridge outcome "
+    "measures: problems solved in minimum moves, the number of occasions on which a test "
+    "problem was completed in the minimum possible number of moves.",
     "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
     "(the solver's shortest-path distances); no published norm.",
 }

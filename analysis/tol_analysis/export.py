@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -18,9 +19,11 @@ from tol_analysis.columns import (
     PRACTICE,
     REFERENCES,
     SESSION_LEVELS,
+    STRING,
     TABLES,
     WIDE_MEASURES,
     WIDE_NAME,
+    WIDE_SESSION,
     WIDE_SIMULATED,
     level_definition,
     level_name,
@@ -29,6 +32,7 @@ from tol_analysis.columns import (
 from tol_analysis.conventions import EXPLAINED, Conventions
 from tol_analysis.csvfile import write_table
 from tol_analysis.score import Scores
+from tol_analysis.sessions import field_names
 from tol_analysis.tables import ColumnData, TableData, smallest_int_type
 from tol_tasks import __version__
 
@@ -37,44 +41,145 @@ if TYPE_CHECKING:
 
 
 def wide_table(scores: Scores) -> pd.DataFrame:
-    """One row per participant, one column per session, problem and measure (for SPSS).
+    """One row per participant, one column per session task, problem and measure (for SPSS).
 
     After ``participant`` and ``simulated`` (true when any of the participant's
-    sessions was played by the simulated participant), the columns are
-    ``s<session>_<problem>_<measure>``, with ``_a<attempt>`` after the problem
-    for a second or later attempt at it (:data:`tol_analysis.columns.WIDE_NAME`):
-    a cell's name depends only on its own session, problem, attempt and
-    measure, never on what else the data hold, so a syntax file written for
-    the first participants works for the next. Names are made safe as SPSS
-    variable names, in the order the participants' problems first appear; the
-    measures are :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as
-    0/1). Practice problems are left out unless the conventions include them.
+    sessions was played by the simulated participant) come the participant
+    fields (each participant's value from their first session that has one),
+    then, for each session task, its status, protocol version, start date and
+    time and recorder (``s<session>_<task>_status``, ...), then the cells
+    ``s<session>_<task>_<problem>_<measure>``, with ``_a<attempt>`` after the
+    problem for a second or later attempt at it
+    (:data:`tol_analysis.columns.WIDE_NAME`): a cell's name depends only on its
+    own session, task, problem, attempt and measure, never on what else the
+    data hold, so a syntax file written for the first participants works for
+    the next. Names are made safe as SPSS variable names, in the order the
+    participants' problems first appear; the measures are
+    :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as 0/1). Void
+    attempts are left out (a problem never given is an empty cell, never a
+    failure), and practice unless the conventions include it.
     """
-    return wide_data(scores.table("trials"), scores.conventions).frame()
+    return wide_data(scores.table("trials"), scores.conventions,
+                     scores.table("sessions")).frame()  # fmt: skip
 
 
-def wide_data(trials: TableData, conv: Conventions) -> TableData:
-    """:func:`wide_table` as columns."""
-    keep = np.ones(len(trials), bool)
+def wide_data(trials: TableData, conv: Conventions,
+              sessions: TableData | None = None) -> TableData:  # fmt: skip
+    """:func:`wide_table` as columns (without ``sessions``: no participant fields and no
+    session columns, participants and ``simulated`` from the trials)."""
+    keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
+        len(trials), bool)  # fmt: skip
     if not conv.include_practice:
-        keep = ~np.asarray(trials["practice"].values, bool)
-    if not keep.any():
-        empty = {"participant": ColumnData.texts([], plain=True),
-                 "simulated": ColumnData(BOOLEAN, np.empty(0, bool))}  # fmt: skip
-        return TableData(list(empty), empty, 0)
+        keep &= ~np.asarray(trials["practice"].values, bool)
+    who = trials["participant"]
+    people, rank_of = _people(who, keep, sessions)
+    out = {"participant": ColumnData.texts(people, plain=True)}
+    if sessions is not None:
+        out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
+                                          _ranks(sessions["participant"], people),
+                                          len(people))  # fmt: skip
+        out.update(_participant_fields(sessions, people))
+        out.update(_session_cells(sessions, people))
+    else:
+        codes = np.asarray(who.values, np.int64)[keep]
+        out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes], len(people))
+    if keep.any():
+        out.update(_problem_cells(trials, keep, rank_of, len(people)))
+    return TableData(list(out), out, len(people))
+
+
+def _people(who: ColumnData, keep: np.ndarray,
+            sessions: TableData | None) -> tuple[list[str], np.ndarray]:  # fmt: skip
+    """The participants, in order of first appearance (in the sessions table when given,
+    which holds those without a trial too), and each participant code's rank among them."""
+    codes = np.asarray(who.values, np.int64)[keep]
+    if sessions is not None:
+        people = list(dict.fromkeys(sessions["participant"].categories[c] for c in
+                                    np.asarray(sessions["participant"].values).tolist()))  # fmt: skip
+    else:
+        people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
+    place = {p: k for k, p in enumerate(people)}
+    rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
+    return people, rank_of
+
+
+def _ranks(column: ColumnData, people: list[str]) -> np.ndarray:
+    place = {p: k for k, p in enumerate(people)}
+    return np.array([place[column.categories[c]] for c in np.asarray(column.values).tolist()],
+                    np.int64)  # fmt: skip
+
+
+def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
+    """Each participant field: the participant's value from their first session with one."""
+    rank = _ranks(sessions["participant"], people)
+    out = {}
+    for name in field_names(sessions.names):
+        col = sessions[name]
+        have = ~col.is_missing()
+        first = np.full(len(people), -1, np.int64)
+        for k in np.flatnonzero(have)[::-1].tolist():  # the first session's value wins
+            first[rank[k]] = k
+        take = np.maximum(first, 0)
+        if col.kind == STRING:
+            codes = np.where(first >= 0, np.asarray(col.values, np.int64)[take], -1)
+            out[name] = ColumnData(STRING, codes, categories=col.categories)
+        else:
+            values = np.where(first >= 0, col.as_float()[take], np.nan)
+            out[name] = (ColumnData(FLOAT, values) if col.kind == FLOAT else
+                         ColumnData(col.kind, np.nan_to_num(values).astype(np.int64),
+                                    first < 0))  # fmt: skip
+    return out
+
+
+def _session_cells(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
+    """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`)."""
+    rank = _ranks(sessions["participant"], people)
+    number = np.asarray(sessions["session"].values, np.int64)
+    task = sessions["protocol"]
+    out: dict[str, ColumnData] = {}
+    for k in range(len(sessions)):
+        stem = _stem(int(number[k]), task.categories[int(task.values[k])])
+        for c in WIDE_SESSION:
+            name = _spss_name(f"{stem}_{c.name}")
+            col = out.get(name)
+            if col is None:
+                col = out[name] = ColumnData(STRING, np.full(len(people), -1, np.int64),
+                                             categories=[])  # fmt: skip
+            source = sessions[c.name]
+            code = int(source.values[k])
+            if code >= 0:
+                text = source.categories[code]
+                if text not in col.categories:
+                    col.categories.append(text)
+                col.values[rank[k]] = col.categories.index(text)
+    return out
+
+
+def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1) -> str:
+    """The start of a wide.csv name: ``s<session>_<task>`` (no task part for a log that
+    names none), then ``_<problem>`` and ``_a<attempt>`` for a later attempt."""
+    out = f"s{session}" + (f"_{task}" if task else "")
+    if problem is not None:
+        out += f"_{problem}" + (f"_a{attempt}" if attempt > 1 else "")
+    return out
+
+
+def _problem_cells(trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
+                   n_people: int) -> dict[str, ColumnData]:  # fmt: skip
+    """Each (session, task, problem, attempt) and measure as a column, each participant's
+    last value under each name."""
     problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
     attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
     session = np.asarray(trials["session"].values, np.int64)[keep]
-    # Each trial's stem, made once per distinct (problem, attempt, session).
-    triples, which = np.unique(np.c_[problem, attempt, session], axis=0, return_inverse=True)
+    proto = trials["protocol"] if "protocol" in trials.names else None
+    task = (np.asarray(proto.values, np.int64)[keep] if proto is not None
+            else np.zeros(len(problem), np.int64))  # fmt: skip
+    tasks = proto.categories if proto is not None else [""]
+    # Each trial's stem, made once per distinct (problem, attempt, session, task).
+    quads, which = np.unique(np.c_[problem, attempt, session, task], axis=0, return_inverse=True)
     names = trials["problem_id"].categories
-    stems = [f"s{s}_{names[p]}" + (f"_a{a}" if a > 1 else "") for p, a, s in triples.tolist()]
-    who = trials["participant"]
-    codes = np.asarray(who.values, np.int64)[keep]
-    first = dict.fromkeys(codes.tolist())  # participants in order of appearance
-    people = [who.categories[c] for c in first]
-    rank_of = np.full(len(who.categories), -1, np.int64)
-    rank_of[list(first)] = np.arange(len(people))
+    stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
+    codes = np.asarray(trials["participant"].values, np.int64)[keep]
     rank = rank_of[codes]
     order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
     trial_stem = np.asarray(which).ravel()[order]
@@ -97,10 +202,9 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
     col_measure = np.array([measure[name] for name in columns], np.int64)
     shown = col_measure[cell_col] == np.arange(m)
     values = np.column_stack([trials[w.name].as_float()[keep][order] for w in WIDE_MEASURES])
-    grid = np.full((len(people), len(columns)), np.nan, order="F")
+    grid = np.full((n_people, len(columns)), np.nan, order="F")
     grid[np.repeat(rank[order], m).reshape(-1, m)[shown], cell_col[shown]] = values[shown]
-    out = {"participant": ColumnData.texts(people, plain=True),
-           "simulated": _any_simulated(trials["simulated"], keep, rank, len(people))}  # fmt: skip
+    out = {}
     for k, name in enumerate(columns):
         column = grid[:, k]
         if WIDE_MEASURES[col_measure[k]].type == FLOAT:
@@ -109,7 +213,7 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
             missing = np.isnan(column)
             whole = np.where(missing, 0, column)
             out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
-    return TableData(list(out), out, len(people))
+    return out
 
 
 def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
@@ -122,10 +226,20 @@ def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
 
 
 def _spss_name(name: str) -> str:
+    """A variable name SPSS accepts (letters, digits, ``_``; a letter first; at most 64
+    characters). A longer name keeps its first 55 characters and its end, joined by a
+    short hash of the whole name, so that two long names never become one."""
     out = re.sub(r"[^A-Za-z0-9_]", "_", name)
     if not out[0].isalpha():
         out = "p_" + out
-    return out[:64]
+    if len(out) > _SPSS_NAME_MAX:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+        out = f"{out[:40]}_{digest}_{out[-(_SPSS_NAME_MAX - 48) :]}"
+    return out
+
+
+#: The longest variable name SPSS accepts.
+_SPSS_NAME_MAX = 64
 
 
 def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
@@ -216,7 +330,7 @@ def export(
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    wide = wide_data(scores.table("trials"), scores.conventions)
+    wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
     for name in ("moves", "trials", "sessions", "wide", "copy_moves"):
         path = out / f"{name}.csv"
         write_table(wide if name == "wide" else scores.table(name), path)
