@@ -117,7 +117,8 @@ def deliberate(table: str, column: str, old: dict, new: dict, old_trials: list[d
             old["session"]) and t["complete"] == "false"]  # fmt: skip
     if not void:
         return False
-    assert len(void) == 1 and old["participant"] == "G-cut", void
+    assert len(void) == 1, void
+    assert old["participant"] == "G-cut", void
     cut = void[0]
     if column == "attempts":
         return int(new[column]) == int(old[column]) - 1

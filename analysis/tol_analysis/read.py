@@ -32,6 +32,7 @@ from pyarrow import csv as pacsv
 
 from tol_analysis.arrow import from_numpy, strings, to_numpy
 from tol_tasks.session_data.attempts import Coded
+from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
     CELL_FIX,
     RESAVED_FIX,
@@ -42,7 +43,6 @@ from tol_tasks.session_data.eventlog import (
     events,
     read_event_log,
 )
-from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.identity import SessionKey, task_of
 
 if TYPE_CHECKING:
@@ -512,9 +512,14 @@ def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, s
                         f"text's is {digest[:12]}...): the text was changed after the "
                         "session", SIDECAR_FIX))  # fmt: skip
     source = meta.source
-    if stated and "format" in detail and source is not None and source.sha256:
-        if stated not in source.sha256:
-            out.append((first, f"the sidecar {log.sidecar_path} names the source file(s) "
+    if (
+        stated
+        and "format" in detail
+        and source is not None
+        and source.sha256
+        and (stated not in source.sha256)
+    ):
+        out.append((first, f"the sidecar {log.sidecar_path} names the source file(s) "
                         f"{', '.join(source.files)}, but the log's session_start row gives "
                         f"another source's SHA-256 ({stated[:12]}...)", SIDECAR_FIX))  # fmt: skip
     if every:

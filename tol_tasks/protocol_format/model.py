@@ -434,7 +434,7 @@ class ParticipantField(_Model):
     @model_validator(mode="before")
     @classmethod
     def _plain_text(cls, v: Any) -> Any:
-        if v is None or isinstance(v, (str, int, float)) and not isinstance(v, bool):
+        if v is None or (isinstance(v, (str, int, float)) and not isinstance(v, bool)):
             return {"default": "" if v is None else str(v)}
         return v
 
