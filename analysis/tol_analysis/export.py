@@ -12,12 +12,14 @@ import numpy as np
 
 from tol_analysis.columns import (
     BOOLEAN,
+    Column,
     FLOAT,
     INTEGER,
     MISSING_VALUES,
     PARTICIPANT,
     PRACTICE,
     REFERENCES,
+    SESSION_IDS,
     SESSION_LEVELS,
     STRING,
     TABLES,
@@ -25,9 +27,12 @@ from tol_analysis.columns import (
     WIDE_NAME,
     WIDE_SESSION,
     WIDE_SIMULATED,
+    WIDE_SESSION_NAME,
     level_definition,
     level_name,
+    participant_field,
     wide_definition,
+    wide_session_definition,
 )
 from tol_analysis.conventions import EXPLAINED, Conventions
 from tol_analysis.csvfile import write_table
@@ -242,6 +247,29 @@ def _spss_name(name: str) -> str:
 _SPSS_NAME_MAX = 64
 
 
+def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, str]]:
+    """Each wide.csv column's registry entry and its label (its definition, naming the session
+    task, problem and measure where the name carries them), from the column registry."""
+    fields = {}
+    if sessions is not None:
+        for name in field_names(sessions.names):
+            fields[name] = participant_field(name, sessions[name].kind)
+    out: dict[str, tuple[Column, str]] = {
+        PARTICIPANT.name: (PARTICIPANT, PARTICIPANT.definition),
+        WIDE_SIMULATED.name: (WIDE_SIMULATED, WIDE_SIMULATED.definition),
+        **{name: (c, c.definition) for name, c in fields.items()},
+    }
+    by_suffix = sorted((*WIDE_SESSION, *WIDE_MEASURES), key=lambda c: len(c.name), reverse=True)
+    for name in names:
+        if name in out:
+            continue
+        for c in by_suffix:
+            if name.endswith("_" + c.name):
+                out[name] = (c, f"{name[: -len(c.name) - 1]}: {c.definition}")
+                break
+    return out
+
+
 def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
     """The minimum-move levels k that have ``min{k}_`` columns in a sessions table, in order."""
     names = sessions.names if isinstance(sessions, TableData) else sessions.columns
@@ -259,14 +287,21 @@ def codebook(scores: Scores) -> dict:
     conventions its values depend on.
     """
     tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
+    sessions = scores.table("sessions")
+    fields = [participant_field(n, sessions[n].kind).entry() for n in field_names(sessions.names)]
+    ids = [c["name"] for c in tables["sessions.csv"]].index(SESSION_IDS[-1]) + 1
+    tables["sessions.csv"][ids:ids] = fields
     tables["sessions.csv"] += [
         c.entry(level_name(k, c.name), level_definition(c, k))
-        for k in session_levels(scores.table("sessions"))
+        for k in session_levels(sessions)
         for c in SESSION_LEVELS
     ]
     tables["wide.csv"] = [
         PARTICIPANT.entry(),
         WIDE_SIMULATED.entry(),
+        *fields,
+        {"name": WIDE_SESSION_NAME, "type": STRING, "unit": "",
+         "description": wide_session_definition(), "source": "", "level": "nominal"},
         {"name": WIDE_NAME, "type": "", "unit": "", "description": wide_definition(),
          "source": "", "conventions": sorted({v for m in WIDE_MEASURES for v in m.conventions}
                                              | {PRACTICE})},

@@ -622,7 +622,7 @@ class _Batch:
         rows = self.buf.count(b"\n", start, end)
         warnings = []
         if end < stop:
-            warnings.append(f"{path}: after row {rows}: torn last line ignored (the session "
+            warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
                             "was cut off).")  # fmt: skip
         self.files.append((path, rows, warnings))
         self.size = end

@@ -341,8 +341,7 @@ def read_event_log(path: str | Path) -> EventLogData:
     if not lines:
         lines = [torn] if torn else []  # only a header, cut before its newline
     elif torn:
-        out.warnings.append(f"{p}: after its last whole row: torn last line ignored (the "
-                            "session was cut off).")  # fmt: skip
+        out.warnings.append("")  # said once the last whole row's number is known
     expected = list(columns())
     if not lines or not lines[0].strip():
         raise EventLogError(
@@ -375,6 +374,10 @@ def read_event_log(path: str | Path) -> EventLogData:
     records = out.records
     with gc_paused():
         _parse_rows(p, lines, width, records, out.warnings, delimiter, out.resaved)
+        if "" in out.warnings:
+            last = int(records[-1][0]) if records else 0
+            out.warnings[out.warnings.index("")] = (
+                f"{p}: row {last + 1}: torn last line ignored (the session was cut off).")
         if out.version != EVENT_LOG_VERSION:
             _widen(records, header, expected)
     return out
@@ -405,8 +408,9 @@ def _decode(p: Path, raw: bytes, resaved: list[str]) -> str:
             text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EventLogError(
-            f"{p}: not a tol-tasks event log: not UTF-8 text at byte {exc.start} (a file "
-            "saved by a spreadsheet in a legacy encoding, or not a log).", where=str(p),
+            f"{p}: not a tol-tasks event log: not {exc.encoding.upper()} text at byte "
+            f"{exc.start} (a file saved by a spreadsheet in a legacy encoding, or not a log).",
+            where=str(p),
             field="encoding", value=exc.encoding, fix=RESAVED_FIX,
         ) from None  # fmt: skip
     if "\r\n" in text:
