@@ -159,10 +159,10 @@ class OutputFolder:
                 f"--output {folder} cannot be {what}.", where=where, field="--output",
                 value=where, fix="choose a folder you can write to, or ask for write access.",
             )  # fmt: skip
-        folder.mkdir(parents=True, exist_ok=True)
-        self.linked = _links_work(folder)
-        self._take_lock()
-        self.clean()
+        self.linked = _links_work(existing)  # nothing is made before scoring succeeds
+        if folder.is_dir():
+            self._take_lock()
+            self.clean()
         manifest = self.manifest()
         earlier = manifest.get("top", []) if manifest else []
         foreign = self._not_ours(manifest)
@@ -287,8 +287,11 @@ class OutputFolder:
 
     # ------------------------------------------------------------------ writing
     def staging(self) -> Path:
-        """A new, empty run folder to write the new outputs in."""
+        """A new, empty run folder to write the new outputs in (the output folder is made
+        now, if missing)."""
         self.state.mkdir(parents=True, exist_ok=True)
+        if self._lock is None:
+            self._take_lock()
         stamp = time.strftime("%Y%m%dT%H%M%S")
         run = Path(tempfile.mkdtemp(prefix=f"run-{stamp}-", dir=self.state))
         mask = os.umask(0)

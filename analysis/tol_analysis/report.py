@@ -281,7 +281,7 @@ def write_reports(
                              & (scores.moves["session"] == key[1])]  # fmt: skip
         levels = sorted(
             int(m.group(1)) for c in scores.sessions.columns
-            if (m := _LEVEL.match(c)) and (row[c] or 0) > 0
+            if (m := _LEVEL.match(c)) and not pd.isna(row[c]) and row[c] > 0
         )  # fmt: skip
         measures = [
             {"key": m, "overall": _show(row.get(m)),
