@@ -162,11 +162,38 @@ PROTOCOL = Column(
     "its own. Empty when the log names none.",
     source="tol-tasks (one session identity: tol_tasks.session_data.identity)",
 )
-VOID_DEFINITION = (
-    "cut off (the session was interrupted, aborted or crashed during the "
-    "attempt, before its end): kept in moves.csv and trials.csv, left out of "
-    "every session total and mean, of the levels and of wide.csv"
-)
+#: The rules that keep void, missing and failed apart, each said once (in the codebook's
+#: ``rules``, with its source); column definitions name them.
+RULES = {
+    "void": (
+        "An attempt cut off before its end (the session was interrupted, aborted or crashed "
+        "during it; after a resume the problem is given again) is void: it is kept in "
+        "moves.csv and trials.csv, marked (void = true, outcome = void), and left out of "
+        "every session total and mean, of the levels, of wide.csv and of the reports.",
+        "tol-tasks: the event log's contract (an attempt ends with its trial_end row)",
+    ),
+    "missing": (
+        "A problem of the protocol never given (the session was aborted or cut off before "
+        "it, or the discontinue rule ended its block) is missing, not failed: it counts in "
+        "problems_missing with its reason (missing_reason), never in problems, attempts or "
+        "any score; its wide.csv cells are empty.",
+        "tol-tasks; the discontinue rule as the protocol states it",
+    ),
+    "failed": (
+        "An attempt that ended unsolved (its time or move limit, or another end) is failed "
+        "(outcome = failed): it counts in attempts and is charged by the scores that charge "
+        "failures: not solved (Shallice 1982), not solved in the minimum (Owen et al. 1990; "
+        "Cambridge Cognition SOC), an item scoring 0 (Pearson D-KEFS FAQ), 20 moves charged "
+        "(Culbertson & Zillmer 2005).",
+        "Shallice 1982; Owen et al. 1990; Culbertson & Zillmer 2005; Pearson D-KEFS FAQ",
+    ),
+    "levels": (
+        "A minimum-move level the session never gave has empty min<k>_ columns, never 0.",
+        "tol-tasks",
+    ),
+}
+
+VOID_DEFINITION = "cut off before its end (the codebook's rule 'void')"
 BLOCK = Column("block", STRING, "Block name ('practice' for practice problems).")
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
 ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tol_analysis.cells import ESCAPE_NOTE
 from tol_analysis.columns import (
     BOOLEAN,
     Column,
@@ -19,6 +20,7 @@ from tol_analysis.columns import (
     PARTICIPANT,
     PRACTICE,
     REFERENCES,
+    RULES,
     SESSION_IDS,
     SESSION_LEVELS,
     STRING,
@@ -311,6 +313,8 @@ def codebook(scores: Scores) -> dict:
         "conventions": scores.conventions.as_dict(),
         "conventions_explained": dict(EXPLAINED),
         "missing_values": MISSING_VALUES,
+        "text_cells": ESCAPE_NOTE,
+        "rules": {k: {"rule": text, "source": source} for k, (text, source) in RULES.items()},
         "tables": tables,
         "references": REFERENCES,
     }
@@ -321,6 +325,13 @@ def codebook_markdown(book: dict) -> str:
     for k, v in book["conventions"].items():
         lines.append(f"- `{k}` = `{v}`: {book['conventions_explained'][k]}")
     lines += ["", f"Missing values: {book['missing_values']}.", ""]
+    if book.get("text_cells"):
+        lines += [f"Text cells: {book['text_cells']}.", ""]
+    if book.get("rules"):
+        lines += ["## Rules: void, missing and failed", ""]
+        lines += [f"- **{k}**: {r['rule']} (source: {r['source']})"
+                  for k, r in book["rules"].items()]  # fmt: skip
+        lines.append("")
     for table, cols in book["tables"].items():
         lines += [
             f"## {table}",

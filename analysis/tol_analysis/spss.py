@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tol_analysis.cells import safe_text
 from tol_analysis.columns import SESSION_START, TRIALS, Column
 from tol_analysis.score import Scores
 
@@ -69,7 +70,7 @@ def _sav_frame(df: pd.DataFrame, columns: dict[str, Column]) -> tuple[pd.DataFra
             frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
         elif col.type == "string":
             frame[name] = frame[name].astype("object").where(frame[name].notna(), "")
-            frame[name] = frame[name].map(str)
+            frame[name] = frame[name].map(str).map(safe_text)
         if col.value_labels:
             value_labels[name] = col.value_labels
         levels[name] = col.spss_level
