@@ -141,7 +141,9 @@ def test_two_different_logs_of_one_session_are_refused_naming_both(tmp_path):
     # --skip-bad leaves both out, says so, and scores the rest
     code, out, err = tol_score(data, "--output", tmp_path / "out", "--skip-bad")
     assert code == 0, err
-    assert "skipped: participant 'INC' session 1, task london-shallice is in 2 different logs" in err
+    assert (
+        "skipped: participant 'INC' session 1, task london-shallice is in 2 different logs" in err
+    )
     assert [r["participant"] for r in rows(tmp_path / "out" / "sessions.csv")] == [
         "G-hanoi-classic"
     ]
@@ -202,7 +204,9 @@ def test_verify_reports_two_different_logs_and_copies(tmp_path):
     shutil.copy(data / "a.csv", data / "a-copy.csv")
     code, out, _ = tol_score("--verify", data)
     assert code == 1
-    assert "PROBLEM  participant 'INC' session 1, task london-shallice is in 2 different logs" in out
+    assert (
+        "PROBLEM  participant 'INC' session 1, task london-shallice is in 2 different logs" in out
+    )
     assert f"PROBLEM  {data / 'a-copy.csv'}: an identical copy" in out
 
 

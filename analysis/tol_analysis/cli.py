@@ -214,17 +214,22 @@ def _score(args, out: outputs.OutputFolder) -> int:
 
 def bids_notes(scores, args) -> list[str]:
     """What --bids left out, said after writing."""
-    if not args.bids or args.bids_include_simulated:
+    if not args.bids:
         return []
-    from tol_analysis.bids import simulated_sessions
+    from tol_analysis.bids import bids_sessions, simulated_sessions
 
-    left = simulated_sessions(scores)
-    if not left:
-        return []
-    shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
-    return [f"left out of bids/: {len(left)} simulated session(s) ({shown}"
-            f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
-            "--bids-include-simulated to put them in, marked."]  # fmt: skip
+    out = []
+    left = [] if args.bids_include_simulated else simulated_sessions(scores)
+    if left:
+        shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
+        out.append(f"left out of bids/: {len(left)} simulated session(s) ({shown}"
+                   f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
+                   "--bids-include-simulated to put them in, marked.")  # fmt: skip
+    if bids_sessions(scores, args.bids_include_simulated).empty:
+        out.append("bids/ not written: no session to put in it (a BIDS dataset needs one "
+                   "participant at least); pass --bids-include-simulated to put simulated "
+                   "sessions in, marked.")  # fmt: skip
+    return out
 
 
 def _fail(text: str) -> int:

@@ -13,7 +13,6 @@ import numpy as np
 from tol_analysis.cells import ESCAPE_NOTE
 from tol_analysis.columns import (
     BOOLEAN,
-    Column,
     FLOAT,
     INTEGER,
     MISSING_VALUES,
@@ -28,8 +27,9 @@ from tol_analysis.columns import (
     WIDE_MEASURES,
     WIDE_NAME,
     WIDE_SESSION,
-    WIDE_SIMULATED,
     WIDE_SESSION_NAME,
+    WIDE_SIMULATED,
+    Column,
     level_definition,
     level_name,
     participant_field,

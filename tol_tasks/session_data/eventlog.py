@@ -377,7 +377,8 @@ def read_event_log(path: str | Path) -> EventLogData:
         if "" in out.warnings:
             last = int(records[-1][0]) if records else 0
             out.warnings[out.warnings.index("")] = (
-                f"{p}: row {last + 1}: torn last line ignored (the session was cut off).")
+                f"{p}: row {last + 1}: torn last line ignored (the session was cut off)."
+            )
         if out.version != EVENT_LOG_VERSION:
             _widen(records, header, expected)
     return out
