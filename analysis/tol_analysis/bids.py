@@ -163,8 +163,20 @@ def _sessions_files(root: Path, visits: dict[str, dict[int, dict]]) -> list[Path
                 v = sessions[n]
                 w.writerow([f"ses-{n}", v["acq_time"] or "n/a",
                             safe_text("; ".join(v["tasks"]))])  # fmt: skip
-        out.append(path)
+        side = path.with_suffix(".json")
+        side.write_text(json.dumps(SESSIONS_COLUMNS, indent=2) + "\n", "utf-8")
+        out += [path, side]
     return out
+
+
+#: The columns of each sub-<id>_sessions.tsv, described for BIDS.
+SESSIONS_COLUMNS = {
+    "acq_time": {"Description": "When the session began, on the clock where it was recorded "
+                 "(from the sidecar)."},
+    "tasks": {"Description": "Each task (protocol) of the session and how it ended: completed, "
+              "aborted (the session was stopped) or incomplete (cut off). An attempt cut off "
+              "is void: in the _beh.tsv files, but in no score."},
+}  # fmt: skip
 
 
 def _write_tsv(df: pd.DataFrame, path: Path) -> None:
