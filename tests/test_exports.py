@@ -211,8 +211,12 @@ def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp
                 assert a is None or (isinstance(a, float) and math.isnan(a)), col
             else:
                 assert a == pytest.approx(b, abs=1e-5), col
-    assert wmeta.column_names_to_labels["s1_t1_moves"].startswith("s1_t1: ")
-    assert wmeta.variable_value_labels["s1_t1_solved"] == {0.0: "no", 1.0: "yes"}
+    assert wmeta.column_names_to_labels["s1_tiny_tol_t1_moves"].startswith("s1_tiny_tol_t1: ")
+    assert wmeta.variable_value_labels["s1_tiny_tol_t1_solved"] == {0.0: "no", 1.0: "yes"}
+    # what describes each session task, and the typed participant fields (issue 30)
+    assert wmeta.column_names_to_labels["s1_tiny_tol_status"].startswith("s1_tiny_tol: ")
+    assert wmeta.readstat_variable_types["age"] == "double"
+    assert wmeta.readstat_variable_types["handedness"] == "string"
 
 
 def test_spss_without_pyreadstat_says_how_to_install(tmp_path):
