@@ -216,7 +216,6 @@ def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp
     # what describes each session task, and the typed participant fields (issue 30)
     assert wmeta.column_names_to_labels["s1_tiny_tol_status"].startswith("s1_tiny_tol: ")
     assert wmeta.readstat_variable_types["age"] == "double"
-    assert wmeta.readstat_variable_types["handedness"] == "string"
 
 
 def test_spss_without_pyreadstat_says_how_to_install(tmp_path):
