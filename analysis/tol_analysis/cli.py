@@ -116,7 +116,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _verify(args.inputs)
     if args.output is None:
         parser.error("--output is required (or use --verify)")
-    out = outputs.OutputFolder(args.output, args.inputs, args.replace)
+    out = outputs.OutputFolder(args.output, args.inputs, args.replace,
+                               outputs.writes(args.plots, args.report, args.bids, args.spss))
     try:
         return _score(args, out)
     finally:

@@ -113,12 +113,18 @@ class OutputFolder:
         The logs and folders scored (the output folder must not overlap them).
     replace : bool
         Whether earlier outputs recorded in the folder may be replaced.
+    writes : sequence of str, optional
+        The names this scoring may write at the top of the folder (default: every name
+        tol-score writes); a file of the lab's with another of tol-score's names is left
+        alone.
     """
 
-    def __init__(self, folder: str | Path, inputs=(), replace: bool = False) -> None:
+    def __init__(self, folder: str | Path, inputs=(), replace: bool = False,
+                 writes=OUR_NAMES) -> None:  # fmt: skip
         self.folder = Path(folder)
         self.inputs = [Path(p) for p in inputs]
         self.replace = replace
+        self.writes = set(writes) | {MANIFEST}
         self.state = self.folder / STATE
         self.linked = True
         self._lock = None
@@ -210,11 +216,11 @@ class OutputFolder:
             )  # fmt: skip
 
     def _not_ours(self, manifest: dict | None) -> list[str]:
-        """Names at the top that tol-score may write but no manifest names (or that are not
-        tol-score's links)."""
+        """Names at the top that this scoring may write but no manifest names (or that are
+        not tol-score's links)."""
         ours = set(manifest.get("top", [])) if manifest else set()
         out = []
-        for name in OUR_NAMES:
+        for name in (n for n in OUR_NAMES if n in self.writes):
             p = self.folder / name
             if not (p.exists() or p.is_symlink()):
                 continue
@@ -428,6 +434,15 @@ def _writable(folder: Path) -> bool:
     except OSError:
         return False
     return True
+
+
+def writes(plots: bool = False, report: bool = False, bids: bool = False,
+           spss: bool = False) -> list[str]:
+    """The names a scoring with these outputs may write at the top of its folder."""
+    spss_files = ("wide.sav", "trials.sav")
+    names = [n for n in OUTPUT_FILES if spss or n not in spss_files]
+    names += [f for f, asked in (("plots", plots), ("reports", report), ("bids", bids)) if asked]
+    return [*names, MANIFEST]
 
 
 def check_output(folder: Path, replace: bool = False, inputs=()) -> list[str]:
