@@ -127,12 +127,13 @@ def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, Col
         for k in np.flatnonzero(have)[::-1].tolist():  # the first session's value wins
             first[rank[k]] = k
         take = np.maximum(first, 0)
+        safe = _spss_name(name)  # wide.csv's names are SPSS variable names
         if col.kind == STRING:
             codes = np.where(first >= 0, np.asarray(col.values, np.int64)[take], -1)
-            out[name] = ColumnData(STRING, codes, categories=col.categories)
+            out[safe] = ColumnData(STRING, codes, categories=col.categories)
         else:
             values = np.where(first >= 0, col.as_float()[take], np.nan)
-            out[name] = (ColumnData(FLOAT, values) if col.kind == FLOAT else
+            out[safe] = (ColumnData(FLOAT, values) if col.kind == FLOAT else
                          ColumnData(col.kind, np.nan_to_num(values).astype(np.int64),
                                     first < 0))  # fmt: skip
     return out
@@ -255,7 +256,7 @@ def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, 
     fields = {}
     if sessions is not None:
         for name in field_names(sessions.names):
-            fields[name] = participant_field(name, sessions[name].kind)
+            fields[_spss_name(name)] = participant_field(name, sessions[name].kind)
     out: dict[str, tuple[Column, str]] = {
         PARTICIPANT.name: (PARTICIPANT, PARTICIPANT.definition),
         WIDE_SIMULATED.name: (WIDE_SIMULATED, WIDE_SIMULATED.definition),
