@@ -95,10 +95,15 @@ def session_info(log, status: str, discontinued: tuple[str, ...], simulated: boo
     lp = _protocol(proto, plans)
     if lp is not None:
         _, blocks = lp.form_for(log.participant, log.session)
-        problems = [p for i in blocks for p in lp.block_problems(i)]
-        if conv.include_practice:
-            problems = lp.practice_problems() + problems
-        info.planned = tuple(dict.fromkeys((p.block, p.id) for p in problems))
+        key = (proto.sha256, tuple(blocks), conv.include_practice)
+        if key not in plans:  # each form's problems listed once
+            model = lp.model
+            problems = [(model.blocks[i].name, p.id) for i in blocks
+                        for p in model.blocks[i].problems]  # fmt: skip
+            if conv.include_practice:
+                problems = [("practice", p.id) for p in model.practice.problems] + problems
+            plans[key] = tuple(dict.fromkeys(problems))
+        info.planned = plans[key]
     declared = lp.model.participant_fields if lp is not None else {}
     for name, value in (meta.extra_fields or {}).items():
         text = "" if value is None else str(value)
