@@ -170,3 +170,38 @@ def test_a_kill_at_any_instant_of_a_replacement_leaves_one_complete_set(tmp_path
 @pytest.mark.slow
 def test_fifty_kills_of_a_replacement_each_leave_one_complete_set(tmp_path):
     _kills(tmp_path, 50, seed=3030)
+
+
+def test_without_symbolic_links_the_outputs_are_replaced_one_by_one_and_only_ours(tmp_path):
+    # Where the file system has no symbolic links (Windows without developer mode), the same
+    # manifest decides what is replaced; the outputs are plain files.
+    from tol_analysis.export import export
+    from tol_analysis.outputs import OutputFolder
+    from tol_analysis.read import find_logs, read_session
+    from tol_analysis.score import score_sessions
+
+    out = tmp_path / "out"
+
+    def write(*names):
+        data = _data(tmp_path / "-".join(names), *names)
+        folder = OutputFolder(out, [data], replace=True)
+        folder.check()
+        folder.linked = False  # as _links_work finds on such a file system
+        run = folder.staging()
+        written = export(score_sessions(read_session(p) for p in find_logs([data])), run,
+                         bids=True, bids_simulated=True)  # fmt: skip
+        done = folder.commit(run, written, [data])
+        folder.release()
+        return done
+
+    write("demo")
+    assert not (out / "trials.csv").is_symlink()
+    (out / "bids" / "notes.txt").write_text("the lab's")
+    (out / "letter.docx").write_text("a letter")
+    done = write("hanoi-classic")
+    assert "letter.docx" in done.left_alone
+    assert (out / "bids" / "notes.txt").read_text() == "the lab's"
+    assert {r["participant"] for r in read_csv(out / "sessions.csv")} == {"G-hanoi-classic"}
+    assert not (out / "bids" / "sub-Gdemo").exists()  # the earlier set's files, gone
+    assert json.loads((out / MANIFEST).read_text())["files"]
+    assert not [p for p in (out / STATE).iterdir() if p.name.startswith("run-")]

@@ -183,8 +183,8 @@ RULES = {
         "An attempt that ended unsolved (its time or move limit, or another end) is failed "
         "(outcome = failed): it counts in attempts and is charged by the scores that charge "
         "failures: not solved (Shallice 1982), not solved in the minimum (Owen et al. 1990; "
-        "Cambridge Cognition SOC), an item scoring 0 (Pearson D-KEFS FAQ), 20 moves charged "
-        "(Culbertson & Zillmer 2005).",
+        f"Cambridge Cognition SOC), an item scoring 0 (Pearson D-KEFS FAQ), {TOLDX_MOVES} "
+        "moves charged (Culbertson & Zillmer 2005).",
         "Shallice 1982; Owen et al. 1990; Culbertson & Zillmer 2005; Pearson D-KEFS FAQ",
     ),
     "levels": (
