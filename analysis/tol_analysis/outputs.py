@@ -117,16 +117,19 @@ class OutputFolder:
         The names this scoring may write at the top of the folder (default: every name
         tol-score writes); a file of the lab's with another of tol-score's names is left
         alone.
+    links : bool, optional
+        Whether the outputs are links into run folders (swapped atomically) or plain
+        files; by default, links where the file system can make them.
     """
 
     def __init__(self, folder: str | Path, inputs=(), replace: bool = False,
-                 writes=OUR_NAMES) -> None:  # fmt: skip
+                 writes=OUR_NAMES, links: bool | None = None) -> None:  # fmt: skip
         self.folder = Path(folder)
         self.inputs = [Path(p) for p in inputs]
         self.replace = replace
         self.writes = set(writes) | {MANIFEST}
         self.state = self.folder / STATE
-        self.linked = True
+        self.linked = links
         self._lock = None
 
     # ------------------------------------------------------------------ before scoring
@@ -165,7 +168,8 @@ class OutputFolder:
                 f"--output {folder} cannot be {what}.", where=where, field="--output",
                 value=where, fix="choose a folder you can write to, or ask for write access.",
             )  # fmt: skip
-        self.linked = _links_work(existing)  # nothing is made before scoring succeeds
+        if self.linked is None:
+            self.linked = _links_work(existing)  # nothing is made before scoring succeeds
         if folder.is_dir():
             self._take_lock()
             self.clean()
