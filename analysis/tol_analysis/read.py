@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -238,7 +239,7 @@ class SessionLog:
     sidecar_path: Path | None = None
     sidecar_error: str | None = None
 
-    @property
+    @cached_property
     def task(self) -> str:
         """The task (protocol) the log's session_start row names
         (:func:`tol_tasks.session_data.identity.task_of`; empty when none)."""
@@ -253,11 +254,11 @@ class SessionLog:
     def n_events(self) -> int:
         return self.data.n
 
-    @property
+    @cached_property
     def participant(self) -> str:
         return self.data.cell("participant", 0) if self.data.n else ""
 
-    @property
+    @cached_property
     def session(self) -> int:
         text = self.data.cell("session", 0) if self.data.n else ""
         return int(text) if text.isdigit() else 0
@@ -348,8 +349,6 @@ def _looks_like_a_log(path: Path) -> bool:
     """Whether a CSV file found in a folder is (or was meant to be) an event log: by its
     header, or because the sidecar beside it names it (a log a spreadsheet re-saved, whose
     header no longer reads as a log's: reading it says what became of it)."""
-    if _named_by_sidecar(path):
-        return True
     try:
         with path.open("rb") as f:
             head = f.readline(65536)
@@ -362,7 +361,7 @@ def _looks_like_a_log(path: Path) -> bool:
     if names[:1] == ["row"]:
         return True
     ours = set(columns())
-    return len(ours & set(names)) * 2 > len(ours)
+    return len(ours & set(names)) * 2 > len(ours) or _named_by_sidecar(path)
 
 
 def _named_by_sidecar(path: Path) -> bool:

@@ -369,7 +369,7 @@ def _moves_table(problems, who: tuple, of_trial: np.ndarray) -> tuple[int, dict]
         before = np.where(r.first, len(space.texts) + np.asarray(start.codes)[g], r.before)
         parts.append((r.rows, {
             "participant": Coded(of_trial[g], participant), "session": session[of_trial[g]],
-            "protocol": Coded(of_trial[g], protocol),
+            "protocol": _per_log(protocol, of_trial, g),
             "block": _per_move(cols["block"], g), "trial": cols["trial"][g],
             "attempt": cols["attempt"][g], "problem_id": _per_move(cols["problem_id"], g),
             "move_index": m.move_index, "piece": Coded(r.piece, list(space.piece_texts())),
@@ -381,6 +381,13 @@ def _moves_table(problems, who: tuple, of_trial: np.ndarray) -> tuple[int, dict]
             "revisit": m.revisit, "void": void[g],
         }))  # fmt: skip
     return _in_row_order(parts, MOVES.names)
+
+
+def _per_log(texts: list[str], of_trial: np.ndarray, group: np.ndarray) -> Coded | str:
+    """A per-log text for each move (one text when every log of the batch has it)."""
+    if len(set(texts)) == 1:
+        return texts[0]
+    return Coded(of_trial[group], texts)
 
 
 def _per_move(per_attempt: Coded, group: np.ndarray) -> Coded:

@@ -73,7 +73,7 @@ class SessionInfo:
 
     @property
     def key(self) -> tuple[str, int, str]:
-        return self.participant, self.session, self.protocol
+        return (self.participant, self.session, self.protocol)
 
 
 def session_info(log, status: str, discontinued: tuple[str, ...], simulated: bool | None,
@@ -259,12 +259,17 @@ def _missing(trials: TableData, keep: np.ndarray, group: np.ndarray,
              sessions: list[SessionInfo]) -> tuple[np.ndarray, np.ndarray, list]:  # fmt: skip
     """Per session: the problems the protocol plans, those never given, and why."""
     n = len(sessions)
-    block, pid = trials["block"], trials["problem_id"]
-    pairs = np.c_[group, np.asarray(block.values, np.int64)[keep],
-                  np.asarray(pid.values, np.int64)[keep]]  # fmt: skip
     given: list[set] = [set() for _ in range(n)]
-    for g, b, p in (np.unique(pairs, axis=0) if len(pairs) else pairs).tolist():
-        given[g].add((block.categories[b], pid.categories[p]))
+    if any(s.planned is not None for s in sessions):  # else nothing is known to be missing
+        block, pid = trials["block"], trials["problem_id"]
+        width = len(pid.categories) + 1
+        problem = (np.asarray(block.values, np.int64) * width + np.asarray(pid.values))[keep]
+        low = int(problem.min()) if len(problem) else 0
+        keys, span = _pair_keys(group, problem)
+        for key in np.unique(keys).tolist():
+            g, code = divmod(key, span)
+            b, p = divmod(code + low, width)
+            given[g].add((block.categories[b], pid.categories[p]))
     planned, missing = np.full(n, np.nan), np.full(n, np.nan)
     reasons: list[str | None] = [None] * n
     for k, s in enumerate(sessions):
