@@ -423,7 +423,9 @@ def _in_row_order(parts: list, names: list[str]) -> tuple[int, dict]:
     merged = {}
     for name in parts[0][1]:
         values = [cols[name] for _, cols in parts]
-        if isinstance(values[0], Coded):
+        if isinstance(values[0], str):  # one text for every row (see _per_log)
+            merged[name] = values[0]
+        elif isinstance(values[0], Coded):
             texts = [list(v.values) for v in values]
             offsets = np.cumsum([0] + [len(t) for t in texts[:-1]])
             codes = np.concatenate([np.asarray(v.codes) + o for v, o in
