@@ -147,7 +147,7 @@ def test_a_log_resaved_by_libreoffice_is_read_as_saved_with_a_warning(tmp_path, 
     shutil.copy(saved, data / "demo.csv")
     shutil.copy(src.with_suffix(".json"), data / "demo.json")  # its sidecar names it
     raw = (data / "demo.csv").read_bytes()
-    assert (raw.startswith(b"\xff\xfe") if "UTF-16" in how else b";" in raw.split(b"\n")[0])
+    assert raw.startswith(b"\xff\xfe") if "UTF-16" in how else b";" in raw.split(b"\n")[0]
     code, out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
     assert "not an event log" not in err  # never left out as another CSV file

@@ -44,7 +44,9 @@ def _visit(folder: Path) -> list[Path]:
     out = []
     for name in ("V01-hanoi.csv", "V01-london.csv"):
         for suffix in (".csv", ".json"):
-            shutil.copy(SESSIONS / name.replace(".csv", suffix), folder / name.replace(".csv", suffix))
+            shutil.copy(
+                SESSIONS / name.replace(".csv", suffix), folder / name.replace(".csv", suffix)
+            )
         out.append(folder / name)
     return out
 
@@ -67,8 +69,13 @@ def test_a_visit_with_a_hanoi_and_a_london_protocol_scores_both_side_by_side(tmp
     assert wide["s1_trust_hanoi_t3_solved"] == "1"
     assert wide["s1_trust_london_s02_solved"] == "1"
     assert wide["s1_trust_hanoi_status"] == wide["s1_trust_london_status"] == "completed"
-    beh = sorted(p.name for p in (tmp_path / "out" / "bids" / "sub-V01" / "ses-1" / "beh").glob("*.tsv"))
-    assert beh == ["sub-V01_ses-1_task-trusthanoi_beh.tsv", "sub-V01_ses-1_task-trustlondon_beh.tsv"]
+    beh = sorted(
+        p.name for p in (tmp_path / "out" / "bids" / "sub-V01" / "ses-1" / "beh").glob("*.tsv")
+    )
+    assert beh == [
+        "sub-V01_ses-1_task-trusthanoi_beh.tsv",
+        "sub-V01_ses-1_task-trustlondon_beh.tsv",
+    ]
     (visit,) = read_csv(tmp_path / "out" / "bids" / "sub-V01" / "sub-V01_sessions.tsv", "\t")
     assert visit["tasks"] == "trusthanoi: completed; trustlondon: completed"
     code, out, _ = tol_score("--verify", tmp_path / "data")

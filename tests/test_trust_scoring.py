@@ -119,7 +119,10 @@ def test_a_discontinued_block_leaves_its_last_problems_missing_with_the_reason(s
     raw = raw_attempts(scored / "data" / "R01-london.csv")
     hard = [a for a in raw if a["block"] == "hard" and not a["void"]]
     assert [(a["problem"], a["solved"]) for a in hard] == [
-        ("h3", True), ("h7a", False), ("h7b", False)]  # two failures in a row: discontinued
+        ("h3", True),
+        ("h7a", False),
+        ("h7b", False),
+    ]  # two failures in a row: discontinued
     session = _session(scored, "R01", "trust-london")
     assert (session["problems_planned"], session["problems_missing"]) == ("8", "1")
     assert session["missing_reason"] == "discontinue rule (block hard)"

@@ -48,8 +48,14 @@ def test_sessions_csv_says_when_what_and_who_for_each_session_task(scored):
         assert (r["start_date"], r["start_time"]) == (date, time)
         assert r["protocol_version"] == meta["protocol"]["version"]
         assert r["status"] == meta["status"]
-        assert r["recorder"] == f"{meta['recorder']['name']} {meta['recorder']['version']} (PsychoPy {meta['software']['psychopy']})"
-        assert (r["age"], r["group"]) == (meta["extra_fields"]["age"], meta["extra_fields"]["group"])
+        assert (
+            r["recorder"]
+            == f"{meta['recorder']['name']} {meta['recorder']['version']} (PsychoPy {meta['software']['psychopy']})"
+        )
+        assert (r["age"], r["group"]) == (
+            meta["extra_fields"]["age"],
+            meta["extra_fields"]["group"],
+        )
 
 
 def test_wide_csv_holds_the_fields_and_each_session_tasks_description(scored):
@@ -71,7 +77,9 @@ def test_wide_sav_labels_every_column_from_the_registry(scored):
     labels = meta.column_names_to_labels
     assert all(labels.values()), [n for n, v in labels.items() if not v]
     for c in WIDE_SESSION:
-        assert labels[f"s1_trust_london_{c.name}"].startswith(f"s1_trust_london: {c.definition[:30]}")
+        assert labels[f"s1_trust_london_{c.name}"].startswith(
+            f"s1_trust_london: {c.definition[:30]}"
+        )
     assert meta.readstat_variable_types["age"] == "double"  # declared an integer
     assert meta.readstat_variable_types["group"] == "string"  # declared a choice
 

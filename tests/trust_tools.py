@@ -196,8 +196,14 @@ def write_log(path: Path, problems: list[dict], participant: str = "W01",
 
 
 # ----------------------------------------------------------------- copies of real sessions
-def place(folder: Path, name: str, new: str | None = None, source: Path = GOLDEN,
-          sidecar: dict | None = None, **changes) -> Path:
+def place(
+    folder: Path,
+    name: str,
+    new: str | None = None,
+    source: Path = GOLDEN,
+    sidecar: dict | None = None,
+    **changes,
+) -> Path:
     """Copy a recorded session (log and sidecar) into ``folder`` as ``new``, with cells of
     every row changed (``changes``) and the sidecar updated with ``sidecar``."""
     folder.mkdir(parents=True, exist_ok=True)

@@ -116,8 +116,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _verify(args.inputs)
     if args.output is None:
         parser.error("--output is required (or use --verify)")
-    out = outputs.OutputFolder(args.output, args.inputs, args.replace,
-                               outputs.writes(args.plots, args.report, args.bids, args.spss))
+    out = outputs.OutputFolder(
+        args.output,
+        args.inputs,
+        args.replace,
+        outputs.writes(args.plots, args.report, args.bids, args.spss),
+    )
     try:
         return _score(args, out)
     finally:

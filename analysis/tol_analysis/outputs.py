@@ -61,6 +61,9 @@ STATE = ".tol-score"
 #: The link (inside :data:`STATE`) naming the run folder in use.
 CURRENT = "current"
 
+#: The prefix of the folders tol-score makes to try what a folder allows (removed at once).
+_PROBE = ".tol-score-check-"
+
 #: The option that replaces earlier outputs (said in every message about them).
 REPLACE_OPTION = "--replace"
 
@@ -93,7 +96,7 @@ class Committed:
 
 def _links_work(folder: Path) -> bool:
     """Whether symbolic links can be made in ``folder`` (tried)."""
-    probe = Path(tempfile.mkdtemp(prefix=".tol-score-check-", dir=folder))
+    probe = Path(tempfile.mkdtemp(prefix=_PROBE, dir=folder))
     try:
         os.symlink("target", probe / "link")
         return True
@@ -263,6 +266,10 @@ class OutputFolder:
             if p.is_symlink() and self._is_our_link(p) and not p.exists():
                 p.unlink()
                 removed.append(name)
+        for probe in self.folder.glob(f"{_PROBE}*"):  # a check killed half-way (not one
+            if time.time() - probe.lstat().st_mtime > 60:  # another run is making now)
+                shutil.rmtree(probe, ignore_errors=True)
+                removed.append(probe.name)
         return removed
 
     def _current_run(self) -> str | None:
@@ -434,14 +441,15 @@ def _writable(folder: Path) -> bool:
     if not os.access(folder, os.W_OK | os.X_OK):
         return False
     try:
-        os.rmdir(tempfile.mkdtemp(prefix=".tol-score-check-", dir=folder))
+        os.rmdir(tempfile.mkdtemp(prefix=_PROBE, dir=folder))
     except OSError:
         return False
     return True
 
 
-def writes(plots: bool = False, report: bool = False, bids: bool = False,
-           spss: bool = False) -> list[str]:
+def writes(
+    plots: bool = False, report: bool = False, bids: bool = False, spss: bool = False
+) -> list[str]:
     """The names a scoring with these outputs may write at the top of its folder."""
     spss_files = ("wide.sav", "trials.sav")
     names = [n for n in OUTPUT_FILES if spss or n not in spss_files]
