@@ -52,7 +52,7 @@ def _visit(folder: Path) -> list[Path]:
 
 
 def test_a_visit_with_a_hanoi_and_a_london_protocol_scores_both_side_by_side(tmp_path):
-    hanoi, london = _visit(tmp_path / "data")
+    _visit(tmp_path / "data")
     code, out, err = tol_score(tmp_path / "data", "--output", tmp_path / "out", "--bids",
                                "--bids-include-simulated")  # fmt: skip
     assert code == 0, err
@@ -137,7 +137,7 @@ def test_a_restart_on_purpose_and_a_copy_are_told_apart_and_named(tmp_path):
     _visit(data / "hanoi")  # the other task of the visit, V01-london removed below
     (data / "hanoi" / "V01-london.csv").unlink()
     (data / "hanoi" / "V01-london.json").unlink()
-    code, out, err = tol_score(data, "--output", tmp_path / "out")
+    code, _, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
     assert (f"left out: {first}: attempt 1 of participant 'V01' session 1, task trust-london, "
             f"which was started again on purpose as {again} (attempt 2), which is scored.") in err  # fmt: skip

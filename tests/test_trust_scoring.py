@@ -29,7 +29,8 @@ from tests.trust_tools import (
     write_log,
 )
 from tol_analysis.cli import main as tol_score_main
-from tol_analysis.columns import REFERENCES, SESSIONS as SESSION_COLUMNS, headline
+from tol_analysis.columns import REFERENCES, headline
+from tol_analysis.columns import SESSIONS as SESSION_COLUMNS
 
 LONDON = "london:RGB:3-2-1"
 REAL = {"R01-london.csv": ("R01", "trust-london"), "A01-london.csv": ("A01", "trust-london"),

@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import zipfile
 from collections import deque
+from itertools import pairwise
 from pathlib import Path
 
 from tests.reference import bfs, graph_of
@@ -169,7 +170,7 @@ def write_log(path: Path, problems: list[dict], participant: str = "W01",
                       goal=p["goal"], puzzle=p["puzzle"], **ids)  # fmt: skip
             step = p.get("seconds", 1.0)
             violations = p.get("violations", 0)
-            for k, (a, b) in enumerate(zip(states, states[1:], strict=False), start=1):
+            for k, (a, b) in enumerate(pairwise(states), start=1):
                 piece, src, dst = _move(p["puzzle"], a, b)
                 t += step / 2
                 log.write(event="pick_up", time=onset + t, trial_time=t, piece=piece,
