@@ -22,6 +22,7 @@ import pytest
 
 from tests.import_tools import FIXTURES, run
 from tests.reference import bfs, graph_of
+from tests.trust_tools import place  # a reference session copied as a lab's folder holds it
 from tol_analysis.cli import main as tol_score_main
 
 HERE = Path(__file__).parent
@@ -47,29 +48,6 @@ def tol_score(*args) -> tuple[int, str, str]:
 def rows(path: Path) -> list[dict]:
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
-
-
-def place(folder: Path, name: str, new: str | None = None, **changes) -> Path:
-    """Copy a reference session (log and sidecar) into ``folder`` as ``new``, with its
-    participant or session changed in every row and in the sidecar."""
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / (new or name)
-    src = GOLDEN / name
-    with src.open(newline="", encoding="utf-8") as f:
-        data = list(csv.reader(f))
-    header = data[0]
-    for key, value in changes.items():
-        i = header.index(key)
-        for r in data[1:]:
-            r[i] = str(value)
-    with target.open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f, lineterminator="\n").writerows(data)
-    side = json.loads(src.with_suffix(".json").read_text("utf-8"))
-    side.update(changes, event_log=target.name)
-    if "session" in changes:
-        side["session"] = int(changes["session"])
-    target.with_suffix(".json").write_text(json.dumps(side), "utf-8")
-    return target
 
 
 def keys(table: Path, *names: str) -> list[tuple]:
