@@ -455,13 +455,3 @@ def writes(
     names = [n for n in OUTPUT_FILES if spss or n not in spss_files]
     names += [f for f, asked in (("plots", plots), ("reports", report), ("bids", bids)) if asked]
     return [*names, MANIFEST]
-
-
-def check_output(folder: Path, replace: bool = False, inputs=()) -> list[str]:
-    """Check ``folder`` before scoring (see :meth:`OutputFolder.check`); return the earlier
-    outputs in it (names)."""
-    out = OutputFolder(folder, inputs, replace)
-    try:
-        return out.check()
-    finally:
-        out.release()
