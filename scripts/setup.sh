@@ -18,10 +18,15 @@ cd "$(dirname "$0")/.."
 #                     what PyQt6's X plugin needs for PsychoPy's participant dialog
 #   chromium, fonts-dejavu-core
 #                     a real headless browser that renders and prints the reports in the tests
+#   libreoffice-calc  a real spreadsheet program (soffice --headless) in the tests: it re-saves
+#                     real logs as a user would (semicolons, UTF-16) and reads every export
+#                     back to check that no cell becomes a formula
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
-              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core)
+              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
+              libreoffice-calc)
 # The programs among them that the tests look for (program:package), checked without apt.
-PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium node:nodejs npm:npm)
+PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium node:nodejs npm:npm
+          soffice:libreoffice-calc)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -20,6 +20,7 @@ DEBIAN_PACKAGE = {
     "xdotool": "xdotool",
     "chromium": "chromium",
     "node": "nodejs",
+    "soffice": "libreoffice-calc",
 }
 
 
