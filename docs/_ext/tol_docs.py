@@ -91,9 +91,8 @@ def protocol_reference() -> str:
 def codebook_page() -> str:
     """Every column tol-score writes, from the column registry."""
     from tol_analysis import columns as reg
-    from tol_analysis.conventions import EXPLAINED, Conventions
-
     from tol_analysis.cells import ESCAPE_NOTE
+    from tol_analysis.conventions import EXPLAINED, Conventions
 
     def row(c, name=None, definition=None) -> str:
         conv = ", ".join(f"`{v}`" for v in c.conventions)
