@@ -19,14 +19,14 @@ cd "$(dirname "$0")/.."
 #   chromium, fonts-dejavu-core
 #                     a real headless browser that renders and prints the reports in the tests
 #   libreoffice-calc  a real spreadsheet program (soffice --headless) in the tests: it re-saves
-#                     real logs as a user would (semicolons, UTF-16) and reads every export
-#                     back to check that no cell becomes a formula
+#                     real logs as a user would (semicolons, UTF-16), and reads every export
+#                     and the reports' tables back (no participant text may arrive as a formula)
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
               libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
               libreoffice-calc)
 # The programs among them that the tests look for (program:package), checked without apt.
-PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium node:nodejs npm:npm
-          soffice:libreoffice-calc)
+PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium soffice:libreoffice-calc
+          node:nodejs npm:npm)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi

@@ -263,10 +263,10 @@ def test_the_study_overview_marks_simulated_sessions(tmp_path):
     code, _, err = tol_score(data, "--output", tmp_path / "out", "--report")
     assert code == 0, err
     index = (tmp_path / "out" / "reports" / "index.html").read_text("utf-8")
-    marked = re.findall(r'<tr data-session="([^"]+)" class="simulated" data-simulated="true">',
+    marked = re.findall(r'<tbody data-session="([^"]+)" class="simulated" data-simulated="true">',
                         index)  # fmt: skip
     assert marked == ["G-demo-1"]
-    flags = re.search(r'data-session="G-demo-1".*?<td class="flag"[^>]*>([^<]*)</td>', index,
+    flags = re.search(r'data-session="G-demo-1".*?<span class="flag"[^>]*>([^<]*)</span>', index,
                       re.S)  # fmt: skip
     assert flags.group(1).split(", ")[0] == "simulated"
     assert index.count("data-simulated") == 1

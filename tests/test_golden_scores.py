@@ -203,8 +203,10 @@ def _same_wide_cells(old: list[list[str]], new: list[list[str]], kept: list[tupl
 #: Keys added on purpose to each column's codebook entry since ab09369: the SPSS
 #: measurement level and value labels, and the conventions the values depend on (all
 #: from the column registry); wide.csv's entries also gain a source, like every other;
-#: issue 30 marks the headline measures and which of their values are better.
-ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions", "source", "headline", "better"}
+#: issue 30: what a value means in plain words (for the reports), the headline measures
+#: and which of their values are better.
+ADDED_CODEBOOK_KEYS = {"level", "value_labels", "conventions", "source", "plain", "headline",
+                       "better"}  # fmt: skip
 
 #: Codebook entries described anew on purpose (issue 30): what a session and a task are,
 #: and the summaries that now say what they count over (void attempts out, missing problems

@@ -51,3 +51,72 @@ def test_other_puzzles_are_drawn_whole():
     for puzzle, graph in ((London(), london_graph()), (Hanoi(2, pegs=4), hanoi_graph(2, 4))):
         layout = state_layout(puzzle)
         assert set(layout) == set(graph)
+
+
+def test_one_fixed_drawing_per_puzzle_whatever_the_problem():
+    # The drawing depends on the puzzle alone: every panel of a report shows the same map.
+    from matplotlib.figure import Figure
+
+    from tol_analysis.plots import plot_state_graph
+
+    def grey_edges(goal: str) -> list:
+        ax = Figure().add_subplot()
+        plot_state_graph("london:RGB:3-2-1", ["GR|B|", "G|B|R"], goal, ax=ax)
+        return [repr(v) for v in ax.lines[0].get_xydata().tolist()]  # nan != nan; reprs agree
+
+    assert grey_edges("G|R|B") == grey_edges("|BG|R") == grey_edges("RGB||")
+    assert state_layout(London()) == state_layout(London())
+
+
+@pytest.mark.parametrize(
+    "puzzle",
+    [London(), London(capacities=(3, 3, 3)), Hanoi(2, pegs=4), Hanoi(3, pegs=4)],
+    ids=["london-3-2-1", "london-3-3-3", "hanoi-2x4", "hanoi-3x4"],
+)
+def test_the_drawing_of_other_puzzles_is_readable(puzzle):
+    # Readable: moves drawn at comparable lengths, no state on top of another. The graph is
+    # the test's own (tests/reference.py), its distances by a plain BFS.
+    from tests.reference import bfs
+
+    if puzzle.kind == "london":
+        graph = london_graph("".join(puzzle.pieces), puzzle.capacities)
+    else:
+        graph = hanoi_graph(puzzle.size, puzzle.n_pegs)
+    layout = state_layout(puzzle)
+    assert set(layout) == set(graph)
+    lengths = _edge_lengths(layout, graph)
+    assert max(lengths) / min(lengths) < 5, (min(lengths), max(lengths))
+    points = list(layout.values())
+    closest = min(math.dist(a, b) for i, a in enumerate(points) for b in points[i + 1 :])
+    assert closest > 0.15 * min(lengths), closest
+    # Near on the page means near in moves: the drawn distance grows with the moves apart
+    # (a random placement gives a correlation near 0).
+    import numpy as np
+
+    names = sorted(graph)
+    drawn, moves = [], []
+    for a in names:
+        dist = bfs(graph, a)[0]
+        for b in names:
+            if a < b:
+                drawn.append(math.dist(layout[a], layout[b]))
+                moves.append(dist[b])
+    assert np.corrcoef(drawn, moves)[0, 1] > 0.5
+
+
+def test_too_large_a_puzzle_is_not_drawn():
+    with pytest.raises(ValueError, match=r"480 states, too many to draw \(at most 150\)"):
+        state_layout(London("RGBY", (4, 3, 2, 1)))
+
+
+def test_a_trial_without_a_move_gets_no_panel():
+    import pandas as pd
+
+    from tol_analysis.plots import plot_distances
+
+    trials = pd.DataFrame({"trial": [1, 2], "problem_id": ["a", "b"], "min_moves": [2, 3]})
+    moves = pd.DataFrame({"trial": [1, 1], "move_index": [1, 2], "distance_before": [2, 1],
+                          "distance_after": [1, 0]})  # fmt: skip
+    fig = plot_distances(trials, moves)
+    assert [ax.get_gid() for ax in fig.axes] == ["distance-1"]  # b: no move, no axis
+    assert plot_distances(trials[trials["trial"] == 2], moves) is None

@@ -82,8 +82,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         "--report",
         action="store_true",
-        help="also write reports/: one HTML report per session (prints on 1-2 A4 or Letter "
-        "pages) and index.html, a study overview; needs jinja2 and matplotlib",
+        help="also write reports/: one HTML report per session, every number explained "
+        "(prints on A4 or Letter), and index.html, a study overview; needs jinja2 and matplotlib",
     )
     ap.add_argument("--language",
                     help="language of the reports (en, fr; default en); with --report")  # fmt: skip

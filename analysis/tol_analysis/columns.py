@@ -58,11 +58,19 @@ class Column:
         for numbers.
     conventions : tuple of str
         The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
+    label : str
+        Its short name on a report page (English; other languages translate it in
+        ``templates/report-messages.yaml``); empty: the column is not shown there.
+    plain : str
+        What a value means, in plain words for a reader who is not an analyst (a
+        clinician reading a report): the report prints it beside every number of the
+        column, and the codebook keeps it beside the definition.
     headline : bool
-        A headline measure of a session: the session report shows it first (in
-        registry order), as :func:`headline` lists them. Every headline measure
-        charges a problem that was failed (not solved, or solved over its limits)
-        at least as much as one that was solved, as its source does.
+        A headline measure: the session report's results and the study overview's
+        columns show it, in the registry's order (:func:`headline`). Never a score on
+        which failing looks better than solving: a headline score charges a problem
+        failed (not solved, or solved over its limits) at least as much as one solved,
+        as its source does.
     better : {"higher", "lower", ""}
         Which values are better, for a measure that has a direction.
     """
@@ -74,6 +82,8 @@ class Column:
     source: str = ""
     level: str = ""
     conventions: tuple[str, ...] = ()
+    label: str = ""
+    plain: str = ""
     headline: bool = False
     better: str = ""
 
@@ -102,6 +112,8 @@ class Column:
             out["value_labels"] = {str(k): v for k, v in self.value_labels.items()}
         if self.conventions:
             out["conventions"] = list(self.conventions)
+        if self.plain:
+            out["plain"] = self.plain
         if self.headline:
             out["headline"] = True
         if self.better:
@@ -196,8 +208,23 @@ RULES = {
 VOID_DEFINITION = "cut off before its end (the codebook's rule 'void')"
 BLOCK = Column("block", STRING, "Block name ('practice' for practice problems).")
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
-ATTEMPT = Column("attempt", INTEGER, "Attempt at this problem, from 1.", level=ORDINAL)
-PROBLEM_ID = Column("problem_id", STRING, "Problem id in the protocol.")
+ATTEMPT = Column(
+    "attempt",
+    INTEGER,
+    "Attempt at this problem, from 1.",
+    level=ORDINAL,
+    label="Attempt",
+    plain="Which try at this problem: 1 for the first; a problem is tried again when "
+    "the protocol allows it or after an interruption.",
+)
+PROBLEM_ID = Column(
+    "problem_id",
+    STRING,
+    "Problem id in the protocol.",
+    label="Problem",
+    plain="The problem's name in the protocol; a number in brackets after it is a "
+    "second or later try.",
+)
 SIMULATED = Column("simulated", BOOLEAN, "The session was played by tol-run's simulated "
                    "participant (its sidecar's simulate), not by a person: never real data. "
                    "Empty: the session has no readable sidecar.")  # fmt: skip
@@ -249,14 +276,23 @@ TRIALS = Table("trials", (
     Column("pegs", INTEGER, "Number of pegs."),
     Column("puzzle", STRING, "Apparatus code, e.g. hanoi:3:3:0 (disks, pegs, adjacent-only) or "
            "london:RGB:3-2-1."),
-    Column("start", STRING, "Start configuration."),
-    Column("goal", STRING, "Goal configuration."),
+    Column("start", STRING, "Start configuration.",
+           label="Start",
+           plain="The arrangement the pieces were in when the problem appeared."),
+    Column("goal", STRING, "Goal configuration.",
+           label="Goal",
+           plain="The arrangement the participant had to build."),
     Column("min_moves", INTEGER, "Fewest moves from start to goal (exact solver).", unit="moves",
-           source="tol-tasks: exact shortest path, from the solver (never typed by hand)"),
+           source="tol-tasks: exact shortest path, from the solver (never typed by hand)",
+           label="Fewest moves",
+           plain="The smallest number of moves that solves the problem, computed exactly; problems "
+                 "that need more moves are harder."),
     Column("moves", INTEGER, "Moves made, under the conventions (completed moves, plus same-peg "
            "drops and violations if they count).", unit="moves",
            source="Shallice 1982 (moves made); Delis et al. 2001 count rule violations too "
-           "(--violations-count)", conventions=MOVE_COUNT),
+           "(--violations-count)", conventions=MOVE_COUNT,
+           label="Moves",
+           plain="The moves the participant made on this problem."),
     Column("placements", INTEGER, "Completed moves (a piece placed on another peg).",
            unit="moves"),
     Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise: "
@@ -270,7 +306,10 @@ TRIALS = Table("trials", (
            "problem).", unit="moves",
            source="Culbertson & Zillmer 2005 (TOL-DX move score, 20 moves charged for a "
            "problem not solved in 20 moves or 2 minutes)", conventions=MOVE_COUNT),
-    Column("solved", BOOLEAN, "The goal was reached.", source="Shallice 1982 (problem solved)"),
+    Column("solved", BOOLEAN, "The goal was reached.", source="Shallice 1982 (problem solved)",
+           label="Solved",
+           plain="Whether the participant built the goal arrangement before a time or move limit "
+                 "ended the problem."),
     Column("solved_in_min", BOOLEAN, "Solved with moves == min_moves.",
            source="Shallice 1982; Owen et al. 1990 (problems solved in the minimum moves)",
            conventions=MOVE_COUNT),
@@ -284,7 +323,10 @@ TRIALS = Table("trials", (
     Column("move_limit_reached", BOOLEAN, "The move limit was reached unsolved.",
            source="Shallice 1982 (a problem is failed when its move limit is reached)"),
     Column("rule_violations", INTEGER, "Illegal attempts, all kinds.",
-           source="Culbertson & Zillmer 1998 (TOL-DX rule violations); Delis et al. 2001"),
+           source="Culbertson & Zillmer 1998 (TOL-DX rule violations); Delis et al. 2001",
+           label="Rule violations",
+           plain="Moves the rules forbid that the participant tried (a larger disk on a smaller "
+                 "one, a ball on a full peg); each was refused and the piece stayed where it was."),
     Column("violations_larger_on_smaller", INTEGER, "Attempts to put a larger disk on a smaller "
            "one.", source="Delis et al. 2001 (rule violation: a larger disk on a smaller)"),
     Column("violations_peg_full", INTEGER, "Attempts to put a ball on a full peg.",
@@ -296,7 +338,10 @@ TRIALS = Table("trials", (
            "convention).", unit="s", source="Culbertson & Zillmer 1998 (TOL-DX initiation "
            "time); Delis et al. 2001 (first-move time). Owen et al. 1990's initial thinking "
            "time also subtracts a yoked copy's latency: initial_thinking_time",
-           conventions=(PLANNING,)),
+           conventions=(PLANNING,),
+           label="Planning time (s)",
+           plain="Seconds from the moment the problem appeared to the participant's first action "
+                 "(picking up a piece): the time spent thinking before starting."),
     Column("planning_ends", STRING, "What ended this row's planning_time: pick_up (the first "
            "pick-up) or move (the first completed move: by convention, or because the "
            "recorder logs no pick-ups, as in data imported from jsPsych-contrib or PEBL). "
@@ -307,7 +352,10 @@ TRIALS = Table("trials", (
            source="Culbertson & Zillmer 1998 (TOL-DX execution time)", conventions=(PLANNING,)),
     Column("total_time", FLOAT, "Onset to the end of the attempt (solved, time-out, move limit, "
            "or its end).", unit="s",
-           source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)"),
+           source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)",
+           label="Total time (s)",
+           plain="Seconds from the moment the problem appeared to its end (solved, or stopped by a "
+                 "time or move limit)."),
     Column("mean_inter_move_time", FLOAT, "Mean time between consecutive completed moves.",
            unit="s", source=TOL_TASKS),
     Column("median_inter_move_time", FLOAT, "Median time between consecutive completed moves.",
@@ -339,7 +387,10 @@ TRIALS = Table("trials", (
     Column("frame_work_p99_ms", FLOAT, "99th percentile of per-frame work.", unit="ms"),
     Column("frame_work_max_ms", FLOAT, "Largest per-frame work.", unit="ms"),
     Column("complete", BOOLEAN, "The attempt ended normally (false: the session was cut off or "
-           "aborted during it)."),
+           "aborted during it).",
+           label="Complete",
+           plain="No: the session was stopped or interrupted during this try (shown in italics); "
+                 "it is not a failure of the participant."),
     Column("outcome", STRING, "solved; failed (ended unsolved: its time or move limit, or "
            f"another end); or void ({VOID_DEFINITION}).", source=TOL_TASKS),
     Column("void", BOOLEAN, f"The attempt is void: {VOID_DEFINITION}.", source=TOL_TASKS),
@@ -390,9 +441,16 @@ TRIALS = Table("trials", (
 OVER = "attempts given (void attempts left out; practice too unless it is included)"
 
 SESSIONS = Table("sessions", (
-    PARTICIPANT, SESSION, PROTOCOL,
+    PARTICIPANT, SESSION, replace(
+        PROTOCOL, label="Protocol",
+        plain="The set of problems given, by its name in tol-tasks (one visit may give several: "
+              "each is a task of the session, with its own scores)."),
     Column("protocol_version", STRING, "The protocol's version (from the sidecar)."),
-    Column("status", STRING, "completed, aborted, or incomplete (cut off)."),
+    Column("status", STRING, "completed, aborted, or incomplete (cut off).",
+           label="Status",
+           plain="completed: the session ran to its end; aborted: it was stopped with the quit "
+                 "key; incomplete: the recording stopped unexpectedly (a crash or the computer "
+                 "turned off) and was not resumed."),
     SIMULATED,
     Column("start_date", STRING, "Date the session started, YYYY-MM-DD, where it was recorded "
            "(from the sidecar)."),
@@ -401,51 +459,87 @@ SESSIONS = Table("sessions", (
     Column("recorder", STRING, "What recorded the session: tol-run with its PsychoPy, tol-web "
            "in a browser, or tol-import and the source format (from the sidecar)."),
     *_practice([
-        Column("problems", INTEGER, f"Distinct problems given: with an attempt among the {OVER}."),
+        Column("problems", INTEGER, f"Distinct problems given: with an attempt among the {OVER}.",
+               label="Problems given", headline=True,
+               plain="How many different problems the participant was given and finished (a try "
+                     "cut off by an interruption is not counted; practice problems are left out "
+                     "unless the scoring conventions include them)."),
         Column("attempts", INTEGER, f"Problem attempts given: the {OVER}."),
-        Column("void_attempts", INTEGER, f"Void attempts: {VOID_DEFINITION}.", source=TOL_TASKS),
+        Column("void_attempts", INTEGER, f"Void attempts: {VOID_DEFINITION}.", source=TOL_TASKS,
+               label="Tries cut off",
+               plain="Tries that an interruption (a stop, a crash) cut off: kept in the problem "
+                     "table, in no score. Not a failure of the participant."),
         Column("problems_planned", INTEGER, "Distinct problems the protocol holds (from the "
                "protocol text kept in the sidecar); empty when it is not known (no sidecar, "
                "imported data)."),
         Column("problems_missing", INTEGER, "Problems of the protocol never given (planned - "
-               "problems): missing, not failed. Empty when the protocol is not known."),
+               "problems): missing, not failed. Empty when the protocol is not known.",
+               label="Problems not given",
+               plain="Problems of the protocol the participant never reached (the session was "
+                     "stopped, or a rule ended the block early): missing, not failed."),
         Column("missing_reason", STRING, "Why problems are missing: the discontinue rule (with "
                "its block), the session aborted, the session cut off, or not given (e.g. a "
-               "protocol changed on resuming). Empty when none is missing."),
+               "protocol changed on resuming). Empty when none is missing.",
+               label="Why not given",
+               plain="Why some problems were never given."),
         Column("problems_solved", INTEGER, "Distinct problems solved in some attempt (each "
                "achieved item of the D-KEFS Tower; an item not achieved scores 0).",
                source="Shallice 1982 (problems solved); Pearson D-KEFS FAQ (an item not "
-               "built in the moves used is failed and scores 0)", headline=True,
-               better="higher"),
+               "built in the moves used is failed and scores 0)",
+               label="Problems solved", headline=True, better="higher",
+               plain="Of the problems given, how many the participant solved. Higher is better."),
         Column("problems_solved_in_min", INTEGER, "Distinct problems solved in the minimum "
                "number of moves (an unsolved problem is not).", source="Owen et al. 1990; "
                "Cambridge Cognition SOC (problems solved in minimum moves); Culbertson & "
                "Zillmer 2005 (TOL-DX total correct score)", conventions=MOVE_COUNT,
-               headline=True, better="higher"),
+               label="Solved in the fewest moves", headline=True, better="higher",
+               plain="Of the problems given, how many the participant solved with no extra move, "
+                     "in the smallest number of moves the problem allows. Higher is better; the "
+                     "main planning score of the Stockings of Cambridge (CANTAB) and the total "
+                     "correct score of the TOL-DX."),
         Column("total_moves", INTEGER, f"Sum of moves over the {OVER}.", unit="moves",
                source="Culbertson & Zillmer 1998 (TOL-DX total move score counts moves)",
-               conventions=MOVE_COUNT),
+               conventions=MOVE_COUNT,
+               label="Total moves",
+               plain="All the moves made, over every problem; read it with the problems solved, "
+                     "since a problem given up early needs fewer moves."),
         Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts only "
                "(an unsolved problem adds nothing here: compare toldx_total_move_score, "
                "which charges it).", unit="moves",
                source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
-               conventions=MOVE_COUNT),
+               conventions=MOVE_COUNT,
+               label="Excess moves on solved problems",
+               plain="Moves beyond the fewest possible, added up over the solved problems only: "
+                     "unsolved problems add nothing, so it is not a score by itself."),
         Column("toldx_total_move_score", INTEGER, f"Sum of toldx_move_score over the {OVER}: "
                f"moves above the minimum, with {TOLDX_MOVES} moves charged for each attempt "
                f"not solved in {TOLDX_MOVES} moves or {TOLDX_SECONDS:g} s. Empty when an "
                "attempt has no such score (a problem needing more moves).", unit="moves",
                source="Culbertson & Zillmer 2005 (TOL-DX total move score)",
-               conventions=MOVE_COUNT, headline=True, better="lower"),
+               conventions=MOVE_COUNT, label="Move score (TOL-DX)", headline=True,
+               better="lower",
+               plain=f"Moves beyond the fewest possible, over every problem, with a problem not "
+                     f"solved (or solved only after {TOLDX_MOVES} moves or "
+                     f"{TOLDX_SECONDS / 60:g} minutes) counted as {TOLDX_MOVES} moves, as the "
+                     "Tower of London-Drexel scores it. Lower is better: failing never scores "
+                     "better than solving."),
         Column("total_rule_violations", INTEGER, "Sum of rule violations.",
                source="Culbertson & Zillmer 1998 (TOL-DX total rule violations)",
-               headline=True, better="lower"),
+               label="Rule violations", headline=True, better="lower",
+               plain="How many times the participant tried a move the rules forbid (a larger disk "
+                     "on a smaller one, a ball on a full peg); each was refused. Lower is better: "
+                     "many can mean impulsive responding or a rule not understood."),
         Column("total_time_violations", INTEGER, "Attempts that hit the protocol's time limit.",
-               source="Culbertson & Zillmer 1998 (TOL-DX total time violations)"),
+               source="Culbertson & Zillmer 1998 (TOL-DX total time violations)",
+               label="Time limits reached", headline=True, better="lower",
+               plain="Problems on which the time allowed ran out. Lower is better."),
         Column("toldx_time_violations", INTEGER, "Attempts not solved within "
                f"{TOLDX_VIOLATION_SECONDS:g} s (TOL-DX time violations, whatever the "
                "protocol's limit).",
-               source="Culbertson & Zillmer 2005 (TOL-DX time violations)", headline=True,
-               better="lower"),
+               source="Culbertson & Zillmer 2005 (TOL-DX time violations)",
+               label="Over a minute (TOL-DX)", headline=True, better="lower",
+               plain=f"Problems not solved within {TOLDX_VIOLATION_SECONDS:g} seconds, as the "
+                     "Tower of London-Drexel counts time violations. Lower is better."),
         Column("total_planning_time", FLOAT, "Sum of planning times.", unit="s",
                source="Culbertson & Zillmer 1998 (TOL-DX total initiation time)",
                conventions=(PLANNING,)),
@@ -456,10 +550,17 @@ SESSIONS = Table("sessions", (
                source="Culbertson & Zillmer 1998 (TOL-DX total problem-solving time)"),
         Column("mean_planning_time", FLOAT, "Mean planning time per attempt.", unit="s",
                source="Delis et al. 2001 (mean first-move time)", conventions=(PLANNING,),
-               headline=True),
+               label="Mean planning time (s)", headline=True,
+               plain="The average, over the problems, of the seconds from the problem's appearance "
+                     "to the first action: the time spent thinking before starting. Longer is not "
+                     "worse in itself: read it with the problems solved."),
         Column("mean_time_per_move", FLOAT, "Mean of time_per_move over attempts with moves.",
                unit="s", source="Delis et al. 2001 (D-KEFS time-per-move ratio, averaged over "
-               "problems)", conventions=MOVE_COUNT),
+               "problems)", conventions=MOVE_COUNT,
+               label="Mean time per move (s)", headline=True,
+               plain="Each problem's total time divided by its moves, averaged over the problems "
+                     "(the D-KEFS time-per-move ratio): how fast the participant worked once "
+                     "started. Lower is faster."),
         Column("dkefs_move_accuracy_ratio", FLOAT, "Total moves / total min_moves over the "
                "problems solved (a ratio of sums; empty when none is solved: read it beside "
                "problems_solved).", source="Delis et al. 2001 (D-KEFS move accuracy ratio)",
@@ -473,13 +574,20 @@ SESSIONS = Table("sessions", (
                "ratio)"),
         Column("mean_initial_thinking_time", FLOAT, "Mean initial_thinking_time over attempts "
                "with a complete copy.", unit="s",
-               source="Owen et al. 1990 (mean initial thinking time)"),
+               source="Owen et al. 1990 (mean initial thinking time)",
+               label="Mean initial thinking time (s)", headline=True,
+               plain="Planning time minus the time the participant took to start copying the same "
+                     "moves when they were shown (the yoked copy of the Stockings of Cambridge): "
+                     "thinking time with the time to reach and move taken out."),
         Column("mean_subsequent_thinking_time", FLOAT, "Mean subsequent_thinking_time over "
                "attempts with a complete copy.", unit="s",
                source="Owen et al. 1990 (mean subsequent thinking time)"),
         Column("mean_subsequent_thinking_time_per_move", FLOAT, "Mean "
                "subsequent_thinking_time_per_move over attempts with a complete copy.", unit="s",
-               source="Owen et al. 1990 (mean subsequent thinking time per move)"),
+               source="Owen et al. 1990 (mean subsequent thinking time per move)",
+               label="Mean later thinking time per move (s)", headline=True,
+               plain="Time per move after the first, minus the time the participant needed per "
+                     "move just to copy the same moves: thinking done during the solution."),
     ]),
 ))  # fmt: skip
 
@@ -498,7 +606,7 @@ def headline(table: Table | None = None) -> list[Column]:
 #: Per minimum-move level k, sessions.csv repeats these summaries over the attempts needing
 #: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column). A level the
 #: session never gave is empty, never 0.
-SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text, headline=False) for name, text in (
+SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text) for name, text in (
     ("problems", "Distinct problems needing k moves given."),
     ("problems_solved", "Of those, solved."),
     ("problems_solved_in_min", "Of those, solved in k moves."),
