@@ -157,3 +157,17 @@ def test_where_a_log_came_from_decides_the_fix(sidecar, expected):
     assert origin(sidecar) == expected
     assert conflict_fix([expected]) == CONFLICT_FIXES[expected]
     assert conflict_fix([expected, LAB, expected]).count(CONFLICT_FIXES[LAB]) == 1
+
+
+def test_a_visit_with_two_protocols_gets_a_report_per_task(tmp_path):
+    pytest.importorskip("jinja2")
+    pytest.importorskip("matplotlib")
+    _visit(tmp_path / "data")
+    code, _, err = tol_score(tmp_path / "data", "--output", tmp_path / "out", "--report")
+    assert code == 0, err
+    reports = tmp_path / "out" / "reports"
+    hanoi = (reports / "V01_ses-1_task-trusthanoi.html").read_text("utf-8")
+    london = (reports / "V01_ses-1_task-trustlondon.html").read_text("utf-8")
+    assert not (reports / "V01_ses-1.html").exists()
+    assert "s02" in london and "s02" not in hanoi  # each report shows its own task's problems
+    assert "t3" in hanoi and ">t3<" not in london

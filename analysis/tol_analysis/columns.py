@@ -537,7 +537,7 @@ SESSIONS = Table("sessions", (
                f"{TOLDX_VIOLATION_SECONDS:g} s (TOL-DX time violations, whatever the "
                "protocol's limit).",
                source="Culbertson & Zillmer 2005 (TOL-DX time violations)",
-               label="Over a minute (TOL-DX)", headline=True, better="lower",
+               label="Over a minute (TOL-DX)", better="lower",
                plain=f"Problems not solved within {TOLDX_VIOLATION_SECONDS:g} seconds, as the "
                      "Tower of London-Drexel counts time violations. Lower is better."),
         Column("total_planning_time", FLOAT, "Sum of planning times.", unit="s",

@@ -273,7 +273,7 @@ def _measure_rows(row, meta: Sidecar | None, t: dict) -> list[dict]:
 
 def _level_table(row, levels: list[int], t: dict) -> dict:
     """Results by difficulty: one row per minimum-move level, the headline measures as columns."""
-    cols = [c for c in SESSION_LEVELS if c.headline
+    cols = [c for c in SESSION_LEVELS if c.headline and not _empty(row.get(c.name))  # defined above
             and any(not _empty(row.get(level_name(k, c.name))) for k in levels)]  # fmt: skip
     return {
         "columns": [column_text(c, t) for c in cols],
@@ -461,8 +461,11 @@ def _date(meta: Sidecar | None) -> str | None:
     return str(meta.start_time or "")[:16].replace("T", " ") or None if meta else None
 
 
-def report_name(participant, session) -> str:
-    """The file name of a session's report: ``<participant>_ses-<n>.html``."""
+def report_name(participant, session, task: str | None = None) -> str:
+    """The file name of a session's report: ``<participant>_ses-<n>.html``, with
+    ``_task-<protocol>`` for a visit that gave several protocols (one report each)."""
+    if task:
+        return f"{participant}_ses-{session}_task-{re.sub(r'[^A-Za-z0-9]', '', task)}.html"
     return f"{participant}_ses-{session}.html"
 
 
@@ -484,12 +487,16 @@ def write_reports(
     overview = []
     layouts: dict = {}
     protocols: dict = {}
-    for _, row in scores.sessions.iterrows():
+    visits = scores.sessions.groupby(["participant", "session"])["protocol"].transform("size")
+    for k, row in scores.sessions.iterrows():
         key = (row["participant"], row["session"])
-        meta = scores.sidecars.get(key)
-        trials = data[(data["participant"] == key[0]) & (data["session"] == key[1])]
+        own = (row["participant"], row["session"], row["protocol"])  # one task of the visit
+        meta = scores.sidecars.get(own)
+        trials = data[(data["participant"] == key[0]) & (data["session"] == key[1])
+                      & (data["protocol"] == own[2])]  # fmt: skip
         moves = scores.moves[(scores.moves["participant"] == key[0])
-                             & (scores.moves["session"] == key[1])]  # fmt: skip
+                             & (scores.moves["session"] == key[1])
+                             & (scores.moves["protocol"] == own[2])]  # fmt: skip
         levels = sorted(
             int(m.group(1)) for c in scores.sessions.columns
             if (m := _LEVEL.match(c)) and not _empty(row[c]) and row[c] > 0
@@ -509,7 +516,7 @@ def write_reports(
             figures=_figures(trials, moves, layouts, t),
             technical=_technical(meta, trials, scores.conventions, t), version=__version__,
         )  # fmt: skip
-        path = out / report_name(*key)
+        path = out / report_name(*key, own[2] if visits[k] > 1 else None)
         path.write_text(html, encoding="utf-8")
         written.append(path)
         overview.append({"participant": key[0], "session": key[1], "href": path.name,
@@ -549,7 +556,7 @@ def _task_sections(overview: list[dict], trials: pd.DataFrame, t: dict) -> list[
                                  columns=["participant", "session", "protocol"])  # fmt: skip
         one_task = bool(task) and "+" not in task  # never two tasks on one axis
         task_trials = trials[trials["task"] == task] if one_task else trials.iloc[:0]
-        task_trials = task_trials.merge(protocols, on=["participant", "session"])
+        task_trials = task_trials.merge(protocols, on=["participant", "session", "protocol"])
         sections.append({
             "task": task or "none", "name": _task_name(task, t), "columns": [column_text(c, t) for c in cols],
             "rows": [{**r, "cells": [{"key": c.name, "value": _show(r["values"].get(c.name), c.type)}
