@@ -269,7 +269,7 @@ def test_the_headline_is_declared_in_the_registry_and_cites_its_sources():
         "problems_solved_in_min",
         "toldx_total_move_score",
         "total_rule_violations",
-        "toldx_time_violations",
+        "total_time_violations",
     } <= set(names)
     for c in headline():
         if c.better:  # a score (not context such as the problems given)
