@@ -85,7 +85,10 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
         texts = [str(v) for v in uniq.tolist()]
         missing = col.missing
     texts = [*texts, na]  # the last code is for missing cells
-    codes = np.where(np.asarray(codes) < 0, len(texts) - 1, codes).astype(np.int32)
+    # Codes as small as the cells allow (a column of true/false takes a byte a row).
+    small = np.int8 if len(texts) < 128 else np.int16 if len(texts) < 32768 else np.int32
+    codes = np.asarray(codes)
+    codes = np.where(codes < 0, len(texts) - 1, codes).astype(small, copy=False)
     if missing is not None:
         codes[missing] = len(texts) - 1
     return codes, texts

@@ -142,24 +142,26 @@ def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, Col
 def _session_cells(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
     """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`)."""
     rank = _ranks(sessions["participant"], people)
-    number = np.asarray(sessions["session"].values, np.int64)
     task = sessions["protocol"]
+    rows_of: dict[str, list[int]] = {}  # each session task's stem, in order of appearance
+    for k, (number, code) in enumerate(
+        zip(
+            np.asarray(sessions["session"].values).tolist(),
+            np.asarray(task.values).tolist(),
+            strict=True,
+        )
+    ):
+        rows_of.setdefault(_stem(number, task.categories[code]), []).append(k)
     out: dict[str, ColumnData] = {}
-    for k in range(len(sessions)):
-        stem = _stem(int(number[k]), task.categories[int(task.values[k])])
+    for stem, rows in rows_of.items():
+        at = np.array(rows, np.int64)
         for c in WIDE_SESSION:
-            name = _spss_name(f"{stem}_{c.name}")
-            col = out.get(name)
-            if col is None:
-                col = out[name] = ColumnData(STRING, np.full(len(people), -1, np.int64),
-                                             categories=[])  # fmt: skip
             source = sessions[c.name]
-            code = int(source.values[k])
-            if code >= 0:
-                text = source.categories[code]
-                if text not in col.categories:
-                    col.categories.append(text)
-                col.values[rank[k]] = col.categories.index(text)
+            codes = np.full(len(people), -1, np.int64)
+            codes[rank[at]] = np.asarray(source.values, np.int64)[at]
+            out[_spss_name(f"{stem}_{c.name}")] = ColumnData(
+                STRING, codes, categories=source.categories
+            )
     return out
 
 

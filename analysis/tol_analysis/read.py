@@ -44,7 +44,7 @@ from tol_tasks.session_data.eventlog import (
     events,
     read_event_log,
 )
-from tol_tasks.session_data.identity import SessionKey, task_of
+from tol_tasks.session_data.identity import SessionKey, task_in
 
 if TYPE_CHECKING:
     from tol_tasks.session_data.sidecar import Sidecar
@@ -240,10 +240,16 @@ class SessionLog:
     sidecar_error: str | None = None
 
     @cached_property
+    def start(self) -> dict[str, str]:
+        """The pairs of the session_start row's detail (its protocol and its SHA-256, or an
+        import's format and source)."""
+        return parse_detail(self.data.cell("detail", 0)) if self.data.n else {}
+
+    @cached_property
     def task(self) -> str:
         """The task (protocol) the log's session_start row names
-        (:func:`tol_tasks.session_data.identity.task_of`; empty when none)."""
-        return task_of(self.data.cell("detail", 0)) if self.data.n else ""
+        (:func:`tol_tasks.session_data.identity.task_in`; empty when none)."""
+        return task_in(self.start)
 
     @property
     def key(self) -> SessionKey:
@@ -492,7 +498,7 @@ def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, s
         return []
     first = f"{log.path}: row {log.data.row_numbers()[0]}"
     out = []
-    detail = parse_detail(log.data.cell("detail", 0))
+    detail = log.start
     stated = detail.get("sha256", "")
     proto = meta.protocol
     if stated and "protocol" in detail and proto is not None and proto.sha256:

@@ -70,10 +70,10 @@ class SessionInfo:
     field_types: dict[str, str] = field(default_factory=dict)
     planned: tuple[tuple[str, str], ...] | None = None
     discontinued: tuple[str, ...] = ()
+    key: tuple[str, int, str] = field(init=False, repr=False)
 
-    @property
-    def key(self) -> tuple[str, int, str]:
-        return (self.participant, self.session, self.protocol)
+    def __post_init__(self) -> None:
+        self.key = (self.participant, self.session, self.protocol)
 
 
 def session_info(log, status: str, discontinued: tuple[str, ...], simulated: bool | None,
@@ -257,28 +257,50 @@ def field_columns(sessions: list[SessionInfo], taken=SESSIONS.names) -> dict[str
 
 def _missing(trials: TableData, keep: np.ndarray, group: np.ndarray,
              sessions: list[SessionInfo]) -> tuple[np.ndarray, np.ndarray, list]:  # fmt: skip
-    """Per session: the problems the protocol plans, those never given, and why."""
+    """Per session: the problems the protocol plans, those never given, and why.
+
+    Counted over whole columns: each distinct plan (many sessions share one) is turned into
+    the (block, problem) codes of the trials once; only a session with problems missing
+    has them listed, for the reason."""
     n = len(sessions)
-    given: list[set] = [set() for _ in range(n)]
-    if any(s.planned is not None for s in sessions):  # else nothing is known to be missing
-        block, pid = trials["block"], trials["problem_id"]
-        width = len(pid.categories) + 1
-        problem = (np.asarray(block.values, np.int64) * width + np.asarray(pid.values))[keep]
-        low = int(problem.min()) if len(problem) else 0
-        keys, span = _pair_keys(group, problem)
-        for key in np.unique(keys).tolist():
-            g, code = divmod(key, span)
-            b, p = divmod(code + low, width)
-            given[g].add((block.categories[b], pid.categories[p]))
     planned, missing = np.full(n, np.nan), np.full(n, np.nan)
     reasons: list[str | None] = [None] * n
+    plans = {}  # each distinct plan's number (plans are shared tuples)
+    plan_of = np.array([-1 if s.planned is None else plans.setdefault(id(s.planned), len(plans))
+                        for s in sessions], np.int64)  # fmt: skip
+    if not plans:
+        return planned, missing, reasons  # no protocol known: nothing is known to be missing
+    block, pid = trials["block"], trials["problem_id"]
+    width = len(pid.categories) + 1
+    code_of = {(b, p): i * width + j for i, b in enumerate(block.categories)
+               for j, p in enumerate(pid.categories)}  # fmt: skip
+    problem = (np.asarray(block.values, np.int64) * width + np.asarray(pid.values))[keep]
+    keys, span = _pair_keys(group, problem)
+    low = int(problem.min()) if len(problem) else 0
+    given = np.unique(keys)
+    given_group, given_code = given // span, given % span + low
+    found = np.zeros(n, np.int64)
+    first = {}
     for k, s in enumerate(sessions):
-        if s.planned is None:
-            continue
-        lost = [bp for bp in s.planned if bp not in given[k]]
-        planned[k], missing[k] = len(s.planned), len(lost)
-        why = [f"discontinue rule (block {b})" if b in s.discontinued
-               else _MISSING_BECAUSE.get(s.status, "not given") for b, _ in lost]  # fmt: skip
+        if s.planned is not None:
+            first.setdefault(int(plan_of[k]), s.planned)
+    for j, plan in first.items():
+        codes = np.array([code_of.get(bp, -1) for bp in plan], np.int64)
+        mine = plan_of[given_group] == j
+        hit = np.isin(given_code[mine], codes[codes >= 0])
+        found += np.bincount(given_group[mine][hit], minlength=n)
+    has = plan_of >= 0
+    sizes = np.array([len(s.planned) if s.planned is not None else 0 for s in sessions])
+    planned[has], missing[has] = sizes[has], (sizes - found)[has]
+    lost_ones = np.flatnonzero(has & (sizes > found))  # the sessions with problems missing
+    starts = np.searchsorted(given_group, lost_ones)  # keys are sorted by session
+    stops = np.searchsorted(given_group, lost_ones, side="right")
+    for k, a, b in zip(lost_ones.tolist(), starts.tolist(), stops.tolist(), strict=True):
+        s = sessions[k]
+        codes = set(given_code[a:b].tolist())
+        lost = [bp for bp in s.planned if code_of.get(bp, -1) not in codes]
+        why = [f"discontinue rule (block {name})" if name in s.discontinued
+               else _MISSING_BECAUSE.get(s.status, "not given") for name, _ in lost]  # fmt: skip
         reasons[k] = "; ".join(dict.fromkeys(why)) or None
     return planned, missing, reasons
 

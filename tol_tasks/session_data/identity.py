@@ -58,7 +58,11 @@ class SessionKey(NamedTuple):
 
 def task_of(detail: str) -> str:
     """The task a ``session_start`` row's detail names (``""`` when none)."""
-    pairs = parse_detail(detail)
+    return task_in(parse_detail(detail))
+
+
+def task_in(pairs: dict[str, str]) -> str:
+    """The task a ``session_start`` row's detail, read into pairs, names (``""`` when none)."""
     return next((pairs[k] for k in TASK_KEYS if pairs.get(k)), "")
 
 
