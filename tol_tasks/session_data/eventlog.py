@@ -402,7 +402,7 @@ def _decode(p: Path, raw: bytes, resaved: list[str]) -> str:
         if raw.startswith(b"\xef\xbb\xbf"):
             text = raw[3:].decode("utf-8")
             resaved.append("a UTF-8 byte-order mark")
-        elif raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        elif raw.startswith(_UTF16):
             text = raw.decode("utf-16")
             resaved.append("UTF-16 text")
         else:
@@ -433,14 +433,24 @@ def _header(line: str) -> tuple[str, list[str]]:
     return ",", header
 
 
+#: The byte-order marks of UTF-16 text.
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+
+
 def first_row(path: str | Path) -> dict[str, str] | None:
     """A log's first row (column name -> text), read as :func:`read_event_log` reads the
     file (a spreadsheet's re-save too); None when it has none or is not a log."""
     p = Path(path)
     try:
         with p.open("rb") as f:
-            raw = f.read(1 << 16)
-        text = _decode(p, raw, [])
+            raw = f.read(1 << 12)  # a header and a first row, most often
+            if raw.count(b"\n") < 2:
+                raw += f.read((1 << 16) - len(raw))
+        newline = (
+            b"\n\x00" if raw[:2] == b"\xff\xfe" else b"\x00\n" if raw[:2] == b"\xfe\xff" else b"\n"
+        )
+        whole = raw.rfind(newline)  # whole lines only (a character is never cut)
+        text = _decode(p, raw[: whole + len(newline)] if whole >= 0 else raw, [])
     except (OSError, EventLogError):
         return None
     lines = text.split("\n")
