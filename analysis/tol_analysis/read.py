@@ -22,7 +22,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -211,6 +211,21 @@ class LogColumns:
         return cls(strings, np.concatenate([p.time for p in parts]), coded, numbers)
 
 
+class _once:  # noqa: N801 - used as a decorator, like property
+    """A property computed once per object, then kept in the object (as
+    ``functools.cached_property``, without its lock: a log is read by one thread)."""
+
+    def __init__(self, func) -> None:
+        self.func, self.name = func, func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
+
+
 @dataclass
 class SessionLog:
     """One session's event log, read and checked.
@@ -239,19 +254,19 @@ class SessionLog:
     sidecar_path: Path | None = None
     sidecar_error: str | None = None
 
-    @cached_property
+    @_once
     def start(self) -> dict[str, str]:
         """The pairs of the session_start row's detail (its protocol and its SHA-256, or an
         import's format and source)."""
         return parse_detail(self.data.cell("detail", 0)) if self.data.n else {}
 
-    @cached_property
+    @_once
     def task(self) -> str:
         """The task (protocol) the log's session_start row names
         (:func:`tol_tasks.session_data.identity.task_in`; empty when none)."""
         return task_in(self.start)
 
-    @property
+    @_once
     def key(self) -> SessionKey:
         """(participant, session, task): what the log is a session of (rule I1)."""
         return SessionKey(self.participant, self.session, self.task)
@@ -260,11 +275,11 @@ class SessionLog:
     def n_events(self) -> int:
         return self.data.n
 
-    @cached_property
+    @_once
     def participant(self) -> str:
         return self.data.cell("participant", 0) if self.data.n else ""
 
-    @cached_property
+    @_once
     def session(self) -> int:
         text = self.data.cell("session", 0) if self.data.n else ""
         return int(text) if text.isdigit() else 0
@@ -491,12 +506,10 @@ def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, s
     ``resumes`` took up), and its protocol text has that SHA-256. With ``every`` (a log a
     spreadsheet re-saved), also its participant, session and number of rows.
     """
-    import hashlib
-
     meta = log.sidecar
     if meta is None or not log.data.n:
         return []
-    first = f"{log.path}: row {log.data.row_numbers()[0]}"
+    first = _FirstRow(log)
     out = []
     detail = log.start
     stated = detail.get("sha256", "")
@@ -510,7 +523,7 @@ def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, s
                         f"session_start row gives {stated[:12]}...: the sidecar belongs to "
                         "another session or protocol", SIDECAR_FIX))  # fmt: skip
     if proto is not None and proto.sha256 and (proto.text or "protocol" in detail):
-        digest = hashlib.sha256((proto.text or "").encode()).hexdigest()
+        digest = _sha256(proto.text or "")
         if digest != proto.sha256:
             out.append((first, f"the protocol text kept in the sidecar {log.sidecar_path} "
                         f"does not have the SHA-256 it states ({proto.sha256[:12]}...; the "
@@ -534,7 +547,25 @@ def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, s
         if meta.session != log.session:
             out.append((first, f"the sidecar's session is {meta.session}, the log's "
                         f"{log.session}", RESAVED_FIX))  # fmt: skip
-    return out
+    return [(str(where), text, fix) for where, text, fix in out]
+
+
+class _FirstRow:
+    """Where a log's first row is, as a message names it (made only when said)."""
+
+    def __init__(self, log: SessionLog) -> None:
+        self.log = log
+
+    def __str__(self) -> str:
+        return f"{self.log.path}: row {self.log.data.row_numbers()[0]}"
+
+
+@lru_cache(maxsize=64)
+def _sha256(text: str) -> str:
+    """The SHA-256 of a protocol text (the same text is kept in many sidecars)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _kinds() -> dict[str, str]:

@@ -449,8 +449,11 @@ def first_row(path: str | Path) -> dict[str, str] | None:
         newline = (
             b"\n\x00" if raw[:2] == b"\xff\xfe" else b"\x00\n" if raw[:2] == b"\xfe\xff" else b"\n"
         )
-        whole = raw.rfind(newline)  # whole lines only (a character is never cut)
-        text = _decode(p, raw[: whole + len(newline)] if whole >= 0 else raw, [])
+        first = raw.find(newline)
+        second = raw.find(newline, first + len(newline)) if first >= 0 else -1
+        if second < 0:
+            return None  # no whole first row
+        text = _decode(p, raw[: second + len(newline)], [])  # the two lines only
     except (OSError, EventLogError):
         return None
     lines = text.split("\n")
