@@ -157,8 +157,8 @@ def _session_cells(sessions: TableData, people: list[str]) -> dict[str, ColumnDa
         at = np.array(rows, np.int64)
         for c in WIDE_SESSION:
             source = sessions[c.name]
-            codes = np.full(len(people), -1, np.int64)
-            codes[rank[at]] = np.asarray(source.values, np.int64)[at]
+            codes = np.full(len(people), -1, np.asarray(source.values).dtype)
+            codes[rank[at]] = np.asarray(source.values)[at]
             out[_spss_name(f"{stem}_{c.name}")] = ColumnData(
                 STRING, codes, categories=source.categories
             )

@@ -208,13 +208,11 @@ def _ids(sessions: list[SessionInfo]) -> dict[str, ColumnData]:
     }  # fmt: skip
 
 
-_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})[T ](\d{2}:\d{2}:\d{2})")
-
-
 def _date_time(text: str | None) -> tuple[str | None, str | None]:
     """(YYYY-MM-DD, HH:MM:SS) of an ISO 8601 time as recorded (its own clock and zone)."""
-    m = _STAMP.match(text or "")
-    return (m.group(1), m.group(2)) if m else (None, None)
+    if not text or len(text) < 19 or text[4] != "-" or text[10] not in "T " or text[13] != ":":
+        return None, None
+    return text[:10], text[11:19]
 
 
 #: The column types of participant fields, by the type their protocol declares.
