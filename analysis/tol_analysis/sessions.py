@@ -48,7 +48,7 @@ _TIMES = (
 _MISSING_BECAUSE = {"aborted": "session aborted", "incomplete": "session cut off"}
 
 
-@dataclass
+@dataclass(slots=True)
 class SessionInfo:
     """What the log (and its sidecar) says about a session task, beside its trials.
 
