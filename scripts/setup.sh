@@ -21,9 +21,12 @@ cd "$(dirname "$0")/.."
 #   libreoffice-calc  a real spreadsheet program (soffice --headless) in the tests: it re-saves
 #                     real logs as a user would (semicolons, UTF-16), and reads every export
 #                     and the reports' tables back (no participant text may arrive as a formula)
+#   postgresql        tol-web serve --database: the tests start a PostgreSQL server of their own
+#   nginx-light, openssl
+#                     the documented reverse proxy (docs/deploy/nginx.conf), run by the tests with TLS
 APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
               libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
-              libreoffice-calc)
+              libreoffice-calc postgresql nginx-light openssl)
 # The programs among them that the tests look for (program:package), checked without apt.
 PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium soffice:libreoffice-calc
           node:nodejs npm:npm)

@@ -69,16 +69,22 @@ def test_the_build_writes_the_page_the_bundle_the_protocol_and_images(tmp_path):
         )
     )
     out = tmp_path / "site"
-    settings = WebSettings(participant_param="PROLIFIC_PID", post_url="/save</script>")
+    settings = WebSettings(participant_param="PROLIFIC_PID", server="/save</script>", study="s1")
     result = build_experiment(proto, out, settings)
     names = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
-    assert names == ["images/1-board.png", "index.html", "protocol.json", "tol-tasks.js"]
+    assert names == [
+        "images/1-board.png",
+        "index.html",
+        "protocol.json",
+        "study.json",
+        "tol-tasks.js",
+    ]
     assert sorted(result.files) == sorted(out / n for n in names)
     compiled = json.loads((out / "protocol.json").read_text())
     assert compiled["languages"]["en"]["pages"][0]["image"] == "images/1-board.png"
     page = (out / "index.html").read_text()
     assert '"participant_param": "PROLIFIC_PID"' in page
-    assert "/save<\\/script>" in page
+    assert "/save<\\/script>/api/s1/upload" in page
     assert page.count("</script>") == 2
     assert (out / "tol-tasks.js").read_bytes().startswith(b"var TolTasks")
 
@@ -106,7 +112,7 @@ def test_what_a_browser_cannot_do_is_refused_with_field_line_and_fix(tmp_path, e
     proto.write_text(MINIMAL + extra)
     bad_line = len(MINIMAL.splitlines()) + len(extra.splitlines())  # the last line added
     with pytest.raises(ProtocolError) as err:
-        build_experiment(proto, tmp_path / "site")
+        build_experiment(proto, tmp_path / "site", WebSettings(download=True))
     (issue,) = err.value.issues
     assert issue.field == field
     assert why in issue.message
@@ -118,23 +124,36 @@ def test_what_a_browser_cannot_do_is_refused_with_field_line_and_fix(tmp_path, e
 
 def test_the_command_line_builds_and_refuses_without_a_traceback(tmp_path, capsys):
     web_bundle()
-    assert main(["build", "demo", "--output", str(tmp_path / "a"), "--session", "2"]) == 0
-    assert "built in" in capsys.readouterr().out
+    assert main(["build", "demo", "--output", str(tmp_path / "a"), "--session", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "needs one destination for its data, and none was given" in err
+    assert "--server URL" in err
+    assert "--download" in err
+    assert not (tmp_path / "a").exists()
+    pilot = ["build", "demo", "--output", str(tmp_path / "a"), "--session", "2", "--download"]
+    assert main(pilot) == 0
+    assert "PILOT BUILD: this page collects nothing" in capsys.readouterr().out
     settings = json.loads(
         (tmp_path / "a/index.html").read_text().split("startExperiment(")[1].split(");")[0]
     )["settings"]
     assert settings["session"] == 2
-    assert main(["build", "demo", "--output", str(tmp_path / "a")]) == 2
+    assert main(["build", "demo", "--output", str(tmp_path / "a"), "--download"]) == 2
     assert "already holds files" in capsys.readouterr().err
-    assert main(["build", "demo", "--output", str(tmp_path / "a"), "--force"]) == 0
-    capsys.readouterr()
+    assert main(["build", "demo", "--output", str(tmp_path / "a"), "--force", "--jatos"]) == 0
+    assert "JATOS archive" in capsys.readouterr().out
     cases = [
-        (["--post-url", "ftp://x"], "is not a web address"),
+        (["--server", "ftp://x"], "is not a web address"),
+        (["--download", "--jatos"], "--jatos and --download were given"),
+        (["--download", "--study", "x"], "--study applies to a study on a collection server"),
+        (["--server", "/", "--study", "Bad Name"], "cannot name a study"),
+        (["--server", "/", "--token", "short"], "is not a study token"),
         (["--participant-param", "a b"], "is not a URL parameter name"),
         (["--language", "xx"], "has no texts in it"),
         (["--session", "0"], "is not a session number"),
     ]
     for args, text in cases:
+        if not any(a in args for a in ("--server", "--jatos", "--download")):
+            args = ["--download", *args]
         assert main(["build", "demo", "--output", str(tmp_path / "b"), *args]) == 2
         err = capsys.readouterr().err
         assert text in err
@@ -151,7 +170,7 @@ def test_a_missing_bundle_says_how_to_build_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(build.resources, "files", lambda package: tmp_path)
     with pytest.raises(WebBuildError, match=r"npm --prefix web ci && npm --prefix web run build"):
-        build_experiment("demo", tmp_path / "site")
+        build_experiment("demo", tmp_path / "site", WebSettings(download=True))
 
 
 @pytest.mark.slow
@@ -174,7 +193,7 @@ def test_an_installed_wheel_builds_experiments_without_node(tmp_path):
     env["PATH"] = str(venv / "bin")  # no node, no npm
     out = tmp_path / "site"
     done = subprocess.run([str(venv / "bin/tol-web"), "build", "london-shallice", "--output",
-                           str(out)], capture_output=True, text=True, env=env, cwd=tmp_path,
+                           str(out), "--download"], capture_output=True, text=True, env=env, cwd=tmp_path,
                           timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
     built = (out / "tol-tasks.js").read_bytes()

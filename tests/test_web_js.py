@@ -289,3 +289,94 @@ def test_the_browser_places_the_feedback_where_the_lab_does():
     for case, js in zip(cases, got, strict=True):
         areas = [[PegArea(**a) for a in b] for b in (js["b"], js["g"]) if b]
         assert js["y"] == pytest.approx(text_band_y(areas), abs=1e-12), case
+
+
+#: A display for the session driver in node: no page, every problem solved by the
+#: shortest path, every copy made as shown, every input at the clock's now.
+SCRIPTED_DISPLAY = """
+const ev = (clock) => ({ kind: "press", t: clock.now(), x: 0, y: 0, source: "mouse" });
+const display = {
+  abort: new Promise(() => {}),
+  async prepare() {},
+  start(driver) { this.clock = driver.clock; this.rows = driver.rows; },
+  describe() { return { user_agent: "node", screen: null, window: null, refresh_rate_hz: null, layout: null }; },
+  async instructions(pages) {
+    pages.forEach((_, k) => {
+      this.rows.pageShown(`page-${k + 1}`, this.clock.now());
+      this.rows.pageLeft(`page-${k + 1}`, this.clock.now(), "key");
+    });
+  },
+  async readyToContinue() {},
+  async message() {},
+  async problem(run, { feedback }) {
+    run.onset(this.clock.now());
+    const s = run.trial.spec;
+    for (const [a, b] of lib.shortestPath(run.puzzle, s.start, s.goal)) {
+      run.act("pick", a, ev(this.clock));
+      run.act("drop", b, ev(this.clock));
+    }
+    const result = run.end({ intervals: [], work: [] });
+    if (feedback) run.feedback(input.proto.languages.en.messages, input.proto.feedback);
+    return result;
+  },
+  async copy(run) {
+    run.onset(this.clock.now());
+    for (const [a, b] of run.trial.sequence) {
+      run.cue(this.clock.now());
+      run.act("toggle", a, ev(this.clock));
+      run.act("toggle", b, ev(this.clock));
+    }
+    return run.end({ intervals: [], work: [] });
+  },
+  close() { return { input_delay_ms: { n: 0 }, frame_work: [], page: { hidden: [], fullscreen_exits: [] } }; },
+  async leave() {},
+};
+"""
+
+
+@pytest.mark.parametrize("name", ["demo", "london-tol-dx", "tests/data/copies/copies.yaml"])
+def test_the_session_driver_runs_a_protocol_without_a_display(name, tmp_path):
+    """Any front plugs into the driver: a scripted one in node gives a log tol-score reads."""
+    from tol_tasks.protocol_format.load import load_protocol
+    from tol_tasks.session_data.eventlog import check_cells, read_event_log
+    from tol_tasks.session_data.sidecar import Sidecar
+
+    lp = load_protocol(ROOT / name if name.endswith(".yaml") else name)
+    out = node(
+        SCRIPTED_DISPLAY
+        + """
+        const who = { participant: "N001", session: 1, language: "en", fields: {}, params: {} };
+        const rows = [];
+        const driver = new lib.SessionDriver(input.proto, who, { onRow: (line, row) => rows.push(row) });
+        const r = await driver.run(display);
+        return { csv: r.log.text(), meta: r.meta, status: r.status, rows };
+        """,
+        {"proto": compile_protocol(lp)},
+    )
+    assert out["status"] == "completed"
+    log = tmp_path / out["meta"]["event_log"]
+    log.write_text(out["csv"])
+    log.with_suffix(".json").write_text(json.dumps(out["meta"]))
+    data = read_event_log(log)
+    check_cells(data)
+    rows = data.rows
+    assert out["rows"] == list(range(1, len(rows) + 1))  # every row handed over, in order
+    assert rows[0]["event"] == "session_start"
+    assert rows[-1]["event"] == "session_end"
+    assert rows[-1]["reason"] == "completed"
+    assert Sidecar.from_dict(out["meta"]).rows_written == len(rows)
+    ends = [r for r in rows if r["event"] == "trial_end"]
+    onsets = [r for r in rows if r["event"] == "trial_onset"]
+    assert ends
+    assert len(ends) == len(onsets)
+    assert {r["reason"] for r in ends} == {"solved"}
+    # Each problem solved in exactly its minimum (the solver's, compiled into the plan).
+    plan = compile_protocol(lp)["plan"]
+    blocks = [plan["practice"] | {"name": "practice"}, *plan["blocks"]]
+    minimum = {(b["name"], p["id"]): p["min_moves"] for b in blocks for p in b["problems"]}
+    for r in ends:
+        assert int(r["moves"]) == minimum[(r["block"], r["problem_id"])]
+    copies = [r for r in rows if r["event"] == "copy_end"]
+    assert all(r["reason"] == "copied" for r in copies)
+    if name.endswith("copies.yaml"):
+        assert copies

@@ -296,7 +296,12 @@ class Participant:
 
 
 def build_folder(protocol, out: Path, **settings) -> Path:
-    """``tol-web build`` through its library call (the CLI is tested on its own)."""
+    """``tol-web build`` through its library call (the CLI is tested on its own).
+
+    Without a destination (``server``, ``jatos``), a pilot build (``download``).
+    """
+    if not any(settings.get(k) for k in ("server", "jatos", "download")):
+        settings["download"] = True
     from tol_tasks.web import WebSettings, build_experiment
 
     web_bundle()

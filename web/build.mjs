@@ -5,9 +5,12 @@
 import { build } from "esbuild";
 import { readFileSync } from "node:fs";
 
-// The version is declared once, in the Python package (tol_tasks/__init__.py).
+// The version is declared once, in the Python package (tol_tasks/__init__.py), and so
+// is the compiled protocol's format (tol_tasks/web/compile.py COMPILED_FORMAT).
 const init = readFileSync(new URL("../tol_tasks/__init__.py", import.meta.url), "utf8");
 const version = /^__version__\s*=\s*"([^"]+)"/m.exec(init)[1];
+const compiler = readFileSync(new URL("../tol_tasks/web/compile.py", import.meta.url), "utf8");
+const compiledFormat = Number(/^COMPILED_FORMAT\s*=\s*(\d+)/m.exec(compiler)[1]);
 const jspsych = JSON.parse(readFileSync(new URL("./node_modules/jspsych/package.json", import.meta.url), "utf8")).version;
 const out = new URL("../tol_tasks/web/static/", import.meta.url).pathname;
 
@@ -16,7 +19,11 @@ const common = {
   format: "iife",
   target: ["es2020"],
   legalComments: "eof",
-  define: { __TOL_TASKS_VERSION__: JSON.stringify(version), __JSPSYCH_VERSION__: JSON.stringify(jspsych) },
+  define: {
+    __TOL_TASKS_VERSION__: JSON.stringify(version),
+    __JSPSYCH_VERSION__: JSON.stringify(jspsych),
+    __TOL_COMPILED_FORMAT__: JSON.stringify(compiledFormat),
+  },
   logLevel: "warning",
 };
 

@@ -10,7 +10,9 @@ scores the logs like any session.
 
 Formats (:data:`FORMATS`): ``expfactory-tol``, ``jspsych-tol``, ``pebl-tol``,
 ``pebl-toh``; ``psytoolkit-toh`` is recognised and refused (its data cannot
-give the moves). The importers never import PsychoPy.
+give the moves). ``jatos`` (:mod:`tol_tasks.importers.jatos`) reads the
+result export of a study built with ``tol-web build --jatos``: its own logs,
+in pieces, put back together. The importers never import PsychoPy.
 
 >>> sorted(FORMATS)
 ['expfactory-tol', 'jspsych-tol', 'pebl-toh', 'pebl-tol', 'psytoolkit-toh']
@@ -22,7 +24,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import expfactory, jspsych, pebl, psytoolkit
+from . import expfactory, jatos, jspsych, pebl, psytoolkit
 from ._build import ImportedSession
 from ._format import Format, ImportOptions
 from ._source import ImportSourceError, Source, read_source
@@ -145,10 +147,10 @@ def import_files(
         value and fix.
     """
     options = options or ImportOptions()
-    if fmt is not None and fmt not in FORMATS:
+    if fmt is not None and fmt not in FORMATS and fmt != jatos.NAME:
         raise ImportSourceError(
             f"--format {fmt!r} is not a format tol-import reads. Suggested fix: use one of "
-            f"{', '.join(FORMATS)}."
+            f"{', '.join([*FORMATS, jatos.NAME])}."
         )
     paths = [Path(p) for p in paths]
     report = ImportReport()
@@ -171,6 +173,12 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
     for path in paths:
         if progress:
             progress(f"importing {path}")
+        if fmt == jatos.NAME or (fmt is None and jatos.is_results(path)):
+            try:
+                _import_jatos(path, options, report, writer)
+            except ImportSourceError as exc:
+                bad(exc)
+            continue
         try:
             source = read_source(path)
             format_ = FORMATS[fmt] if fmt else detect_format(source)
@@ -203,6 +211,26 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
                 report.warnings.extend(session.warnings)
             else:
                 report.already.append(where)
+
+
+def _import_jatos(path: Path, options: ImportOptions, report: ImportReport, writer: Writer) -> None:
+    """A JATOS result export of a tol-web study: its sessions, as tol-web serve keeps them."""
+    if options.given():
+        flags = ", ".join(map(ImportOptions.flag, options.given()))
+        raise ImportSourceError(
+            f"{flags} does not apply to {jatos.NAME} ({jatos.TITLE}), which takes none: its "
+            "pieces carry everything. Suggested fix: leave it out (tol-import never ignores "
+            "an option)."
+        )
+    written, already, rows, others = jatos.import_results(path, writer.folder.path)
+    report.written.extend(written)
+    report.already.extend(already)
+    report.events += rows
+    report.trials += sum(log.read_text(encoding="utf-8").count(",trial_end,") for log in written)
+    if others:
+        report.warnings.append(
+            f"{path}: {others} line(s) of other components' result data passed over."
+        )
 
 
 def _check_options(format_: Format, options: ImportOptions) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 from tol_tasks import __version__
 from tol_tasks.options import Idle, given_flags, idle_option
 
-from . import FORMATS, ImportOptions, import_files
+from . import FORMATS, ImportOptions, import_files, jatos
 from ._source import ImportSourceError
 
 EXIT_OK, EXIT_FAULT = 0, 2
@@ -55,6 +55,7 @@ _PARSERS = {"text": str, "count": _positive(int), "seconds": _positive(float),
 
 def _parser() -> argparse.ArgumentParser:
     formats = "\n".join(f"  {f.name:<15} {f.title}" for f in FORMATS.values())
+    formats += f"\n  {jatos.NAME:<15} {jatos.TITLE}"
     ap = argparse.ArgumentParser(
         prog="tol-import",
         description="Turn tower data collected with other tools into tol-tasks event logs and "
@@ -67,7 +68,7 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--output", "-o", type=Path, help="folder for the event logs (made if missing)")
     ap.add_argument(
         "--format",
-        choices=list(FORMATS),
+        choices=[*FORMATS, jatos.NAME],
         metavar="NAME",
         help="the files' format (default: recognised from each file's header)",
     )
@@ -111,6 +112,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for f in FORMATS.values():
             state = " (recognised, not importable)" if f.refused else ""
             print(f"{f.name:<15} {f.title}{state}; see {f.doc}")
+        print(f"{jatos.NAME:<15} {jatos.TITLE}; see docs/online.md")
         return EXIT_OK
     if not args.files:
         parser.error("give the data files to import")

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
+
+from tol_tasks.session_data.names import date_str
 
 from .settings import RunSettings
 
-
-def date_str(t: float | None = None) -> str:
-    """A timestamp in PsychoPy's ``data.getDateStr()`` form, e.g. ``2026-11-22_14h03.07.123``."""
-    t = time.time() if t is None else t
-    ms = int((t % 1) * 1000)
-    return time.strftime("%Y-%m-%d_%Hh%M.%S", time.localtime(t)) + f".{ms:03d}"
+__all__ = ["date_str", "session_paths"]
 
 
 def session_paths(

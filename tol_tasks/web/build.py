@@ -20,8 +20,11 @@ from urllib.parse import urlparse
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
+from tol_tasks.session_data.pieces import STUDY_RE
 
 from .compile import browser_issues, compile_protocol, image_names
+from .jatos import write_jzip
+from .studies import Study, StudyError, check_study_name, new_token, read_study, write_study
 
 #: The bundle with jsPsych inside, and the plugin alone (for a researcher's own jsPsych page).
 BUNDLE = "tol-tasks.js"
@@ -58,17 +61,39 @@ class WebSettings:
     session: int = _opt("session number when the URL gives none", default=1)
     language: str | None = _opt("language when the URL gives none (the protocol's default)",
                                 default=None)  # fmt: skip
-    post_url: str | None = _opt(
-        "send the event log and sidecar to this URL (POST, JSON) instead of downloading them",
+    server: str | None = _opt(
+        "send the data to this collection server (tol-web serve) as the session goes: its "
+        "address, e.g. https://tol.example.org, or / when tol-web serve serves this page itself",
         default=None,
+    )
+    study: str | None = _opt(
+        "with --server: the study's name on the server (default: the output folder's name)",
+        default=None,
+    )
+    token: str | None = _opt(
+        "with --server: the study's upload token (default: the one of an earlier build into "
+        "the same folder, else a new random one)",
+        default=None,
+    )
+    jatos: bool = _opt("run as a JATOS study: each trial is appended to the JATOS result; "
+                       "also writes OUTPUT.jzip, which JATOS imports", default=False)  # fmt: skip
+    download: bool = _opt(
+        "piloting only: nothing is collected, the data files are downloaded to the "
+        "participant's computer at the end (the page says so)",
+        default=False,
     )
     completion_url: str | None = _opt(
         "after the data are saved, go to this URL; {NAME} is replaced by the URL parameter "
         "NAME (e.g. Prolific's completion link, SONA's credit link with survey_code={id})",
         default=None,
     )
-    jatos: bool = _opt("load JATOS's jatos.js, to run as a JATOS study (data go to JATOS)",
-                       default=False)  # fmt: skip
+
+    @property
+    def destination(self) -> str | None:
+        """Where the data go: ``server``, ``jatos`` or ``download`` (None: not chosen)."""
+        chosen = [d for d, on in (("server", self.server is not None), ("jatos", self.jatos),
+                                  ("download", self.download)) if on]  # fmt: skip
+        return chosen[0] if len(chosen) == 1 else None
 
     def check(self, lp: LoadedProtocol) -> None:
         """Raise :class:`WebBuildError` for a setting that cannot work."""
@@ -89,7 +114,30 @@ class WebSettings:
                 f"--language {self.language!r}: the protocol {lp.name!r} has no texts in it. "
                 f"Suggested fix: choose one of {', '.join(lp.languages())}."
             )
-        for name in ("post_url", "completion_url"):
+        chosen = [f for f, on in (("--server", self.server is not None), ("--jatos", self.jatos),
+                                  ("--download", self.download)) if on]  # fmt: skip
+        if len(chosen) != 1:
+            what = "none was given" if not chosen else f"{' and '.join(chosen)} were given"
+            raise WebBuildError(
+                f"a study page needs one destination for its data, and {what}. Suggested fix: "
+                "add --server URL (a collection server, tol-web serve), --jatos (a JATOS "
+                "study), or, to pilot the page only, --download (nothing is collected: the "
+                "files are downloaded to the participant's computer)."
+            )  # fmt: skip
+        for name in ("study", "token"):
+            if getattr(self, name) is not None and self.server is None:
+                raise WebBuildError(
+                    f"--{name} applies to a study on a collection server only. Suggested fix: "
+                    f"add --server URL, or leave out --{name}."
+                )  # fmt: skip
+        if self.study is not None:
+            check_study_name(self.study)
+        if self.token is not None and not re.match(r"^[A-Za-z0-9_-]{16,128}\Z", self.token):
+            raise WebBuildError(
+                f"--token {self.token!r} is not a study token. Suggested fix: 16 to 128 letters, "
+                "digits, '-' or '_' (or leave it out: the build draws one)."
+            )  # fmt: skip
+        for name in ("server", "completion_url"):
             url = getattr(self, name)
             if url is None:
                 continue
@@ -105,6 +153,17 @@ class WebSettings:
     def as_json(self) -> dict:
         return asdict(self)
 
+    def page(self, study: Study | None) -> dict:
+        """What the page reads (index.html): where the participant comes from, where the data go."""
+        keep = ("participant_param", "session_param", "language_param", "session", "language",
+                "completion_url")  # fmt: skip
+        out = {k: getattr(self, k) for k in keep}
+        out["destination"] = self.destination
+        if study is not None:
+            out["upload_url"] = f"{self.server.rstrip('/')}/api/{study.name}/upload"
+            out["token"] = study.token
+        return out
+
 
 def setting_fields():
     """The settings with their help texts (``tol-web build`` derives its options from them)."""
@@ -113,11 +172,26 @@ def setting_fields():
 
 @dataclass
 class BuildResult:
-    """What a build wrote."""
+    """What a build wrote: the folder, its files, and for a server its study, for JATOS the archive."""
 
     folder: Path
     files: list[Path]
     protocol: LoadedProtocol
+    destination: str = "download"
+    study: Study | None = None
+    archive: Path | None = None
+
+    def summary(self) -> str:
+        """What ``tol-web build`` prints: what was built, and where its data go."""
+        head = f"tol-web: {self.protocol.name} built in {self.folder}/ ({len(self.files)} files)."
+        if self.destination == "server":
+            return (f"{head} Its data go to {self.study.name!r} on the collection server: serve "
+                    f"it with `tol-web serve {self.folder} --data DATA` (docs/online.md).")  # fmt: skip
+        if self.destination == "jatos":
+            return (f"{head} JATOS archive: {self.archive} (in JATOS: Import study). Its data go "
+                    "to JATOS; turn the result export into logs with `tol-import --format jatos`.")  # fmt: skip
+        return (f"{head} PILOT BUILD: this page collects nothing; each participant's browser "
+                "downloads the data files. For a study, build with --server URL or --jatos.")  # fmt: skip
 
 
 def bundle_path(name: str = BUNDLE) -> Path:
@@ -140,7 +214,7 @@ def bundle_path(name: str = BUNDLE) -> Path:
 
 
 def build_experiment(protocol: str | Path | LoadedProtocol, output: str | Path,
-                     settings: WebSettings | None = None, *, force: bool = False) -> BuildResult:  # fmt: skip
+                     settings: WebSettings | None, *, force: bool = False) -> BuildResult:  # fmt: skip
     """Write the static experiment folder of ``protocol`` into ``output``.
 
     Parameters
@@ -149,7 +223,9 @@ def build_experiment(protocol: str | Path | LoadedProtocol, output: str | Path,
         A protocol file or a bundled protocol's name.
     output : str or Path
         A folder that does not exist or is empty (any folder with ``force``).
-    settings : WebSettings, optional
+    settings : WebSettings
+        Where the participant comes from and where the data go (one of
+        ``server``, ``jatos``, ``download`` must be chosen).
     force : bool
         Build into a folder that already holds files (the build's own are replaced).
 
@@ -160,7 +236,11 @@ def build_experiment(protocol: str | Path | LoadedProtocol, output: str | Path,
     WebBuildError
         A bad setting, an output folder in use, a missing bundle.
     """
-    settings = settings or WebSettings()
+    if settings is None:
+        raise WebBuildError(
+            "a study page needs one destination for its data. Suggested fix: give settings "
+            "with server=URL, jatos=True, or (piloting) download=True."
+        )  # fmt: skip
     lp = protocol if isinstance(protocol, LoadedProtocol) else load_protocol(protocol)
     issues = browser_issues(lp)
     if issues:
@@ -175,6 +255,7 @@ def build_experiment(protocol: str | Path | LoadedProtocol, output: str | Path,
             f"--output {out} already holds files. Suggested fix: give a new or empty folder, "
             "or add --force to replace the build's own files in it."
         )
+    study = _study(lp, out, settings) if settings.destination == "server" else None
     images = image_names(lp)
     compiled = compile_protocol(lp, images=images)
     try:
@@ -190,19 +271,42 @@ def build_experiment(protocol: str | Path | LoadedProtocol, output: str | Path,
         (out / "protocol.json").write_text(
             json.dumps(compiled, indent=1, ensure_ascii=False) + "\n", encoding="utf-8"
         )
-        (out / "index.html").write_text(index_html(lp, settings), encoding="utf-8")
+        (out / "index.html").write_text(index_html(lp, settings, study), encoding="utf-8")
+        if study is not None:
+            written.append(write_study(out, study))
+        archive = write_jzip(out, lp) if settings.jatos else None
     except OSError as exc:
         raise WebBuildError(
             f"{out}: cannot be written ({exc.strerror}). Suggested fix: choose a folder you can "
             "write to."
         ) from None
     written += [out / name for name in BUILT_FILES]
-    return BuildResult(out, written, lp)
+    return BuildResult(out, written, lp, settings.destination, study, archive)
 
 
-def index_html(lp: LoadedProtocol, settings: WebSettings) -> str:
+def _study(lp: LoadedProtocol, out: Path, settings: WebSettings) -> Study:
+    """The study a server build makes: its name, and its token (kept across rebuilds)."""
+    name = settings.study
+    if name is None:
+        name = out.resolve().name.lower()
+        if not STUDY_RE.match(name):
+            raise WebBuildError(
+                f"the output folder's name {out.resolve().name!r} cannot name a study on a "
+                "server. Suggested fix: give --study NAME (lower-case letters, digits, '-', '_')."
+            )  # fmt: skip
+    token = settings.token
+    if token is None:
+        try:
+            earlier = read_study(out)
+        except StudyError:
+            earlier = None
+        token = earlier.token if earlier is not None and earlier.name == name else new_token()
+    return Study(name, token, lp.name, lp.sha256, out)
+
+
+def index_html(lp: LoadedProtocol, settings: WebSettings, study: Study | None = None) -> str:
     """The page: the bundle, JATOS's script when asked, and the call that starts the session."""
-    config = json.dumps({"protocol": "protocol.json", "settings": settings.as_json()}, indent=2)
+    config = json.dumps({"protocol": "protocol.json", "settings": settings.page(study)}, indent=2)
     config = config.replace("</", "<\\/")  # a value cannot close the script element
     jatos = '\n  <script src="jatos.js"></script>' if settings.jatos else ""
     title = html.escape(lp.model.description.strip().split("\n")[0][:80] or lp.name)

@@ -18,6 +18,7 @@ from tol_tasks.errors import TolTasksError, quiet_on_closed_pipe
 
 from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
 from .extract import extract_sessions
+from .server import serve_fields
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -25,7 +26,8 @@ EXIT_OK, EXIT_USAGE = 0, 2
 def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="tol-web",
-        description="Put a tol-tasks protocol online: a static jsPsych experiment folder.",
+        description="Put a tol-tasks protocol online: a jsPsych experiment folder, and a "
+        "collection server for its data.",
     )
     ap.add_argument("--version", action="version", version=f"tol-tasks {__version__}")
     sub = ap.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -60,7 +62,64 @@ def _parser() -> argparse.ArgumentParser:
     )
     extract.add_argument("files", nargs="+", type=Path, metavar="FILE")
     extract.add_argument("--output", "-o", required=True, type=Path, metavar="DIR")
+    serve = sub.add_parser(
+        "serve",
+        help="run a collection server: serve built studies and store their data as it comes",
+        description="Serve studies built with --server and store each session's log in a data "
+        "folder that tol-score reads (or in PostgreSQL). docs/online.md: proxy, TLS, limits.",
+    )
+    serve.add_argument("studies", nargs="+", type=Path, metavar="STUDY",
+                       help="a study folder (tol-web build ... --server), or a folder of them")  # fmt: skip
+    serve.add_argument("--data", type=Path, metavar="DIR",
+                       help="the data folder (one folder per study inside); required without "
+                       "--database")  # fmt: skip
+    serve.add_argument("--database", metavar="URL",
+                       help="store in PostgreSQL instead (postgresql://USER:PASSWORD@HOST/DB); "
+                       "tol-web export writes the data folder")  # fmt: skip
+    for f in serve_fields():
+        flag = "--" + f.name.replace("_", "-")
+        if f.metadata.get("many"):
+            serve.add_argument(flag, action="append", default=[], metavar="VALUE",
+                               help=f.metadata["help"])  # fmt: skip
+        else:
+            kind = {"int": int, "float": float}.get(str(f.type), str)
+            serve.add_argument(flag, type=kind, default=f.default, metavar="VALUE",
+                               help=f"{f.metadata['help']} (default: {f.default})")  # fmt: skip
+    export = sub.add_parser(
+        "export",
+        help="write the sessions kept in PostgreSQL into a data folder (for tol-score)",
+    )
+    export.add_argument("--database", required=True, metavar="URL")
+    export.add_argument("--data", required=True, type=Path, metavar="DIR")
     return ap
+
+
+def _serve(args) -> int:
+    from .server import ServeSettings, run
+    from .studies import find_studies
+
+    if (args.data is None) == (args.database is None):
+        print("tol-web: serve needs one place to store: --data DIR (a data folder) or --database "
+              "URL (PostgreSQL).", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    studies = find_studies(args.studies)
+    if args.database:
+        from .pgstore import PostgresStorage
+
+        storage = PostgresStorage(args.database)
+    else:
+        from tol_tasks.session_data.collect import FolderStorage
+
+        storage = FolderStorage(args.data)
+    values = {f.name: getattr(args, f.name) for f in serve_fields()}
+    values = {k: tuple(v) if isinstance(v, list) else v for k, v in values.items()}
+    settings = ServeSettings(**values)
+    names = ", ".join(sorted(studies))
+    print(f"tol-web: serving {len(studies)} stud{'y' if len(studies) == 1 else 'ies'} ({names}) "
+          f"on http://{settings.host}:{settings.port}/, storing in "
+          f"{(args.database and 'PostgreSQL') or args.data}", file=sys.stderr, flush=True)  # fmt: skip
+    run(studies, storage, settings)
+    return EXIT_OK
 
 
 @quiet_on_closed_pipe
@@ -70,9 +129,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "build":
             settings = WebSettings(**{f.name: getattr(args, f.name) for f in setting_fields()})
             result = build_experiment(args.protocol, args.output, settings, force=args.force)
-            print(f"tol-web: {result.protocol.name} built in {result.folder}/ "
-                  f"({len(result.files)} files). Serve the folder with any web server, e.g. "
-                  f"python -m http.server --directory {result.folder}")  # fmt: skip
+            print(result.summary())
+        elif args.command == "serve":
+            return _serve(args)
+        elif args.command == "export":
+            from .pgstore import export_database
+
+            written = export_database(args.database, args.data)
+            print(f"tol-web: {len(written)} session(s) exported to {args.data}/")
         elif args.command == "extract":
             for f in args.files:
                 for path in extract_sessions(f, args.output):

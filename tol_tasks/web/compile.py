@@ -15,6 +15,12 @@ that ``tol-web build`` writes beside the page:
   (:class:`~tol_tasks.session_data.sidecar.Sidecar`) writes it, with the
   protocol's copy and the recorder filled in; the page fills in the session.
 - messages and instruction pages per language, display, input and rule settings.
+- ``compiled_format``: :data:`COMPILED_FORMAT`; the page (built with the same
+  value) refuses a ``protocol.json`` of another format and says to rebuild.
+
+Rules are compiled here rather than ported to JavaScript where they can be
+(the participant-id rule, minimum moves, forms, colours, the sidecar's keys);
+``web/ports.toml`` lists those that are ported, with their cross-checks.
 
 :func:`browser_issues` lists what a protocol asks that a browser cannot do,
 each naming the file, line, field, value and fix.
@@ -36,11 +42,23 @@ from tol_tasks.session_data.trial import _PARTICIPANT_RE
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
-#: Version of the compiled protocol (``protocol.json``) that the page reads.
-COMPILED_FORMAT = 1
+#: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
+#: language, the task's name for participants).
+COMPILED_FORMAT = 2
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
+
+
+def participant_pattern() -> str:
+    """The participant-id rule as one JavaScript regular expression (compiled, not ported).
+
+    Python's rule (:func:`tol_tasks.session_data.trial.check_participant_id`) is
+    its pattern plus "no '..'"; the browser gets both in one pattern, anchored
+    at both ends (JavaScript's ``$`` never matches before a final newline).
+    """
+    body = _PARTICIPANT_RE.pattern.removeprefix("^").removesuffix("$")
+    return rf"^(?!.*\.\.){body}$"
 
 
 def browser_issues(lp: LoadedProtocol) -> list[Issue]:
@@ -101,7 +119,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "compiled_format": COMPILED_FORMAT,
         "compiled_by": f"tol-tasks {__version__}",
         "event_log_version": EVENT_LOG_VERSION,
-        "participant_pattern": _PARTICIPANT_RE.pattern,
+        "participant_pattern": participant_pattern(),
         "peg_letters": PEG_LETTERS,
         "apparatus": lp.puzzle.code,
         "puzzles": _puzzles(lp),
@@ -120,6 +138,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "default_language": m.instructions.default_language,
         "languages": {
             lang: {
+                "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
                 "messages": lp.messages(lang),
                 "pages": [
                     {"text": p.text, "image": images.get(p.image) if p.image else None}

@@ -7,30 +7,35 @@
 import { EVENT_LOG_VERSION, EventLog } from "./eventlog.js";
 import { frameSummary } from "./frames.js";
 import { FrameRecorder, SessionClock } from "./runtime.js";
-import { deliver } from "./save.js";
-import { dateStr, isoNow } from "./session.js";
+import { deliveryFor } from "./delivery.js";
+import { download } from "./save.js";
+import { dateStr, isoNow } from "./timefmt.js";
 import { sha256Hex } from "./sha256.js";
-import { SessionStore } from "./storage.js";
+import { SessionStore, newAttemptId } from "./storage.js";
 import { JSPSYCH_VERSION, VERSION } from "./version.js";
 
 export class TowerSession {
   /**
    * @param {object} o
    *   participant (required), session (1), name ("tower": the protocol column and
-   *   file names), keep (true: every row in localStorage too), post_url (null).
+   *   file names), keep (true: every row in localStorage too), destination: where
+   *   save() hands the log ("download", the default; "jatos"; or "server" with
+   *   upload_url and token, the address and token of a study on tol-web serve).
    */
-  constructor({ participant, session = 1, name = "tower", keep = true, post_url = null }) {
+  constructor({ participant, session = 1, name = "tower", keep = true, destination = null, upload_url = null, token = null }) {
     if (!participant) throw new Error("TowerSession needs a participant id");
     this.participant = participant;
     this.session = session;
     this.name = name;
-    this.settings = { post_url };
+    const dest = destination || (globalThis.jatos ? "jatos" : "download");
+    this.settings = { destination: dest, upload_url, token };
     this.clock = null;
     this.trialNo = 0;
     this.frameTrials = [];
     this.frames = new FrameRecorder();
     this.status = null;
     this.store = keep ? new SessionStore(`embedded-${name}`, participant, `${session}-${dateStr()}`) : null;
+    this.attempt = this.store ? this.store.begin() : newAttemptId();
     this.log = new EventLog({
       participant,
       session,
@@ -130,12 +135,21 @@ export class TowerSession {
     };
   }
 
-  /** End the session and hand its files over: JATOS, the post_url, else a download. */
+  /** End the session and hand its log over (the destination), or download both files. */
   async save(status = "completed") {
-    const result = await deliver(this.end(status), this.settings);
+    const files = this.end(status);
+    const delivery = deliveryFor(this.settings, {
+      log: this.log, store: null, who: { participant: this.participant, session: this.session },
+      attempt: this.attempt,
+    });
+    const result = await delivery.finish(this.meta);
+    if (delivery.method === "download") {
+      download(files.csvName, files.csv, "text/csv");
+      download(files.jsonName, files.json, "application/json");
+    }
     // For automation, as on the built page's last screen.
     document.documentElement.dataset.tolStatus = this.status;
-    document.documentElement.dataset.tolSaved = result.error ? "failed" : result.method;
-    return result;
+    document.documentElement.dataset.tolSaved = result.ok ? delivery.method : "failed";
+    return { method: delivery.method, error: result.error };
   }
 }

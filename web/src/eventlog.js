@@ -38,18 +38,35 @@ export const HEADER = csvLine(COLUMNS);
  *
  * `onRow(line, row)` is called with each new line before write() returns (the
  * session keeps it in the browser's storage there). `lines` continues a
- * resumed log: its rows as stored, numbered from 1.
+ * resumed log: its rows as stored, the first of them numbered `firstRow`
+ * (the rows before it were delivered and are no longer kept in the page).
  */
 export class EventLog {
-  constructor({ participant, session, onRow = null, lines = [] }) {
+  constructor({ participant, session, onRow = null, lines = [], firstRow = 1 }) {
     this.participant = participant;
     this.session = session;
     this.onRow = onRow;
+    this.firstRow = firstRow;
     this.lines = lines.slice();
   }
 
   get rowsWritten() {
-    return this.lines.length;
+    return this.firstRow - 1 + this.lines.length;
+  }
+
+  /** Whether the page holds every row (else the earlier ones were delivered before a reload). */
+  get whole() {
+    return this.firstRow === 1;
+  }
+
+  /** Row `row`'s line, or null when the page no longer holds it. */
+  line(row) {
+    return row >= this.firstRow ? this.lines[row - this.firstRow] ?? null : null;
+  }
+
+  /** The lines of rows `from` to `to` (those the page holds). */
+  slice(from, to = this.rowsWritten) {
+    return this.lines.slice(Math.max(0, from - this.firstRow), Math.max(0, to - this.firstRow + 1));
   }
 
   /** Append one event; unknown columns and events are errors. Returns the row number. */
@@ -57,7 +74,7 @@ export class EventLog {
     if (!EVENT_SET.has(event)) throw new Error(`${event} is not an event of format ${EVENT_LOG_VERSION}`);
     const unknown = Object.keys(fields).filter((k) => !KNOWN.has(k) && fields[k] != null);
     if (unknown.length) throw new Error(`not event log columns: ${unknown.sort().join(", ")}`);
-    const row = this.lines.length + 1;
+    const row = this.rowsWritten + 1;
     const values = { ...fields, row, participant: this.participant, session: this.session, event };
     const line = csvLine(COLUMNS.map((c) => cellText(c, values[c])));
     this.lines.push(line);

@@ -6,7 +6,8 @@
 import { initJsPsych } from "jspsych";
 import { TowerSession } from "./embed.js";
 import { TowerPlugin, TowerSessionPlugin } from "./plugin.js";
-import { endPage, stop } from "./session.js";
+import { endPage } from "./endpages.js";
+import { stop } from "./screens.js";
 import { injectStyle } from "./style.js";
 
 export { initJsPsych };
@@ -53,7 +54,7 @@ export async function startExperiment({ protocol, settings = {}, displayElement 
   await jsPsych.run([{ type: TowerSessionPlugin, protocol: proto, settings }]);
   // jsPsych clears its display after the trial: the last page is shown again.
   const summary = jsPsych.data.get().last(1).values()[0];
-  if (summary && summary.event_log) endPage(jsPsych.getDisplayElement(), summary);
+  if (summary && summary.end_text) endPage(jsPsych.getDisplayElement(), summary);
   else if (summary && summary.error) stop(jsPsych.getDisplayElement(), summary.error);
   return jsPsych;
 }

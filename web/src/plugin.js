@@ -5,15 +5,19 @@
 import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
 import { DEFAULT_DISPLAY, messagesFor, pieceColor } from "./defaults.js";
-import { playCopy, playProblem } from "./play.js";
+import { playCopy, playProblem, showMessage } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
 import { runSession } from "./session.js";
 import { injectStyle } from "./style.js";
 import { copySequence } from "./trial.js";
+import { CopyRun, ProblemRun } from "./trialrun.js";
 import { VERSION } from "./version.js";
 
 const P = ParameterType;
+
+/** How long the copy trials' first message stays (tol_tasks.session_data.plan.MESSAGE_SECONDS["copy_start"]). */
+const COPY_START_SECONDS = 1.5;
 
 const towerInfo = {
   name: "tower",
@@ -123,27 +127,30 @@ export class TowerPlugin {
     let rejectAbort;
     const abort = new Promise((_, reject) => (rejectAbort = reject));
     abort.catch(() => {});
-    const ctx = {
+    // The display the screens draw on (play.js; front.js is the built page's).
+    const ui = {
       stage,
       msg: { ...messagesFor(trial.language), ...trial.messages },
       display,
       input: { mode: trial.input_mode, keys, continue_key: { key: " " } },
-      rules: trial.rules,
       timing: { feedback_duration: trial.feedback_duration, inter_trial_interval: trial.inter_trial_interval },
       feedback: trial.feedback,
       clock: session.clock,
-      write: (event, fields) => session.write(event, fields),
       frames: session.frames,
-      frameTrials: session.frameTrials,
-      refresh: null,
       abort,
-      copyShown: session.copyShown,
-      copyStartSeconds: 1.5, // tol_tasks.session_data.plan.MESSAGE_SECONDS["copy_start"]
-      puzzle: () => puzzle,
       colors: () => Object.fromEntries(puzzle.pieces.map((p) => [String(p), pieceColor(puzzle, p, display.piece_colors)])),
+      labels: () => null,
     };
-    Object.defineProperty(ctx, "trialNo", { get: () => session.trialNo, set: (v) => (session.trialNo = v) });
-    ctx.router = new InputRouter(stage, session.clock, {
+    // What the trial's runs write to (trialrun.js): the session, with this trial's rules.
+    const host = {
+      write: (event, fields) => session.write(event, fields),
+      clock: session.clock,
+      rules: trial.rules,
+      refresh: null,
+      nextTrial: () => ++session.trialNo,
+      recordFrames: (entry) => session.frameTrials.push(entry),
+    };
+    ui.router = new InputRouter(stage, session.clock, {
       quitKey: trial.quit_key ? { key: String(trial.quit_key).toLowerCase() } : null,
       onQuit: (ev) => rejectAbort(new Abort(ev.t)),
       frames: session.frames,
@@ -159,14 +166,19 @@ export class TowerPlugin {
       copy_moves: null, copy_refused: null, copy_first_move_latency: null, copy_total_time: null,
     };
     try {
-      const r = await playProblem(ctx, problem, { block: trial.block, attempt: 1, feedback: trial.feedback !== "none" });
+      const run = new ProblemRun(host, problem, puzzle, { block: trial.block, attempt: 1 });
+      const r = await playProblem(ui, run, { feedback: trial.feedback !== "none" });
       Object.assign(data, { moves: r.moves, solved: r.outcome === "solved", outcome: r.outcome, planning_time: r.planning_time, total_time: r.total_time });
       const wanted = r.outcome === "solved" || (trial.copy && trial.copy_unsolved);
       if (trial.copy && wanted) {
         const sequence = copySequence(trial.copy, r.placed, path || []);
         if (sequence.length) {
-          const c = await playCopy(ctx, problem, { block: trial.block, attempt: 1, copyOf: r.trial, source: trial.copy, sequence });
-          session.copyShown = true;
+          if (!session.copyShown) {
+            await showMessage(ui, ui.msg.copy_start, COPY_START_SECONDS);
+            session.copyShown = true;
+          }
+          const copy = new CopyRun(host, problem, puzzle, { block: trial.block, attempt: 1, copyOf: r.trial, source: trial.copy, sequence });
+          const c = await playCopy(ui, copy);
           Object.assign(data, { copy_trial: session.trialNo, copy_outcome: c.outcome, copy_moves: c.moves, copy_refused: c.refused, copy_first_move_latency: c.first_move_latency });
         }
       }
@@ -177,7 +189,7 @@ export class TowerPlugin {
       session.end("aborted");
       Object.assign(data, { outcome: "aborted", solved: false });
     } finally {
-      ctx.router.close();
+      ui.router.close();
     }
     data.rows = session.log.lines.slice(first - 1);
     return data;
@@ -192,7 +204,7 @@ export class TowerSessionPlugin {
     parameters: {
       /** The compiled protocol (the contents of protocol.json). */
       protocol: { type: P.OBJECT, default: undefined },
-      /** tol-web build's settings: participant_param, session_param, post_url, ... */
+      /** tol-web build's settings: participant_param, session_param, destination, ... */
       settings: { type: P.OBJECT, default: {} },
     },
     data: {

@@ -1,5 +1,7 @@
 // The page's look, injected once: a stage of absolutely placed boxes, no
 // scrolling or selection, and touch-action: none so that a touch is never a pan or a zoom.
+// The page's own screens (id form, messages, end) are a light panel whatever the
+// protocol's background, every text at WCAG AA contrast or better (tested).
 
 const CSS = `
 html, body { margin: 0; height: 100%; overflow: hidden; }
@@ -18,11 +20,19 @@ body { font-family: "DejaVu Sans", system-ui, sans-serif; }
   border-top: calc(1.5 * var(--tol-marker)) solid #fff; }
 .tol-label { transform: translate(-50%, -50%); text-align: center; white-space: pre-wrap; line-height: 1.3; }
 .tol-page-image { transform: translate(-50%, -50%); }
-.tol-screen { max-width: 40em; margin: 10vh auto; padding: 1em; font-size: 1.2em; text-align: center; }
+.tol-screen { max-width: 40em; margin: 10vh auto; padding: 1em 1.5em; font-size: 1.2em; text-align: center;
+  background: #ffffff; color: #1a1a1a; border-radius: 0.4em; line-height: 1.4; }
+.tol-screen h1 { font-size: 1.5em; margin: 0.2em 0 0.8em; }
+.tol-screen a { color: #0b57d0; }
 .tol-form { display: grid; gap: 0.5em; text-align: left; }
-.tol-form input, .tol-screen button { font-size: 1em; padding: 0.4em 0.8em; }
+.tol-form input, .tol-screen button { font-size: 1em; padding: 0.4em 0.8em; color: #1a1a1a; background: #f0f0f0;
+  border: 1px solid #5f5f5f; border-radius: 0.3em; }
 .tol-form-error { color: #b00020; min-height: 1.2em; }
 .tol-download { display: block; margin: 0.4em auto; }
+html[data-tol-running] .tol-banner[data-notice=pilot] { display: none; }
+.tol-banner button { font-size: 1em; padding: 0.1em 0.8em; color: #1a1a1a; background: #ffffff; border: 1px solid #3d2e00; }
+.tol-banner { position: fixed; top: 0; left: 0; right: 0; z-index: 10; padding: 0.4em 1em; font-size: 1em;
+  text-align: center; background: #fff3cd; color: #3d2e00; border-bottom: 2px solid #8a6d00; }
 `;
 
 export function injectStyle() {

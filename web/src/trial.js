@@ -1,7 +1,9 @@
 // What happens in a trial, independent of any display
 // (tol_tasks/session_data/trial.py TrialState and CopyState, rule for rule).
 // The page feeds peg-level actions; each method returns the events to log, as
-// objects of event-log fields.
+// objects of event-log fields. OnBoard holds what both kinds share (pick and
+// drop, as Python's _OnBoard); each kind says what it refuses (refusePick)
+// and what a drop on a peg does (put).
 
 import { IllegalMove, PEG_LETTERS } from "./puzzle.js";
 import { pyFormatG } from "./pyformat.js";
@@ -32,12 +34,30 @@ class OnBoard {
     return this.puzzle.top(this.state, peg);
   }
 
-  /** Let go of the held piece: [its peg, the piece, the peg's letter], or null if none is held. */
-  release() {
-    if (this.done || this.held === null) return null;
+  /** The participant takes the top piece of `peg`. */
+  pick(peg) {
+    if (this.done || this.held !== null) return [];
+    const piece = this.topPiece(peg);
+    if (piece === null) return [this.ev("empty_pick", { from_peg: PEG_LETTERS[peg] })];
+    const refused = this.refusePick(peg, piece);
+    if (refused.length) return refused;
+    this.held = peg;
+    return [this.ev("pick_up", { piece, from_peg: PEG_LETTERS[peg] })];
+  }
+
+  /** The participant puts the held piece on `peg` (null: away from every peg). */
+  drop(peg) {
+    if (this.done || this.held === null) return [];
     const src = this.held;
     this.held = null;
-    return [src, this.topPiece(src), PEG_LETTERS[src]];
+    const piece = this.topPiece(src);
+    if (peg === null) return [this.ev("cancel", { piece, from_peg: PEG_LETTERS[src] })];
+    return this.put(src, peg, piece);
+  }
+
+  /** The events of a pick-up that is refused (none: every piece may be taken). */
+  refusePick() {
+    return [];
   }
 }
 
@@ -56,21 +76,8 @@ export class TrialState extends OnBoard {
     this.goalText = spec.puzzle.format(spec.goal);
   }
 
-  /** The participant takes the top piece of `peg`. */
-  pick(peg) {
-    if (this.done || this.held !== null) return [];
-    const piece = this.topPiece(peg);
-    if (piece === null) return [this.ev("empty_pick", { from_peg: PEG_LETTERS[peg] })];
-    this.held = peg;
-    return [this.ev("pick_up", { piece, from_peg: PEG_LETTERS[peg] })];
-  }
-
-  /** The participant puts the held piece on `peg` (null: away from every peg). */
-  drop(peg) {
-    const held = this.release();
-    if (held === null) return [];
-    const [src, piece, a] = held;
-    if (peg === null) return [this.ev("cancel", { piece, from_peg: a })];
+  put(src, peg, piece) {
+    const a = PEG_LETTERS[src];
     const b = PEG_LETTERS[peg];
     if (peg === src) {
       if (this.rules.same_peg_drop_counts_as_move) this.moves += 1;
@@ -141,31 +148,22 @@ export class CopyState extends OnBoard {
     return s;
   }
 
-  pick(peg) {
-    if (this.done || this.held !== null) return [];
-    const piece = this.topPiece(peg);
-    if (piece === null) return [this.ev("empty_pick", { from_peg: PEG_LETTERS[peg] })];
+  refusePick(peg, piece) {
     const [src, dst] = this.sequence[this.moves];
-    if (peg !== src) {
-      this.refused += 1;
-      return [
-        this.ev("copy_refused", {
-          piece,
-          from_peg: PEG_LETTERS[peg],
-          reason: "wrong_piece",
-          detail: `shown=${PEG_LETTERS[src]}>${PEG_LETTERS[dst]}`,
-        }),
-      ];
-    }
-    this.held = peg;
-    return [this.ev("pick_up", { piece, from_peg: PEG_LETTERS[peg] })];
+    if (peg === src) return [];
+    this.refused += 1;
+    return [
+      this.ev("copy_refused", {
+        piece,
+        from_peg: PEG_LETTERS[peg],
+        reason: "wrong_piece",
+        detail: `shown=${PEG_LETTERS[src]}>${PEG_LETTERS[dst]}`,
+      }),
+    ];
   }
 
-  drop(peg) {
-    const held = this.release();
-    if (held === null) return [];
-    const [src, piece, a] = held;
-    if (peg === null) return [this.ev("cancel", { piece, from_peg: a })];
+  put(src, peg, piece) {
+    const a = PEG_LETTERS[src];
     const b = PEG_LETTERS[peg];
     if (peg === src) return [this.ev("same_peg_drop", { piece, from_peg: a, to_peg: b })];
     const dst = this.sequence[this.moves][1];

@@ -1,4 +1,4 @@
-// The session plan: the decisions of tol-run (engine.py _practice, _block, _trial) over outcomes.
+// The session plan: the decisions of tol-run (tol_tasks/session_data/plan.py SessionPlan, rules R1-R7) over outcomes.
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { progressOf, sessionPlan } from "../src/plan.js";
