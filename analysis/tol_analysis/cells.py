@@ -12,6 +12,11 @@ number is never escaped.
 
 from __future__ import annotations
 
+import re
+
+#: A number written as text (a value a report shows): a spreadsheet reads it as that number.
+_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
+
 #: What a text cell may not begin with unescaped (besides any control character).
 FORMULA_STARTS = ("=", "+", "-", "@")
 
@@ -39,3 +44,12 @@ def safe_text(text):
     if isinstance(text, str) and needs_escape(text):
         return ESCAPE + text
     return text
+
+
+def shown_text(value) -> str:
+    """``value`` as a report shows it: text that a spreadsheet would run gets the escape (so
+    that a table copied from the page holds no formula); a number, even one written as text
+    (``-2``, ``3.5``), and None (as ``""``) are shown as they are. HTML escaping is the
+    template's (Jinja2's autoescape)."""
+    text = "" if value is None else str(value)
+    return text if _NUMBER.fullmatch(text) else safe_text(text)

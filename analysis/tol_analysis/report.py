@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from tol_analysis.cells import shown_text
 from tol_analysis.columns import (
     BOOLEAN,
     FLOAT,
@@ -57,10 +58,6 @@ DROPPED_FRAMES_FLAG = 0.05
 #: means comes from the registry.
 PROBLEM_COLUMNS = ("problem_id", "start", "min_moves", "moves", "solved", "planning_time",
                    "total_time", "rule_violations")  # fmt: skip
-#: Text that a spreadsheet would run as a formula if it began a cell (OWASP's list).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-#: A plain number (left alone: ``-2`` is a value, not a formula).
-_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 def headline_columns() -> list[Column]:
@@ -83,7 +80,7 @@ def _jinja():
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["cell"] = safe_cell
+    env.filters["cell"] = shown_text
     return env
 
 
@@ -118,17 +115,6 @@ def column_text(column: Column, t: dict) -> dict:
     own = t.get("columns", {}).get(column.name, {})
     return {"key": column.name, "label": own.get("label", column.label),
             "plain": own.get("plain", column.plain)}  # fmt: skip
-
-
-def safe_cell(value) -> str:
-    """Text as a report shows it: one that a spreadsheet would run (``=``, ``+``, ``-``, ``@``
-    or a control character first) gets a leading apostrophe, the common escape, so that a
-    table copied from the page into a spreadsheet holds no formula. Numbers are left alone.
-    HTML escaping is the template's (Jinja2's autoescape)."""
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
 
 
 def _empty(value) -> bool:
