@@ -39,12 +39,15 @@ def line(row: int, participant: str, session: int, event: str, time: float, **ce
 
 
 def rows(first: int, n: int, participant="P001", session=1, t0=0.5) -> str:
-    """Rows ``first`` to ``first + n - 1`` of a log: session_start, then pages shown."""
+    """Rows ``first`` to ``first + n - 1`` of a log: session_start (naming the demo
+    protocol and its SHA-256, as the page writes them and as tol-score checks them against
+    the sidecar), then pages shown."""
+    sha = load_protocol("demo").sha256
     out = []
     for row in range(first, first + n):
         if row == 1:
             out.append(line(1, participant, session, "session_start", t0,
-                            detail=f"protocol=demo;sha256={'0' * 64}"))  # fmt: skip
+                            detail=f"protocol=demo;sha256={sha}"))  # fmt: skip
         else:
             out.append(line(row, participant, session, "page_shown", t0 + row,
                             problem_id=f"page-{row}", stamp="flip"))  # fmt: skip
