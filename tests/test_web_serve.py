@@ -138,6 +138,9 @@ def test_pieces_are_appended_once_confirmed_and_scored(study, tmp_path):
                            "--verify"], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PROBLEM" not in done.stdout
+    # one session identity: the link opened again is a restart, the latest attempt scored
+    assert "attempt 1 of participant 'P001' session 1, task demo" in done.stdout
+    assert f"started again on purpose as {logs[1]} (attempt 2), which is scored" in done.stdout
 
 
 def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path):

@@ -21,7 +21,8 @@ refusing a second log, the browser's storage, ``tol-import`` and ``tol-score``):
   to some point, as a backup made while the session ran): the most complete
   log is the session; a **restart** on purpose (the newer log's sidecar names
   the older in ``earlier_attempts``, with a higher ``session_attempt``:
-  ``tol-run --new-attempt``): the newest attempt is the session; otherwise a
+  ``tol-run --new-attempt``, and ``tol-web serve`` for a link opened again in
+  another browser): the newest attempt is the session; otherwise a
   **conflict**: which log is the participant's session cannot be known, and
   the fix depends on where the logs came from (:func:`conflict_fix`). A
   resumed session is one log (``tol-run --resume`` and a browser reload
