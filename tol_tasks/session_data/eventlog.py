@@ -420,9 +420,18 @@ def _decode(p: Path, raw: bytes, resaved: list[str]) -> str:
     return text
 
 
+@cache
+def _header_lines() -> dict[str, tuple[str, ...]]:
+    """Each readable format's header line as the recorders write it (commas, no quotes)."""
+    return {",".join(columns(v)): columns(v) for v in READABLE_VERSIONS}
+
+
 def _header(line: str) -> tuple[str, list[str]]:
     """The separator of a log's header line and its names (commas unless another separator
     gives a header this release reads)."""
+    known = _header_lines().get(line)
+    if known is not None:  # a header as written (most logs): no CSV parsing
+        return ",", list(known)
     header = next(csv.reader([line]))
     if any(header == list(columns(v)) for v in READABLE_VERSIONS):
         return ",", header
@@ -440,7 +449,7 @@ _UTF16 = (b"\xff\xfe", b"\xfe\xff")
 def first_row(path: str | Path) -> dict[str, str] | None:
     """A log's first row (column name -> text), read as :func:`read_event_log` reads the
     file (a spreadsheet's re-save too); None when it has none or is not a log."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     try:
         with p.open("rb") as f:
             raw = f.read(1 << 12)  # a header and a first row, most often
