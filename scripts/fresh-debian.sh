@@ -88,6 +88,7 @@ printf '#!/bin/sh\nexit 101\n' > "$root/usr/sbin/policy-rc.d"  # no service star
 chmod +x "$root/usr/sbin/policy-rc.d"
 env_in=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=dumb)
 if [ -n "${SSL_CERT_FILE:-}" ] && [ -f "$SSL_CERT_FILE" ]; then
+  mkdir -p "$root/etc/ssl"  # a plain Debian has no /etc/ssl until ca-certificates comes
   cp "$SSL_CERT_FILE" "$root/etc/ssl/host-ca-bundle.crt"
   for var in SSL_CERT_FILE REQUESTS_CA_BUNDLE PIP_CERT NODE_EXTRA_CA_CERTS CURL_CA_BUNDLE GIT_SSL_CAINFO; do
     env_in+=("$var=/etc/ssl/host-ca-bundle.crt")
