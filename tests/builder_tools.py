@@ -45,10 +45,15 @@ compileScript(dst, None, out)
 
 
 def compile_example(
-    folder: Path, target: str = "py", python: str = sys.executable, **params
+    folder: Path,
+    target: str = "py",
+    python: str = sys.executable,
+    env: dict | None = None,
+    **params,
 ) -> subprocess.CompletedProcess:
     """Copy the example into ``folder``, set Tower ``params``, compile it to ``target``
-    with the PsychoPy of ``python`` (by default the tests' own)."""
+    with the PsychoPy of ``python`` (by default the tests' own), in ``env`` (by default
+    this process's environment)."""
     for name in ("tower_example.psyexp", "conditions.csv"):
         if not (folder / name).exists():
             shutil.copy(EXAMPLE / name, folder / name)
@@ -56,7 +61,7 @@ def compile_example(
     return subprocess.run(
         [python, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
          str(folder / f"tower_example.{target}"), *edits],
-        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False, env=env,
     )  # fmt: skip
 
 

@@ -126,7 +126,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip
     if not found.logs:
-        return _fail("no event logs (.csv) found in the inputs.")
+        return _fail(f"no event logs (.csv) found in {', '.join(args.inputs)}. Suggested fix: "
+                     "give the folders (or files) that hold the logs tol-run wrote (its "
+                     "--output folder: data/ by default).")  # fmt: skip
     one = sort_out(found.logs)
     skipped: list[str] = []
     for note in one.left_out:
