@@ -14,6 +14,9 @@
 # TLS-inspecting proxy), that bundle is copied in and the same variables are set there. No
 # service the packages install is started in the root (policy-rc.d), and every process left
 # in it is ended before its mounts are undone and it is deleted (--keep keeps it).
+# The whole script is one block, read before any of it runs: editing this file while a run
+# (an hour long) goes on cannot change what that run does.
+{
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
@@ -116,20 +119,28 @@ in_root() {  # in_root NAME COMMAND: COMMAND run in the root's clone, as a user 
 
 python_version="$(chroot "$root" /usr/bin/python3 --version)"
 node_before="$(chroot "$root" /bin/sh -c 'command -v node || echo none')"
-in_root demo "bash scripts/demo.sh"
+# The README's two commands, read from its first bash block (comments left out), so that
+# what runs here is what the README says.
+mapfile -t readme < <(awk '/^```bash$/ { inside = 1; next } inside && /^```$/ { exit }
+                           inside { sub(/ *#.*/, ""); if ($0 != "") print }' "$here/README.md")
+if [ "${#readme[@]}" -ne 2 ]; then
+  echo "fresh-debian: the README's first bash block should hold two commands, not: ${readme[*]}" >&2
+  exit 2
+fi
+in_root demo "${readme[0]}"
 if [ "$demo_only" -eq 0 ]; then
-  in_root test "bash scripts/test.sh"
+  in_root test "${readme[1]}"
 fi
 
 # What each command counted, from its output.
 echo
 echo "fresh-debian: summary ($(. "$root/etc/os-release" && echo "$PRETTY_NAME"), $python_version, no Node.js before: $node_before)"
 echo "fresh-debian:   debootstrap: $debootstrap_s s"
-echo "fresh-debian:   bash scripts/demo.sh: exit $demo_rc in $demo_s s (set-up included)"
+echo "fresh-debian:   ${readme[0]}: exit $demo_rc in $demo_s s (set-up included)"
 grep -E "^demo: tables in|session .* (solved|problems)" "$logs/demo.log" | head -3 | sed 's/^/fresh-debian:     /'
 verdict=$demo_rc
 if [ "$demo_only" -eq 0 ]; then
-  echo "fresh-debian:   bash scripts/test.sh: exit $test_rc in $test_s s"
+  echo "fresh-debian:   ${readme[1]}: exit $test_rc in $test_s s"
   grep -E "^ℹ (tests|pass|fail) " "$logs/test.log" | tr '\n' ' ' | sed 's/^/fresh-debian:     JavaScript: /; s/$/\n/'
   grep -E "^=+ .*(passed|failed).* in .*=+$" "$logs/test.log" | sed 's/^/fresh-debian:     pytest: /'
   grep -E "^test-psychopy-oldest|^test: PsychoPy" "$logs/test.log" | tail -1 | sed 's/^/fresh-debian:     /'
@@ -143,3 +154,4 @@ if [ "$demo_only" -eq 0 ]; then
 fi
 echo "fresh-debian:   in all: $(( SECONDS - start )) s; verdict: $([ "$verdict" -eq 0 ] && echo passed || echo FAILED)"
 exit "$verdict"
+}
