@@ -265,7 +265,7 @@ def _python_m(*args: str) -> subprocess.CompletedProcess:
 def test_python_m_tol_tasks_offers_every_script_the_package_installs():
     scripts = pyproject()["project"]["scripts"]
     names = sorted(s.removeprefix("tol-") for s in scripts)
-    assert names == ["import", "protocol", "run", "score", "web"]
+    assert names == ["import", "protocol", "run", "score", "timing", "web"]
     listed = _python_m("--help")
     assert listed.returncode == 0, listed.stderr
     assert f"commands: {', '.join(names)};" in listed.stdout
@@ -294,5 +294,5 @@ def test_python_m_tol_tasks_names_an_unknown_command_and_the_known_ones():
     done = _python_m("scroe", "data")
     assert done.returncode == 2
     assert "unknown command 'scroe'" in done.stderr
-    assert "use one of: import, protocol, run, score, web" in done.stderr
+    assert "use one of: import, protocol, run, score, timing, web" in done.stderr
     assert _python_m().returncode == 2  # no command: the usage, and an error status
