@@ -104,6 +104,7 @@ def test_sessions_with_windows_line_ends_in_folders_with_spaces_score_the_same(t
 _LINUX_ONLY_ALLOWED = {
     "tol_tasks/runner/xlistener.py": "the X Input 2 listener: Linux with X11 only, by design",
     "tol_tasks/runner/arrival.py": "starts the X listener, only where sys.platform is linux",
+    "tol_tasks/runner/lock.py": "flock on POSIX (Linux, macOS), msvcrt.locking on Windows",
     "tol_tasks/session_data/sidecar.py": "reads the umask from /proc where there is one, "
     "else asks the OS (every system)",
 }
