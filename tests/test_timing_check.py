@@ -34,11 +34,13 @@ def _check(done: subprocess.CompletedProcess, method: str) -> None:
     frames, dropped = map(int, re.match(r"(\d+), dropped (\d+)", said["frames"]).groups())
     assert frames > 10
     assert 0 <= dropped < frames
-    rate = float(said["refresh rate"].split()[0])
+    # PsychoPy gives no rate when its frames never settle (a loaded machine): said so
+    measured = said["refresh rate"]
+    rate = None if measured == "not measurable" else float(measured.split()[0])
     text = done.stdout.split("For a methods section:\n", 1)[1]
     assert f"in a {frames}-frame check, {dropped} frames" in text
     lo, hi = PLAUSIBLE_REFRESH_HZ
-    if lo <= rate <= hi:  # a display's rate: quoted
+    if rate is not None and lo <= rate <= hi:  # a display's rate: quoted
         assert f"refreshed at {rate:.1f} Hz" in text
     else:  # Xvfb, no vertical sync: said so, not quoted as a refresh rate
         assert "cannot be vouched for" in text
