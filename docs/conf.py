@@ -33,11 +33,15 @@ exclude_patterns = [
     # shows the ones generated in this build (_generated/).
     "event-log.md",
     "sidecar.md",
+    # Generated fragments that pages include (platforms.md, troubleshooting.md), not pages.
+    "_generated/system-packages.md",
+    "_generated/first-mistakes.md",
     # Folders of example files, not pages.
     "builder",
     "web-example",
     "reports",
     "images",
+    "launcher",
 ]
 
 # MyST: Markdown pages; headings up to level 3 get anchors that [](#...) and [](page.md#...)
@@ -67,7 +71,12 @@ html_theme_options = {
     "show_toc_level": 2,
     "navbar_end": ["theme-switcher"],
 }
-html_static_path: list[str] = []
+# The whole site's navigation in the left sidebar of every page (docs/_templates/site-nav.html),
+# code blocks that scroll rather than overflow (docs/_static/site.css).
+templates_path = ["_templates"]
+html_sidebars = {"**": ["site-nav.html"]}
+html_static_path = ["_static"]
+html_css_files = ["site.css"]
 html_show_sourcelink = False
 
 # Set by the link-check test's quick build of a copy: no screenshots (no Xvfb runs).

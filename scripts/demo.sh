@@ -4,6 +4,7 @@
 # there is no screen), then scoring. Extra arguments go to tol-run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/_common.sh
 bash scripts/setup.sh
 out="${TOL_DEMO_OUTPUT:-data}"
 scored="${TOL_DEMO_SCORED:-scored}"

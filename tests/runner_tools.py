@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.system_tools import program
-from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.session_data.eventlog import EventLogError, read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
 
@@ -135,17 +135,24 @@ def session_files(folder: Path) -> tuple[Path, Path]:
 def wait_for_rows(folder: Path, predicate, timeout: float = 60.0, proc=None):
     """Wait until the session's log has rows satisfying ``predicate(rows)``; return the rows."""
     end = time.monotonic() + timeout
+    unread = None
     while time.monotonic() < end:
         logs = list(folder.glob("*.csv"))
-        if logs and logs[0].stat().st_size:  # a log just made may not hold its header yet
-            rows = read_event_log(logs[0]).rows
-            if predicate(rows):
+        if logs:
+            try:
+                rows, unread = read_event_log(logs[0]).rows, None
+            except EventLogError as exc:  # created, its header not written yet (a loaded machine)
+                unread = exc
+                rows = None
+            if rows is not None and predicate(rows):
                 return rows
         if proc is not None and proc.poll() is not None:
             out, err = proc.communicate()
             raise AssertionError(f"tol-run ended early ({proc.returncode}):\n{out}\n{err}")
         time.sleep(0.05)
-    raise AssertionError(f"timed out waiting for rows in {folder}")
+    raise AssertionError(
+        f"timed out waiting for rows in {folder}" + (f" ({unread})" if unread else "")
+    )
 
 
 def sidecar_of(folder: Path) -> dict:

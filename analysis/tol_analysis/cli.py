@@ -143,9 +143,10 @@ def _score(args, out: outputs.OutputFolder) -> int:
         print(f"left out: {cut}: {NEVER_STARTED_NOTE}", file=sys.stderr)
     if not found.logs:
         return _fail(
-            "no event logs (.csv) found in the inputs"
+            f"no event logs (.csv) found in {', '.join(args.inputs)}"
             + (" but logs that never started" if found.never_started else "")
-            + "."
+            + ". Suggested fix: give the folders (or files) that hold the logs tol-run wrote "
+            "(its --output folder: data/ by default)."
         )
     one = sort_out(found.logs)
     skipped: list[str] = []

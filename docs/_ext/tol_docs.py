@@ -7,6 +7,9 @@ At the start of every build (``builder-inited``) it writes, into ``docs/_generat
   (:class:`tol_tasks.protocol_format.model.Protocol`): type, default, meaning;
 - ``event-log.md`` and ``sidecar.md``: from the event log's codebook and the sidecar's model
   (:mod:`tol_tasks.session_data.codebook.render`);
+- ``system-packages.md``: the system packages, from ``scripts/system-packages.txt``;
+- ``first-mistakes.md``: the messages of the mistakes a new user makes first, from the
+  commands themselves, run at every build (:data:`FIRST_MISTAKES`);
 - ``codebook.md``: every column ``tol-score`` writes, from the column registry
   (:mod:`tol_analysis.columns`) and the conventions (:mod:`tol_analysis.conventions`);
 - ``screenshots/*.png``: what the participant sees, from real ``tol-run`` sessions under
@@ -160,6 +163,90 @@ def codebook_page() -> str:
     return "\n".join(lines) + "\n"
 
 
+# ---------------------------------------------------------------- the system packages
+SYSTEM_PACKAGES = DOCS.parent / "scripts" / "system-packages.txt"
+_NEEDS = {
+    "setup": "for `scripts/setup.sh` itself",
+    "run": "the task's windows and dialogs (every lab computer running Linux)",
+    "test": "the test suite and this site (contributors)",
+    "optional": "used when present, never installed",
+}
+
+
+def system_packages_table() -> str:
+    """The table of ``scripts/system-packages.txt``, where each package is declared once."""
+    rows = ["| Debian/Ubuntu package | needed for | why |", "|---|---|---|"]
+    for line in SYSTEM_PACKAGES.read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        name, need, _program, why = line.split(maxsplit=3)
+        rows.append(f"| `{name}` | {_NEEDS[need]} | {why.replace('|', '/')} |")
+    return "\n".join(rows) + "\n"
+
+
+# ---------------------------------------------------------------- troubleshooting
+#: The mistakes a new user makes first, each run for real at every build: (what happened,
+#: the files the folder holds first, the command typed). The page shows each message as
+#: the command prints it, its fix included, so the page cannot fall out of date.
+FIRST_MISTAKES = [
+    ("`tol-run` with nothing after it", {}, "tol-run"),
+    ("A protocol name misspelt", {}, "tol-run demoo"),
+    ("A mistake in a protocol file (a goal with two pegs for three)",
+     {"mine.yaml": "format: 1\nname: mine\nversion: '1'\ntask: {type: london}\nblocks:\n"
+                   "  - name: test\n    problems:\n"
+                   "      - {id: p1, start: 'GR|B|', goal: 'GR|B'}\n"},
+     "tol-protocol check mine.yaml"),
+    ("No screen (a server, a remote shell without X)", {}, "tol-run demo --participant P01"),
+    ("Scoring without saying where the tables go", {"data/.keep": ""}, "tol-score data"),
+    ("Scoring a folder that does not exist", {}, "tol-score dta --output scored"),
+    ("Scoring a folder with no session in it", {"data/.keep": ""},
+     "tol-score data --output scored"),
+    ("A study page built without saying where its data go", {},
+     "tol-web build demo --output site"),
+    ("Importing without an output folder", {"results.csv": "a,b\n1,2\n"},
+     "tol-import results.csv"),
+]  # fmt: skip
+
+
+def _said(files: dict[str, str], command: str) -> str:
+    """What ``command`` prints (both streams), run with this Python in a fresh folder with no
+    display, as ``python -m tol_tasks`` (the same functions as the scripts)."""
+    import os
+    import subprocess
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, text in files.items():
+            (Path(tmp) / name).parent.mkdir(parents=True, exist_ok=True)
+            (Path(tmp) / name).write_text(text, encoding="utf-8")
+        script, *args = command.split()
+        env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+        done = subprocess.run(
+            [sys.executable, "-m", "tol_tasks", script.removeprefix("tol-"), *args],
+            cwd=tmp, env=env, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    return (done.stdout + done.stderr).strip()
+
+
+def troubleshooting_messages() -> str:
+    """Each of :data:`FIRST_MISTAKES`, with the message the command prints, as Markdown."""
+    out = []
+    for what, files, command in FIRST_MISTAKES:
+        said = _said(files, command)
+        out += [
+            f"### {what}",
+            "",
+            "```{code-block} console",
+            ":class: tol-message",
+            "",
+            f"$ {command}",
+            said,
+            "```",
+            "",
+        ]
+    return "\n".join(out)
+
+
 # ---------------------------------------------------------------- the build
 def _write(path: Path, text: str) -> None:
     """Write only when the text changed (Sphinx then rebuilds only what changed)."""
@@ -200,6 +287,8 @@ def generate(app) -> None:
     _write(GENERATED / "event-log.md", render_markdown())
     _write(GENERATED / "sidecar.md", render_sidecar_markdown())
     _write(GENERATED / "codebook.md", codebook_page())
+    _write(GENERATED / "system-packages.md", system_packages_table())
+    _write(GENERATED / "first-mistakes.md", troubleshooting_messages())
     if app.config.tol_screenshots:
         _screenshots(GENERATED / "screenshots")
         _screens(GENERATED / "screens")
