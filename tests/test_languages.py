@@ -22,8 +22,8 @@ import yaml
 from tol_tasks.cli import protocol_main
 from tol_tasks.protocol_format import texts
 from tol_tasks.protocol_format.generate import GeneratorSpec, generate_protocol
+from tol_tasks.protocol_format.instructions import with_instructions
 from tol_tasks.protocol_format.load import bundled_protocols, load_protocol, load_protocol_text
-from tol_tasks.protocol_format.pages import with_instructions
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "tol_tasks" / "protocol_format" / "texts"

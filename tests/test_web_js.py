@@ -20,7 +20,8 @@ import pytest
 from tests.system_tools import program
 from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format import load_protocol_text
-from tol_tasks.protocol_format.model import ProblemSpec, Rules
+from tol_tasks.protocol_format.loaded import ProblemSpec
+from tol_tasks.protocol_format.model import Rules
 from tol_tasks.puzzles import from_code
 from tol_tasks.runner.frames import frame_stats
 from tol_tasks.session_data.eventlog import _cell

@@ -26,7 +26,7 @@ from typing import Any
 from tol_tasks.config import COPY_SOURCES, DEFAULT_BALLS, DEFAULT_CAPACITIES
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol, protocol_from_data
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.runner.settings import BUILDER_PARAMS, RunSettings, SettingsError, builder_param
 

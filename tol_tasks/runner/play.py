@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
+from tol_tasks.protocol_format.loaded import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import Page
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 

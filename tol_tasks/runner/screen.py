@@ -13,7 +13,7 @@ from __future__ import annotations
 from psychopy import visual
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 
 from .geometry import PegArea
