@@ -67,7 +67,9 @@ def test_no_text_of_another_language_is_left_in_english(language):
 
 
 def test_the_web_runner_has_the_same_tables():
-    got = json.loads((ROOT / "web" / "src" / "texts.json").read_text(encoding="utf-8"))
+    got = json.loads(
+        (ROOT / "web" / "src" / "generated" / "texts.json").read_text(encoding="utf-8")
+    )
     assert got == {lang: _raw(lang) for lang in texts.LANGUAGES}
 
 
