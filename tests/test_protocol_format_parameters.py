@@ -54,7 +54,8 @@ def plugin_parameters() -> dict:
 
 
 def test_the_schema_sections_are_the_models_of_the_protocol_file():
-    assert SECTIONS["input"] is schema.Input and SECTIONS["timing"] is schema.Timing
+    assert SECTIONS["input"] is schema.Input
+    assert SECTIONS["timing"] is schema.Timing
     assert parameter("input.mode").choices == ("click", "drag", "keys")
     assert parameter("problem.time_limit").nullable
     with pytest.raises(KeyError, match=r"'input.moed': Input has no field 'moed'; it has mode"):
@@ -75,7 +76,8 @@ def test_builder_parameters_take_choices_defaults_and_descriptions_from_the_sche
         assert len(p.choice_labels) in (0, len(p.choices)), p.name
     # The copy choice: "none" (Builder's null) and then the schema's own.
     copy = next(p for p in PARAMS if p.name == "copy")
-    assert copy.choices == ("none", "own", "optimal") and copy.default == "none"
+    assert copy.choices == ("none", "own", "optimal")
+    assert copy.default == "none"
 
 
 def test_the_plugins_info_takes_types_choices_and_defaults_from_the_schema(plugin_parameters):
