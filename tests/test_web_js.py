@@ -24,7 +24,7 @@ from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.protocol_format.model import Rules
 from tol_tasks.puzzles import from_code
 from tol_tasks.runner.frames import frame_stats
-from tol_tasks.session_data.eventlog import _cell
+from tol_tasks.session_data.eventlog import cell
 from tol_tasks.session_data.trial import CopyState, TrialState
 from tol_tasks.web import compile_protocol
 
@@ -220,7 +220,7 @@ def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):
         work = [rng.uniform(0, 0.01) for _ in range(max(0, n - 1))]
         trials.append((intervals, rng.choice([None, 60.0, 59.94, 144.0, 1000.0]), work))
     expected = {
-        "cells": [_cell(x) for x in floats],
+        "cells": [cell(x) for x in floats],
         "fixed3": [f"{x:.3f}" for x in floats],
         "g": [f"{x:g}" for x in floats],
         "frames": [frame_stats(i, r, w) for i, r, w in trials],

@@ -10,10 +10,10 @@ import yaml
 from pydantic import ValidationError
 
 from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
-from ._yaml import YamlSyntaxError, load_with_lines, quote_bare_states
 from .issues import Issue, ProtocolError
 from .loaded import LoadedProtocol
 from .model import Protocol
+from .yaml_lines import YamlSyntaxError, load_with_lines, quote_bare_states
 
 # ------------------------------------------------------------------ loading
 

@@ -18,7 +18,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .eventlog import _cell, columns
+from .eventlog import cell, columns
 
 
 def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
@@ -51,13 +51,13 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
             if i is None:
                 raise ValueError(f"not event log columns: {k}")
             kind = type(v)
-            # Fast paths with _cell's result: a text without line breaks as it is, an int.
+            # Fast paths with cell's result: a text without line breaks as it is, an int.
             if kind is str and "\n" not in v and "\r" not in v:
                 cells[i] = v
             elif kind is int:
                 cells[i] = str(v)
             else:
-                cells[i] = _cell(v)
+                cells[i] = cell(v)
         cells[0] = str(n)
         out.writerow(cells)
     p = Path(path)

@@ -33,10 +33,10 @@ from typing import Any
 
 from tol_tasks import __version__
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.issues import Issue
 from tol_tasks.protocol_format.loaded import LoadedProtocol, PuzzleLook, Resolved
 from tol_tasks.protocol_format.model import Input
+from tol_tasks.protocol_format.yaml_lines import line_of, load_with_lines
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
 from tol_tasks.session_data.plan import SessionPlan
 from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
