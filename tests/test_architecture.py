@@ -99,7 +99,7 @@ LONG_MODULES = {
     "analysis/tol_analysis/report.py": (620, "regrouped by issue 36 (tol_analysis's public faces)"),
     "analysis/tol_analysis/read.py": (560, "regrouped by issue 36 (tol_analysis's public faces)"),
     "analysis/tol_analysis/score.py": (420, "regrouped by issue 36 (tol_analysis's public faces)"),
-    "tol_tasks/importers/_build.py": (630, "to be split by phase on the importers' public base"),
+    "tol_tasks/importers/session.py": (630, "to be split by phase on the importers' public base"),
     "tol_tasks/importers/pebl.py": (540, "to be split by phase on the importers' public base"),
     "tol_tasks/importers/jspsych.py": (490, "to be split by phase on the importers' public base"),
     "tol_tasks/protocol_format/_checks.py": (490, "every check of a protocol file, each located"),

@@ -18,7 +18,7 @@ from tol_tasks import __version__
 from tol_tasks.options import Idle, given_flags, idle_option
 
 from . import FORMATS, ImportOptions, import_files, jatos
-from ._source import ImportSourceError
+from .source import ImportSourceError
 
 EXIT_OK, EXIT_FAULT = 0, 2
 

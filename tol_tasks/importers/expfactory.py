@@ -33,10 +33,10 @@ from functools import lru_cache
 
 from tol_tasks.puzzles import London
 
-from ._build import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from ._format import Format, ImportOptions, Unit
-from ._people import group_sessions
-from ._source import Source, cell_text, fault
+from .format import Format, ImportOptions, Unit
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
+from .source import Source, cell_text, fault
 
 NAME = "expfactory-tol"
 TITLE = "Experiment Factory Tower of London (jsPsych)"

@@ -30,10 +30,10 @@ from string import ascii_uppercase
 from tol_tasks.config import DEFAULT_BALLS
 from tol_tasks.puzzles import London
 
-from ._build import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from ._format import Format, ImportOptions, Unit
-from ._people import group_sessions
-from ._source import Source, fault, json_cell
+from .format import Format, ImportOptions, Unit
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
+from .source import Source, fault, json_cell
 
 NAME = "jspsych-tol"
 TITLE = "jsPsych-contrib Tower of London plugin (jsPsych 8)"

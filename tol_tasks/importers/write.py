@@ -34,8 +34,8 @@ from tol_tasks.session_data.sidecar import (
 )
 from tol_tasks.session_data.whole import write_event_log
 
-from ._build import ImportedSession
-from ._source import ImportSourceError
+from .session import ImportedSession
+from .source import ImportSourceError
 
 #: The importers' own version: it changes when an importer maps a source differently.
 IMPORTER_VERSION = 1

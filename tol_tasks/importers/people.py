@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ._format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
-from ._source import Source, fault
+from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
+from .source import Source, fault
 
 
 @dataclass
