@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 import shutil
@@ -10,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from tests.runner_tools import exe
 
@@ -153,6 +155,25 @@ def test_the_layout_table_names_every_module_of_tol_tasks_and_of_the_browser_tas
     assert missing == [], "add them to the layout table of docs/development.md"
 
 
+def test_every_module_has_its_tests_listed_in_the_index():
+    """tests/index.toml: each module of tol_tasks and tol_analysis -> the test files that
+    exercise it (by import or through its command), so a module's tests are found by name."""
+    index = tomllib.loads((ROOT / "tests" / "index.toml").read_text(encoding="utf-8"))
+    modules = set()
+    for root, prefix in ((ROOT / "tol_tasks", "tol_tasks"), (PACKAGE, "tol_analysis")):
+        for path in root.rglob("*.py"):
+            parts = [prefix, *path.relative_to(root).with_suffix("").parts]
+            if parts[-1] != "__main__":
+                modules.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert sorted(modules - set(index)) == [], "add them to tests/index.toml with their tests"
+    assert sorted(set(index) - modules) == [], "tests/index.toml names modules that are gone"
+    missing = {
+        m: f for m, files in index.items() for f in files if not (ROOT / "tests" / f).is_file()
+    }
+    assert missing == {}, "tests/index.toml names test files that do not exist"
+    assert all(index.values()), "every module has at least one test file"
+
+
 #: Private names still imported from another package, each with the issue that removes it.
 PRIVATE_CROSSINGS = {
     "tol_analysis.cli -> tol_analysis.report._jinja": "issue 36 regroups tol_analysis",
@@ -167,8 +188,6 @@ def _private_imports() -> set[str]:
     A private name (``_x`` in a module) belongs to its module; a private module
     (``pkg/_x.py``) to its package. Relative imports are resolved first.
     """
-    import ast
-
     found = set()
     for path in [*(ROOT / "tol_tasks").rglob("*.py"), *PACKAGE.rglob("*.py")]:
         rel = path.relative_to(PACKAGE.parent if PACKAGE in path.parents else ROOT)
