@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import expfactory, jatos, jspsych, pebl, psytoolkit
-from .format import Format, ImportOptions, Unit
+from .format import Format, ImportOptions
 from .people import group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable
 from .source import ImportSourceError, Source, fault, read_source
@@ -265,7 +265,6 @@ __all__ = [
     "SessionBuilder",
     "Source",
     "Unavailable",
-    "Unit",
     "detect_format",
     "fault",
     "group_sessions",
