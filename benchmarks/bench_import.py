@@ -127,7 +127,7 @@ def main(argv=None) -> int:
     try:
         sources = make_sources(work, args.rows)
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-        print(f"{'format':<14}{'code':>7}{'source rows':>12}{'sessions':>9}{'events':>9}"
+        print(f"{'format':<14}{'code':>7}{'source rows':>12}{'sessions':>10}{'events':>11}"
               f"{'wall s':>8}{'cpu s':>7}{'rows/s':>9}{'peak MB':>8}")  # fmt: skip
         for fmt, (path, n, extra) in sources.items():
             if args.formats and fmt not in args.formats:
@@ -139,7 +139,7 @@ def main(argv=None) -> int:
                     if name not in best or got["wall"] < best[name]["wall"]:
                         best[name] = got
             for name, got in best.items():
-                print(f"{fmt:<14}{name:>7}{n:>12,}{got['sessions']:>9,}{got['events']:>9,}"
+                print(f"{fmt:<14}{name:>7}{n:>12,}{got['sessions']:>10,}{got['events']:>11,}"
                       f"{got['wall']:>8.2f}{got['cpu']:>7.2f}{n / got['wall']:>9,.0f}"
                       f"{got['peak_mb']:>8.0f}")  # fmt: skip
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
