@@ -86,7 +86,7 @@ class Resolved:
     feedback : str
         ``none``, ``solved`` or ``moves``.
     participant_fields : dict
-        Extra fields for the participant dialog, with their defaults.
+        Extra fields for the participant dialog, each with its default value.
     looks : dict
         Each apparatus the protocol uses (by :attr:`Puzzle.code`) -> its :class:`PuzzleLook`.
     layout_puzzle : Puzzle
@@ -241,7 +241,7 @@ class LoadedProtocol:
             rules=m.rules,
             timing=m.timing,
             feedback=m.feedback,
-            participant_fields=dict(m.participant_fields),
+            participant_fields=m.field_defaults(),
             looks=looks,
             layout_puzzle=blocks[0][0].puzzle,
             practice=practice,
