@@ -2,7 +2,8 @@
 
 Run with::
 
-    uv run python benchmarks/bench_import.py [--rows 100000] [--repeat 3]
+    uv run python benchmarks/bench_import.py [--rows 100000] [--repeat 3] [--formats jspsych-tol]
+        [--before /path/to/a/checkout/of/main]
 
 Each source file is made from the committed fixtures (tests/data/import) by
 repeating their participants under new ids until it holds the requested
@@ -10,7 +11,9 @@ number of rows: the Experiment Factory's per-click rows (several hundred
 workers in one CSV, as a published multi-worker file is), PEBL's per-step TOL
 rows, and the jsPsych-contrib plugin's per-trial rows. Each import runs into
 an empty folder (every session written: event log, fsync, sidecar) and the
-best of ``--repeat`` runs is reported, with rows per second. The machine is
+best of ``--repeat`` runs is reported, with rows per second, CPU seconds and the
+process's peak memory; each import runs in a fresh process, with ``--before``'s code
+interleaved with today's. The machine is
 shared: compare the formats with each other in one run, not across runs.
 Target: seconds, not minutes, for 100,000 rows.
 """
@@ -21,10 +24,11 @@ import argparse
 import csv
 import io
 import json
+import os
 import shutil
+import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -75,34 +79,70 @@ def make_sources(folder: Path, rows: int) -> dict[str, tuple[Path, int, tuple[st
     return out
 
 
-def run_once(path: Path, extra: tuple[str, ...]) -> tuple[float, int, int]:
-    from tol_tasks.importers import ImportOptions, import_files
+_CHILD = """
+import json, resource, sys, tempfile, time
+sys.path.insert(0, sys.argv[1])
+from tol_tasks.importers import ImportOptions, import_files
+options = ImportOptions(capacities=(3, 2, 1)) if sys.argv[3] == "caps" else ImportOptions()
+with tempfile.TemporaryDirectory() as out:
+    t0, c0 = time.perf_counter(), time.process_time()
+    report = import_files([sys.argv[2]], out, options=options)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+print(json.dumps({"wall": wall, "cpu": cpu, "sessions": len(report.written),
+                  "trials": report.trials, "events": report.events,
+                  "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+"""
 
-    options = ImportOptions(capacities=(3, 2, 1)) if extra else ImportOptions()
-    with tempfile.TemporaryDirectory() as out:
-        t0 = time.perf_counter()
-        report = import_files([path], out, options=options)
-        elapsed = time.perf_counter() - t0
-    return elapsed, len(report.written), report.trials, report.events
+
+def run_once(checkout: Path, path: Path, extra: tuple[str, ...]) -> dict:
+    """One import in a fresh process of ``checkout``'s code: wall and CPU time of the
+    library call (import excluded), sessions, trials, events and the process's peak RSS."""
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, str(checkout), str(path), "caps" if extra else "-"],
+        capture_output=True, text=True, check=False,
+    )  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"bench_import: the import of {path} failed:\n{done.stderr}")
+    return json.loads(done.stdout)
 
 
 def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--rows", type=int, default=100_000)
-    ap.add_argument("--repeat", type=int, default=3)
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0],
+        epilog="Compares, process against process, today's checkout with --before's (if "
+        "given): each import runs in a fresh Python process, interleaved, and the best of "
+        "--repeat is reported with its CPU time, peak memory and the load average.",
+    )
+    ap.add_argument("--rows", type=int, default=100_000, help="source rows per format")
+    ap.add_argument("--repeat", type=int, default=3, help="runs per format (the best is kept)")
+    ap.add_argument("--formats", nargs="+", default=None,
+                    help="only these formats (expfactory-tol, pebl-tol, jspsych-tol)")  # fmt: skip
+    ap.add_argument("--before", type=Path, default=None,
+                    help="another checkout (e.g. a worktree of main) measured in the same run")  # fmt: skip
     args = ap.parse_args(argv)
+    checkouts = {"after": HERE.parent}
+    if args.before is not None:
+        checkouts = {"before": args.before.resolve(), **checkouts}
     work = Path(tempfile.mkdtemp(prefix="bench-import-"))
     try:
         sources = make_sources(work, args.rows)
-        print(f"{'format':<16}{'source rows':>12}{'sessions':>10}{'trials':>9}{'events':>10}"
-              f"{'best s':>8}{'rows/s':>9}{'events/s':>10}")  # fmt: skip
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        print(f"{'format':<14}{'code':>7}{'source rows':>12}{'sessions':>10}{'events':>11}"
+              f"{'wall s':>8}{'cpu s':>7}{'rows/s':>9}{'peak MB':>8}")  # fmt: skip
         for fmt, (path, n, extra) in sources.items():
-            best = None
+            if args.formats and fmt not in args.formats:
+                continue
+            best: dict[str, dict] = {}
             for _ in range(args.repeat):
-                elapsed, sessions, trials, events = run_once(path, extra)
-                best = elapsed if best is None else min(best, elapsed)
-            print(f"{fmt:<16}{n:>12,}{sessions:>10,}{trials:>9,}{events:>10,}{best:>8.2f}"
-                  f"{n / best:>9,.0f}{events / best:>10,.0f}")  # fmt: skip
+                for name, checkout in checkouts.items():  # interleaved
+                    got = run_once(checkout, path, extra)
+                    if name not in best or got["wall"] < best[name]["wall"]:
+                        best[name] = got
+            for name, got in best.items():
+                print(f"{fmt:<14}{name:>7}{n:>12,}{got['sessions']:>10,}{got['events']:>11,}"
+                      f"{got['wall']:>8.2f}{got['cpu']:>7.2f}{n / got['wall']:>9,.0f}"
+                      f"{got['peak_mb']:>8.0f}")  # fmt: skip
+        print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work)
     return 0

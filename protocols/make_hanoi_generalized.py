@@ -19,7 +19,7 @@ import sys
 from pathlib import Path
 
 from tol_tasks.protocol_format.generate import GeneratorSpec, select_problems
-from tol_tasks.protocol_format.pages import with_instructions
+from tol_tasks.protocol_format.instructions import with_instructions
 
 OUT = Path(__file__).with_name("hanoi-generalized.yaml")
 

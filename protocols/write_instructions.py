@@ -5,7 +5,7 @@ Run from the repository root::
     uv run python protocols/write_instructions.py [PROTOCOL.yaml ...]
 
 Each protocol's ``instructions:`` section is replaced by the pages tol-tasks makes from
-the protocol itself (:func:`tol_tasks.protocol_format.pages.with_instructions`: the goal
+the protocol itself (:func:`tol_tasks.protocol_format.instructions.with_instructions`: the goal
 display, how to move, the rules, the counter and limits), in every language it has texts
 in; everything else in the file stays as it is. ``hanoi-generalized.yaml`` is written by
 ``make_hanoi_generalized.py``, which adds them the same way. A test checks that every
@@ -17,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from tol_tasks.protocol_format.pages import with_instructions
+from tol_tasks.protocol_format.instructions import with_instructions
 
 HERE = Path(__file__).resolve().parent
 

@@ -17,6 +17,20 @@ settings.register_profile("thorough", deadline=None, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_cmdline_main(config: pytest.Config) -> None:
+    """Both cores by default (``-n auto --dist loadgroup``) when pytest-xdist is loaded.
+
+    Set here rather than in ``addopts``, so that ``-p no:xdist`` (one process, e.g. under
+    a debugger) still collects; ``-n 0`` or ``-n 1`` given on the command line wins.
+    """
+    worker = hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ
+    if not worker and getattr(config.option, "numprocesses", 0) is None:
+        config.option.numprocesses = "auto"
+        if config.option.dist == "no":
+            config.option.dist = "loadgroup"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
     """A session that cannot write its data saves a rescue copy in the user's data folder

@@ -1,4 +1,5 @@
-"""The programs outside Python that some tests need: an X server, xdotool, Chromium, ...
+"""What some tests need beyond the core: programs (an X server, xdotool, Chromium, Node.js)
+and tol-tasks' optional extras (:func:`extra`).
 
 A test that needs one that is missing is skipped, with the reason and what to install,
 so that a contributor without them (another Linux, macOS) still runs everything else.
@@ -8,11 +9,13 @@ installs them all, and a green run must not hide tests that did not run.
 
 from __future__ import annotations
 
+import importlib
 import os
 import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import NoReturn
 
 import pytest
@@ -47,12 +50,31 @@ def system_packages() -> list[SystemPackage]:
 DEBIAN_PACKAGE = {p.program: p.name for p in system_packages() if p.program}
 
 
-def unavailable(reason: str, fix: str) -> NoReturn:
-    """Skip the test (fail it in CI), saying what is missing and how to get it."""
+def unavailable(reason: str, fix: str, *, module_level: bool = False) -> NoReturn:
+    """Skip the test (fail it in CI), saying what is missing and how to get it.
+
+    ``module_level``: called at a test module's top (every test of it skipped).
+    """
     message = f"{reason}. Suggested fix: {fix}"
     if os.environ.get("CI"):
-        pytest.fail(f"{message} (CI must run every test: scripts/setup.sh installs it)")
-    pytest.skip(message)
+        pytest.fail(f"{message} (CI must run every test: scripts/setup.sh installs it)",
+                    pytrace=False)  # fmt: skip
+    pytest.skip(message, allow_module_level=module_level)
+
+
+def extra(module: str, name: str, *, module_level: bool = False) -> ModuleType:
+    """``module``, which tol-tasks' optional extra ``name`` installs; missing, the test is
+    skipped with the install hint (failed in CI, where every extra is installed)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        how = (
+            "uv sync --all-extras (the dev group; bash scripts/setup.sh)"
+            if name == "dev"
+            else f'pip install "tol-tasks[{name}]", or uv sync --all-extras (bash scripts/setup.sh)'
+        )
+        unavailable(f"{module} is not installed (tol-tasks' {name!r} dependencies)", how,
+                    module_level=module_level)  # fmt: skip
 
 
 def program(name: str, *alternatives: str) -> str:

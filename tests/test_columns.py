@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_tools import extra
 from tol_analysis.cli import main as tol_score
 from tol_analysis.columns import (
     REFERENCES,
@@ -75,7 +76,7 @@ def _spss_label(text: str) -> str:
 
 
 def test_spss_labels_levels_and_value_labels_come_from_the_registry(out):
-    pyreadstat = pytest.importorskip("pyreadstat", reason="the spss extra is installed by setup")
+    pyreadstat = extra("pyreadstat", "spss")
     _, meta = pyreadstat.read_sav(str(out / "trials.sav"), metadataonly=True)
     labels = meta.column_names_to_labels
     for column in TRIALS:

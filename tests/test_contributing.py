@@ -58,3 +58,24 @@ def test_window_tests_carry_the_display_marker():
     done = _pytest(A_WINDOW_TEST, A_NODE_TEST, "-m", "not display", env=_bare_env())
     assert "1 deselected" in done.stdout, done.stdout + done.stderr
     assert "1 passed" in done.stdout  # the node test ran, with the environment's Node.js
+
+
+def _pytest_without(module: str, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """pytest in a process where ``module`` cannot be imported (an extra not installed)."""
+    code = (f"import sys; sys.modules[{module!r}] = None; import pytest; "
+            "sys.exit(pytest.main(sys.argv[1:]))")  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-c", code, "-p", "no:cacheprovider", "-o", "addopts=", "-n", "0",
+         "--strict-markers", "-rsf", *args],
+        cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
+    )  # fmt: skip
+
+
+def test_a_missing_extra_skips_with_its_install_hint_and_fails_in_ci():
+    done = _pytest_without("matplotlib", "tests/test_plots_layout.py", env=_bare_env())
+    assert done.returncode == 5, done.stdout + done.stderr  # 5: the module's tests all skipped
+    assert "1 skipped" in done.stdout
+    assert 'pip install "tol-tasks[plots]"' in done.stdout
+    done = _pytest_without("matplotlib", "tests/test_plots_layout.py", env=_bare_env(CI="true"))
+    assert done.returncode != 0, done.stdout + done.stderr
+    assert "CI must run every test" in done.stdout

@@ -31,8 +31,9 @@ from tests.runner_tools import (
 from tol_analysis.read import read_session
 from tol_analysis.score import score_sessions
 from tol_tasks import Hanoi
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol_text
-from tol_tasks.protocol_format.model import ProblemSpec, ProtocolError
+from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.session_data.eventlog import (
     EventLog,
     column_index,

@@ -9,8 +9,8 @@ import pytest
 
 from tests.runner_tools import session_files, sidecar_of, tol_run
 from tol_tasks.protocol_format.counterbalance import assignment_index, balanced_latin_square
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol_text
-from tol_tasks.protocol_format.model import ProtocolError
 from tol_tasks.session_data.eventlog import read_event_log
 
 

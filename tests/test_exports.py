@@ -15,6 +15,7 @@ import pandas as pd
 import pytest
 
 from tests.runner_tools import exe, key_over_window, running_tol_run, tol_score, wait_for_rows
+from tests.system_tools import extra
 
 # The sessions are made once, so every test of this module runs on the same worker.
 pytestmark = pytest.mark.xdist_group("exports")
@@ -166,7 +167,7 @@ def test_scoring_again_replaces_the_dataset_whole(sessions, tmp_path):
 
 
 def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp_path):
-    pyreadstat = pytest.importorskip("pyreadstat", reason="the spss extra is installed by setup")
+    pyreadstat = extra("pyreadstat", "spss")
     out = tmp_path / "scored"
     done = tol_score(str(sessions), "--output", str(out), "--spss")
     assert done.returncode == 0, done.stderr

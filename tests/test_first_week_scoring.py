@@ -22,6 +22,7 @@ import pytest
 
 from tests.import_tools import FIXTURES, run
 from tests.reference import bfs, graph_of
+from tests.system_tools import extra
 from tests.trust_tools import place  # a reference session copied as a lab's folder holds it
 from tol_analysis.cli import main as tol_score_main
 
@@ -255,8 +256,8 @@ def test_bids_leaves_simulated_sessions_out_unless_asked(tmp_path):
 
 
 def test_the_study_overview_marks_simulated_sessions(tmp_path):
-    pytest.importorskip("jinja2")
-    pytest.importorskip("matplotlib")
+    extra("jinja2", "report")
+    extra("matplotlib", "plots")
     data = tmp_path / "data"
     place(data, "demo.csv")
     _import_jspsych(data / "imported")
@@ -291,7 +292,7 @@ def test_wide_names_do_not_depend_on_which_sessions_are_present(tmp_path):
 
 
 def test_rescoring_into_a_used_folder_is_refused_then_replaced_whole(tmp_path):
-    pytest.importorskip("matplotlib")
+    extra("matplotlib", "plots")
     data = tmp_path / "data"
     place(data, "demo.csv")
     place(data, "hanoi-classic.csv", participant="P2")

@@ -22,8 +22,8 @@ import yaml
 from tol_tasks.cli import protocol_main
 from tol_tasks.protocol_format import texts
 from tol_tasks.protocol_format.generate import GeneratorSpec, generate_protocol
+from tol_tasks.protocol_format.instructions import with_instructions
 from tol_tasks.protocol_format.load import bundled_protocols, load_protocol, load_protocol_text
-from tol_tasks.protocol_format.pages import with_instructions
 
 ROOT = Path(__file__).resolve().parents[1]
 TABLES = ROOT / "tol_tasks" / "protocol_format" / "texts"
@@ -67,7 +67,9 @@ def test_no_text_of_another_language_is_left_in_english(language):
 
 
 def test_the_web_runner_has_the_same_tables():
-    got = json.loads((ROOT / "web" / "src" / "texts.json").read_text(encoding="utf-8"))
+    got = json.loads(
+        (ROOT / "web" / "src" / "generated" / "texts.json").read_text(encoding="utf-8")
+    )
     assert got == {lang: _raw(lang) for lang in texts.LANGUAGES}
 
 

@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
-from tol_tasks.protocol_format.model import ProtocolError
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.plan import (

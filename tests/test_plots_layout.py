@@ -12,11 +12,12 @@ import math
 import pytest
 
 from tests.reference import hanoi_graph, london_graph
+from tests.system_tools import extra
 from tol_tasks import Hanoi, London
 
-pytest.importorskip("matplotlib")
+extra("matplotlib", "plots", module_level=True)
 
-from tol_analysis.plots import state_layout
+from tol_analysis.plots import state_layout  # noqa: E402 (after the extra is checked)
 
 
 def _edge_lengths(layout: dict, graph: dict) -> list[float]:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
-from tol_tasks.protocol_format.model import ProtocolError
 
 BROKEN = sorted((Path(__file__).parent / "data" / "broken").glob("*.yaml"))
 

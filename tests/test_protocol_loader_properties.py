@@ -6,8 +6,8 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol_text
-from tol_tasks.protocol_format.model import ProtocolError
 
 VALID = {
     "format": 1,

@@ -30,14 +30,15 @@ import pandas as pd
 import pytest
 
 from tests.runner_tools import exe
+from tests.system_tools import extra
 from tol_analysis.columns import SESSION_LEVELS, SESSIONS, TRIALS, level_name
 from tol_analysis.read import read_session
 from tol_analysis.report import PROBLEM_COLUMNS, headline_columns, messages, write_reports
 from tol_analysis.score import score_sessions
 
-pytest.importorskip("matplotlib")
-pytest.importorskip("jinja2")
-pytest.importorskip("playwright")
+extra("matplotlib", "plots", module_level=True)
+extra("jinja2", "report", module_level=True)
+extra("playwright", "dev", module_level=True)
 
 pytestmark = pytest.mark.xdist_group("report")
 

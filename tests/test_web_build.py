@@ -13,7 +13,7 @@ import pytest
 from tests.system_tools import web_bundle
 from tests.web_tools import apply, broken_rule, distances_to, read_state, write_state
 from tol_tasks.protocol_format import bundled_protocols, load_protocol
-from tol_tasks.protocol_format.model import ProtocolError
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.web import WebBuildError, WebSettings, build_experiment, compile_protocol
 from tol_tasks.web.cli import main
 

@@ -23,10 +23,11 @@ from pathlib import Path
 import pytest
 
 from tests.serve_tools import ServeProcess
+from tests.system_tools import extra
 from tests.web_tools import LETTERS, Participant, build_folder
 from tol_tasks.importers.cli import main as import_main
 
-pytest.importorskip("uvicorn", reason='tol-web serve needs: pip install "tol-tasks[serve]"')
+extra("uvicorn", "serve", module_level=True)
 
 MINI = """format: 1
 name: mini

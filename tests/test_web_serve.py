@@ -20,12 +20,13 @@ from pathlib import Path
 import pytest
 
 from tests.serve_tools import ServeProcess, postgres_server, request
+from tests.system_tools import extra
 from tests.web_tools import build_folder
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.session_data.eventlog import columns
 from tol_tasks.web.compile import sidecar_template
 
-pytest.importorskip("uvicorn", reason='tol-web serve needs: pip install "tol-tasks[serve]"')
+extra("uvicorn", "serve", module_level=True)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -342,7 +343,7 @@ def test_a_server_killed_mid_write_keeps_every_whole_row(study, tmp_path):
 
 
 def test_postgresql_storage_answers_the_same_and_exports_the_same_folder(study, tmp_path):
-    pytest.importorskip("psycopg", reason='--database needs: pip install "tol-tasks[postgres]"')
+    extra("psycopg", "postgres")
     folder, info = study
     lp = load_protocol("demo")
     name, tok = info["name"], info["token"]

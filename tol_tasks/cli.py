@@ -80,8 +80,8 @@ def protocol_main(argv: Sequence[str] | None = None) -> int:
 
 def _protocol_command(args: argparse.Namespace, argv: list[str]) -> int:
     from tol_tasks.protocol_format.describe import DESCRIBE_COLUMNS, describe_protocol, format_table
+    from tol_tasks.protocol_format.issues import ProtocolError
     from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
-    from tol_tasks.protocol_format.model import ProtocolError
 
     if args.command == "check":
         failed = 0

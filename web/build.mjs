@@ -2,8 +2,19 @@
 // tol-web build finds them and the wheel carries them:
 //   tol-tasks.js     jsPsych and the task, for the page tol-web build writes (window.TolTasks)
 //   plugin-tower.js  the plugin alone, for a page that loads jsPsych itself (window.jsPsychTower)
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { build } from "esbuild";
-import { readFileSync } from "node:fs";
+
+// What the JavaScript takes from Python (the participant texts, the protocol schema's
+// fields) is written first into src/generated/ (git-ignored) by tol_tasks.web.jsdata, with
+// $PYTHON, else the checkout's .venv, else python3: declared once, never copied by hand.
+const venv = new URL("../.venv/bin/python", import.meta.url).pathname;
+const python = process.env.PYTHON || (existsSync(venv) ? venv : "python3");
+const root = new URL("..", import.meta.url).pathname;
+execFileSync(python, ["-m", "tol_tasks.web.jsdata", new URL("./src/generated", import.meta.url).pathname],
+  { cwd: root, stdio: "inherit" });
+if (process.argv.includes("--generate-only")) process.exit(0);
 
 // The version is declared once, in the Python package (tol_tasks/__init__.py), and so
 // is the compiled protocol's format (tol_tasks/web/compile.py COMPILED_FORMAT).

@@ -3,7 +3,7 @@
 Used by the session reports, where a start and a goal drawn as pegs and coloured
 pieces say more to a reader than the state text (``GR|B|``). Pure Python: no
 matplotlib. Pieces take the protocol's colours when it gives them, else the
-task's defaults (:func:`tol_tasks.protocol_format.model.default_piece_color`).
+task's defaults (:func:`tol_tasks.protocol_format.colors.default_piece_color`).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from html import escape
 
-from tol_tasks.protocol_format.model import default_piece_color
+from tol_tasks.protocol_format.colors import default_piece_color
 from tol_tasks.puzzles.base import Puzzle
 
 #: Size of one piece slot in the picture (SVG user units; the page scales them).

@@ -23,19 +23,17 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from tol_tasks.config import COPY_SOURCES, DEFAULT_BALLS, DEFAULT_CAPACITIES
+from tol_tasks.config import DEFAULT_BALLS, DEFAULT_CAPACITIES
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol, protocol_from_data
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
+from tol_tasks.protocol_format.parameters import parameter
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.runner.settings import BUILDER_PARAMS, RunSettings, SettingsError, builder_param
 
 #: What the component runs: one problem per Routine (``problem``), or a whole protocol.
 MODES = ("problem", "protocol")
 TASKS = ("hanoi", "london")
-INPUT_MODES = ("click", "drag", "keys")
-#: Yoked copy trials after each problem: none, the participant's own moves, a shortest solution.
-COPIES = ("none", *COPY_SOURCES)
 #: Tower of Hanoi disks the component offers.
 MAX_BUILDER_DISKS = 12
 
@@ -48,6 +46,8 @@ class BuilderParam:
 
     ``shown_in``: the mode it belongs to (``problem`` or ``protocol``; None:
     both). ``per_repeat``: it may change every repeat of a loop (``$column``).
+    ``model``: the protocol schema's field it is (``input.mode``), whose choices, default
+    and description it takes (:func:`_protocol_setting`).
     """
 
     name: str
@@ -62,6 +62,7 @@ class BuilderParam:
     choice_labels: tuple = ()
     shown_in: str | None = None
     per_repeat: bool = False
+    model: str | None = None
 
 
 def _run_setting(name: str, val_type: str, input_type: str, default: Any = None) -> BuilderParam:
@@ -70,6 +71,34 @@ def _run_setting(name: str, val_type: str, input_type: str, default: Any = None)
     return BuilderParam(name, BUILDER_PARAMS[name][0], p["label"], p["hint"], p["categ"],
                         val_type, input_type, p["default"] if default is None else default,
                         choices=tuple(p["choices"] or ()))  # fmt: skip
+
+
+def _protocol_setting(
+    name: str,
+    field_name: str,
+    label: str,
+    categ: str,
+    path: str,
+    *,
+    none: str | None = None,
+    about: str = "",
+    **kwargs: Any,
+) -> BuilderParam:
+    """A parameter that is a protocol setting: its choices, default and hint from the schema.
+
+    ``none``: a first choice meaning "none" (where the protocol says so with null, as
+    ``block.copies``; Builder has no null choice), then the default. ``about``: what
+    Builder says before the schema's description. ``kwargs`` gives what Builder adds
+    (``choice_labels``, ``shown_in``).
+    """
+    f = parameter(path)
+    val_type, input_type = {"bool": ("bool", "bool"), "int": ("int", "single"),
+                            "float": ("num", "single"), "str": ("str", "single"),
+                            "choice": ("str", "choice")}[f.kind]  # fmt: skip
+    hint = f.description[0].upper() + f.description[1:]
+    return BuilderParam(name, field_name, label, f"{about}. {hint}" if about else hint, categ,
+                        val_type, input_type, none or f.default,
+                        choices=((none,) if none else ()) + f.choices, model=path, **kwargs)  # fmt: skip
 
 
 #: Every parameter of the Tower component, in the order Builder shows them.
@@ -116,11 +145,11 @@ PARAMS: tuple[BuilderParam, ...] = (
         "moveLimit", "move_limit", "Move limit", "Moves allowed (blank: no limit); $move_limit "
         "for a column", "Basic", "code", "single", "", shown_in="problem", per_repeat=True,
     ),
-    BuilderParam(
-        "copy", "copy", "Copy trial", "Follow the problem with a yoked copy trial: the moves are "
-        "shown one at a time and the participant copies them, which measures moving time "
-        "without planning (Owen et al., 1990); tol-score then reports initial and subsequent "
-        "thinking times", "Basic", "str", "choice", "none", choices=COPIES,
+    _protocol_setting(
+        "copy", "copy", "Copy trial", "Basic", "copy.moves", none="none",
+        about="Follow the problem with a yoked copy trial: the moves are shown one at a time "
+        "and the participant copies them, which measures moving time without planning (Owen "
+        "et al., 1990); tol-score then reports initial and subsequent thinking times",
         choice_labels=("None", "The participant's own moves", "A shortest solution"),
         shown_in="problem",
     ),
@@ -129,20 +158,15 @@ PARAMS: tuple[BuilderParam, ...] = (
         "was not solved (otherwise it has no copy)", "Basic", "bool", "bool", False,
         shown_in="problem",
     ),
-    BuilderParam(
-        "inputMode", "input_mode", "Input mode", "How the participant moves a piece", "Input",
-        "str", "choice", "click", choices=INPUT_MODES,
+    _protocol_setting(
+        "inputMode", "input_mode", "Input mode", "Input", "input.mode",
         choice_labels=("Click a peg, then another", "Drag and drop", "Keys (1, 2, 3)"),
         shown_in="problem",
     ),
-    BuilderParam(
-        "showGoal", "show_goal", "Show goal", "Show the goal above the participant's pegs",
-        "Appearance", "bool", "bool", True, shown_in="problem",
-    ),
-    BuilderParam(
-        "moveCounter", "move_counter", "Move counter", "Show 'Moves: n' while the participant "
-        "works", "Appearance", "bool", "bool", True, shown_in="problem",
-    ),
+    _protocol_setting("showGoal", "show_goal", "Show goal", "Appearance", "display.show_goal",
+                      shown_in="problem"),
+    _protocol_setting("moveCounter", "move_counter", "Move counter", "Appearance",
+                      "display.show_move_counter", shown_in="problem"),
     BuilderParam(
         "pieceLabels", "piece_labels", "Piece labels", "Write each ball's letter (each disk's "
         "number) on it, so that pieces differ by more than their colour (colour-blind "

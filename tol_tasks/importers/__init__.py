@@ -14,6 +14,16 @@ give the moves). ``jatos`` (:mod:`tol_tasks.importers.jatos`) reads the
 result export of a study built with ``tol-web build --jatos``: its own logs,
 in pieces, put back together. The importers never import PsychoPy.
 
+The extension API (what a new format is written on, public and documented):
+:class:`Format` (what a format declares: its name, title, how its header is recognised,
+the options it takes, its ``read``), :class:`Source` (the file read once: columns, rows,
+row numbers, :func:`fault` for an error that names the file, row, column, value and fix),
+:func:`group_sessions` (rows into participant sessions), :class:`SessionBuilder` (a
+session's events on its clock, each placement checked against the rules, with
+:class:`Unavailable` for what the source does not record) and :class:`ImportedSession`
+(what the writer writes). Each format's module (``jspsych.py`` is the shortest whole
+example) reads its rows, groups them, and builds each session with a SessionBuilder.
+
 >>> sorted(FORMATS)
 ['expfactory-tol', 'jspsych-tol', 'pebl-toh', 'pebl-tol', 'psytoolkit-toh']
 """
@@ -25,10 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import expfactory, jatos, jspsych, pebl, psytoolkit
-from ._build import ImportedSession
-from ._format import Format, ImportOptions
-from ._source import ImportSourceError, Source, read_source
-from ._write import Folder, Writer, log_name
+from .format import Format, ImportOptions
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable
+from .source import ImportSourceError, Source, fault, read_source
+from .write import Folder, Writer, log_name
 
 #: Every format, by name (the ``--format`` values), in the order they are tried.
 FORMATS: dict[str, Format] = {
@@ -251,8 +262,12 @@ __all__ = [
     "ImportReport",
     "ImportSourceError",
     "ImportedSession",
+    "SessionBuilder",
     "Source",
+    "Unavailable",
     "detect_format",
+    "fault",
+    "group_sessions",
     "import_files",
     "log_name",
     "read_source",

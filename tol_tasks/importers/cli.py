@@ -20,7 +20,7 @@ from tol_tasks.options import Idle, given_flags, idle_option
 from tol_tasks.session_data.identity import check_participant_id, session_from_text
 
 from . import FORMATS, ImportOptions, import_files, jatos
-from ._source import ImportSourceError
+from .source import ImportSourceError
 
 EXIT_OK, EXIT_FAULT = 0, 2
 

@@ -33,10 +33,10 @@ from functools import lru_cache
 
 from tol_tasks.puzzles import London
 
-from ._build import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from ._format import Format, ImportOptions, Unit
-from ._people import group_sessions
-from ._source import Source, fault
+from .format import Format, ImportOptions, Unit
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
+from .source import Source, cell_text, fault
 
 NAME = "expfactory-tol"
 TITLE = "Experiment Factory Tower of London (jsPsych)"
@@ -117,7 +117,7 @@ def _parse_position(
     source: Source, text: str, *, row: int, column: str, capacities: tuple[int, ...] | None = None
 ) -> tuple[list[list[int]], tuple[int, ...]]:
     """Each peg's ball numbers (bottom first, zeros dropped) and the capacities seen."""
-    got = _decode(text.strip(), capacities or CAPACITIES)
+    got = _decode(cell_text(text).strip(), capacities or CAPACITIES)
     if got is None:
         raise fault(
             source.path,

@@ -31,7 +31,7 @@ from pathlib import Path
 from tol_tasks.session_data.collect import FolderStorage
 from tol_tasks.session_data.pieces import UploadRefusedError, check_piece
 
-from ._source import ImportSourceError
+from .source import ImportSourceError
 
 #: The ``--format`` name.
 NAME = "jatos"

@@ -23,7 +23,6 @@ default named in a warning and in the sidecar.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Iterator
 from string import ascii_uppercase
@@ -31,10 +30,10 @@ from string import ascii_uppercase
 from tol_tasks.config import DEFAULT_BALLS
 from tol_tasks.puzzles import London
 
-from ._build import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from ._format import Format, ImportOptions, Unit
-from ._people import group_sessions
-from ._source import Source, fault
+from .format import Format, ImportOptions, Unit
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
+from .source import Source, fault, json_cell
 
 NAME = "jspsych-tol"
 TITLE = "jsPsych-contrib Tower of London plugin (jsPsych 8)"
@@ -133,7 +132,7 @@ def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
 
 def _json(source: Source, text: str, *, row: int, column: str, what: str):
     try:
-        return json.loads(text)
+        return json_cell(text)
     except ValueError:
         raise fault(
             source.path, f"expected {what} (JSON)", FIX, row=row, column=column, value=text

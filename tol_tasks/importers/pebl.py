@@ -36,10 +36,10 @@ from pathlib import Path
 
 from tol_tasks.puzzles import Hanoi, London
 
-from ._build import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from ._format import Format, ImportOptions, Unit
-from ._people import group_sessions
-from ._source import ImportSourceError, Source, fault, read_source
+from .format import Format, ImportOptions, Unit
+from .people import group_sessions
+from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
+from .source import ImportSourceError, Source, fault, read_source
 
 TOL_NAME, TOH_NAME = "pebl-tol", "pebl-toh"
 

@@ -14,8 +14,8 @@ the same line; every later step is as open. An event log needs each move, so
 
 from __future__ import annotations
 
-from ._format import Format
-from ._source import Source
+from .format import Format
+from .source import Source
 
 NAME = "psytoolkit-toh"
 TITLE = "PsyToolkit Tower of Hanoi"

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from .issues import Issue, ProtocolError
 from .load import bundled_protocols, load_protocol, load_protocol_text, resolve_protocol_path
-from .model import Issue, LoadedProtocol, ProblemSpec, Protocol, ProtocolError
+from .loaded import LoadedProtocol, ProblemSpec
+from .model import Protocol
 
 __all__ = [
     "Issue",

@@ -19,20 +19,12 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 
 from . import texts
-from ._yaml import line_of
-from .model import (
-    Display,
-    Input,
-    Instructions,
-    Issue,
-    Practice,
-    Problem,
-    Protocol,
-    Task,
-    default_piece_color,
-    problem_puzzle,
-)
+from .colors import default_piece_color
+from .issues import Issue
+from .loaded import problem_puzzle
+from .model import Display, Input, Instructions, Practice, Problem, Protocol, Task
 from .problem import problem_faults
+from .yaml_lines import line_of
 
 # ------------------------------------------------------- structural issues
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from tol_tasks.puzzles.base import Puzzle
 
-from .model import LoadedProtocol
+from .loaded import LoadedProtocol
 
 #: Columns of :func:`describe_protocol`, in order.
 DESCRIBE_COLUMNS = (

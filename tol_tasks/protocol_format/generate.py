@@ -12,7 +12,7 @@ from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
 from .describe import configuration_type
-from .pages import with_instructions
+from .instructions import with_instructions
 
 CONFIG_TYPES = ("tower", "partial tower", "flat")
 
@@ -149,7 +149,7 @@ def select_problems(spec: GeneratorSpec) -> list[tuple[str, str, int]]:
 
 def generate_protocol(spec: GeneratorSpec, command: Sequence[str] | None = None) -> str:
     """A protocol file's text meeting ``spec``, with its instruction pages in every language
-    (:func:`~tol_tasks.protocol_format.pages.with_instructions`); the same spec always gives
+    (:func:`~tol_tasks.protocol_format.instructions.with_instructions`); the same spec always gives
     the same text."""
     problems = select_problems(spec)
     lo, hi = spec.min_moves

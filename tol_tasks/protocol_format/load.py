@@ -12,8 +12,10 @@ from pydantic import ValidationError
 from tol_tasks.config import MAX_PROTOCOL_BYTES
 
 from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
-from ._yaml import YamlLimitError, YamlSyntaxError, load_with_lines, quote_bare_states
-from .model import Issue, LoadedProtocol, Protocol, ProtocolError
+from .issues import Issue, ProtocolError
+from .loaded import LoadedProtocol
+from .model import Protocol
+from .yaml_lines import YamlLimitError, YamlSyntaxError, load_with_lines, quote_bare_states
 
 # ------------------------------------------------------------------ loading
 

@@ -1,17 +1,17 @@
-"""Protocol files: a lab's battery as a validated YAML document.
+"""The protocol format's schema: a lab's battery as a validated YAML document (pydantic).
 
 A protocol says which puzzle, which problems in which order with which
-limits, what the participant sees and how they answer. :func:`load_protocol`
-reads and checks a file; every fault in it is reported at once in a
-:class:`ProtocolError` whose lines name the file, the line, the field, the bad
-value and the fix. ``docs/protocols.md`` documents every field.
+limits, what the participant sees and how they answer. Each field is declared
+here once, with its type, choices, default and description: the reference page,
+the Builder component's parameters and the jsPsych plugin's ``info`` are made
+from these declarations. :func:`~tol_tasks.protocol_format.load.load_protocol`
+reads and checks a file against them (faults:
+:mod:`~tol_tasks.protocol_format.issues`) and returns the checked protocol
+(:mod:`~tol_tasks.protocol_format.loaded`). ``docs/protocols.md`` documents every field.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -23,7 +23,6 @@ from pydantic import (
 )
 
 from tol_tasks.config import (
-    COLOR_NAMES,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
     ID_PATTERN,
@@ -34,66 +33,11 @@ from tol_tasks.config import (
     MAX_WINDOW_PIXELS,
     PROTOCOL_FORMAT,
 )
-from tol_tasks.display.colors import default_piece_color, label_color, rgb_of  # noqa: F401
-from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
-from . import texts
-from .problem import parse_state
-
-# ------------------------------------------------------------------- errors
-
-
-@dataclass(frozen=True)
-class Issue:
-    """One fault in a protocol file (``warning``: one that does not stop it from running)."""
-
-    file: str
-    line: int
-    field: str
-    message: str
-    fix: str = ""
-    warning: bool = False
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        fix = f" Suggested fix: {self.fix}" if self.fix else ""
-        field = f"{self.field}: " if self.field else ""
-        kind = "warning: " if self.warning else ""
-        return f"{where}: {kind}{field}{self.message}{fix}"
-
-
-class ProtocolError(TolTasksError, ValueError):
-    """A protocol file has faults; ``issues`` lists every one of them."""
-
-    def __init__(self, issues: list[Issue]) -> None:
-        self.issues = issues
-        n = len(issues)
-        head = f"{n} problem{'s' if n != 1 else ''} in {issues[0].file}" if issues else "problem"
-        first = issues[0] if issues else None
-        # The attributes are the first issue's; every issue has its own (``issues``).
-        super().__init__(
-            head + ":\n" + "\n".join(f"  {i}" for i in issues),
-            where=f"{first.file}:{first.line}" if first and first.line else (first and first.file),
-            field=first.field if first and first.field else None,
-        )
-        self.fix = first.fix if first else None
-
-
-# ------------------------------------------------------------------- models
-
-
-def _color(value: str) -> str:
-    v = value.strip()
-    low = v.lower()
-    if low in COLOR_NAMES:
-        return low
-    if len(v) in (4, 7) and v.startswith("#") and all(c in "0123456789abcdefABCDEF" for c in v[1:]):
-        return low
-    raise ValueError(f"{value!r} is not a colour")
-
+from .colors import FALLBACK_PIECE_COLOR, checked_color, default_piece_color, label_color
 
 Color = Annotated[
     str, Field(description="a colour: a hex code such as '#ff8800' or a name such as 'red'")
@@ -191,11 +135,15 @@ class Display(_Model):
     @field_validator("background", "text_color", "peg_color", "highlight_color")
     @classmethod
     def _check_color(cls, v: str) -> str:
-        return _color(v)
+        return checked_color(v)
 
     def piece_color(self, puzzle: Puzzle, piece) -> str:
         """The colour a piece is drawn in: the protocol's, else its default, else grey."""
-        return self.piece_colors.get(str(piece)) or default_piece_color(puzzle, piece) or "#888888"
+        return (
+            self.piece_colors.get(str(piece))
+            or default_piece_color(puzzle, piece)
+            or FALLBACK_PIECE_COLOR
+        )
 
     def piece_label(self, puzzle: Puzzle, piece) -> tuple[str, str] | None:
         """The text written on a piece and its colour (None: ``piece_labels`` is off)."""
@@ -206,7 +154,7 @@ class Display(_Model):
     @field_validator("piece_colors")
     @classmethod
     def _check_colors(cls, v: dict[str, str]) -> dict[str, str]:
-        return {str(k): _color(c) for k, c in v.items()}
+        return {str(k): checked_color(c) for k, c in v.items()}
 
 
 class Input(_Model):
@@ -541,147 +489,3 @@ class Protocol(_Model):
     @classmethod
     def _no_pages(cls, v: Any) -> Any:
         return {"pages": "none"} if v == "none" else v
-
-
-# --------------------------------------------------------- loaded protocols
-
-
-@dataclass(frozen=True)
-class ProblemSpec:
-    """A problem with its states parsed and its minimum computed."""
-
-    id: str
-    block: str
-    puzzle: Puzzle
-    start: Any
-    goal: Any
-    min_moves: int
-    time_limit: float | None
-    move_limit: int | None
-    practice: bool = False
-
-
-@dataclass(frozen=True)
-class LoadedProtocol:
-    """A checked protocol: the model, the puzzle and every problem ready to run.
-
-    Attributes
-    ----------
-    model : Protocol
-        The parsed document.
-    puzzle : Puzzle
-        The apparatus.
-    text : str
-        The file's exact text (copied into each session's sidecar).
-    sha256 : str
-        Hash of ``text``.
-    path : Path or None
-        Where it was read from.
-    warnings : tuple of Issue
-        What does not stop it from running but should be seen to (texts that would be
-        shown in English in another language...), each located like a fault.
-    """
-
-    model: Protocol
-    puzzle: Puzzle
-    text: str
-    sha256: str
-    path: Path | None
-    warnings: tuple[Issue, ...] = ()
-
-    @property
-    def name(self) -> str:
-        return self.model.name
-
-    def practice_problems(self) -> list[ProblemSpec]:
-        p = self.model.practice
-        return [_spec(self.model.task, prob, "practice", p, practice=True) for prob in p.problems]
-
-    def block_problems(self, index: int) -> list[ProblemSpec]:
-        """The problems of block ``index`` in file order (the runner shuffles if asked)."""
-        block = self.model.blocks[index]
-        return [_spec(self.model.task, prob, block.name, block) for prob in block.problems]
-
-    def all_problems(self) -> Iterator[ProblemSpec]:
-        yield from self.practice_problems()
-        for i in range(len(self.model.blocks)):
-            yield from self.block_problems(i)
-
-    def form_for(self, participant: str, session: int) -> tuple[str | None, list[int]]:
-        """The form a session gets and the indices of the blocks it runs, in order.
-
-        Without counterbalancing: (None, every block in file order).
-        """
-        from .counterbalance import assignment_index, balanced_latin_square
-
-        cb = self.model.counterbalance
-        names = [b.name for b in self.model.blocks]
-        if cb is None:
-            return None, list(range(len(names)))
-        if cb.forms:
-            forms = list(cb.forms.items())
-            name, blocks = forms[assignment_index(cb.by, participant, session, len(forms))]
-            return name, [names.index(b) for b in blocks]
-        orders = balanced_latin_square(len(names))
-        k = assignment_index(cb.by, participant, session, len(orders))
-        return f"order-{k + 1}", orders[k]
-
-    def messages(self, language: str | None = None) -> dict[str, str]:
-        """Every participant-facing text in ``language``: the protocol's own, else tol-tasks'
-        in that language, else (a language tol-tasks has no texts in) in English."""
-        lang = language or self.model.instructions.default_language
-        out = texts.messages(texts.FALLBACK)
-        out.update(texts.messages(lang) or {})
-        out.update(self.model.instructions.messages.get(lang, {}))
-        return out
-
-    def pages(self, language: str | None = None) -> list[Page]:
-        """The instruction pages in ``language``: the protocol's own, or (when it gives none)
-        the task's default pages, or none (``instructions: none``, or no default pages in
-        that language)."""
-        ins = self.model.instructions
-        lang = language or ins.default_language
-        if ins.page_source == "default":
-            from .pages import default_pages
-
-            return default_pages(self.model, lang) or []
-        return list(ins.own_pages.get(lang, []))
-
-    def block_pages(self, block: str, language: str | None = None) -> list[Page]:
-        """The instruction pages of block ``block`` in ``language`` (none in another)."""
-        lang = language or self.model.instructions.default_language
-        for b in self.model.blocks:
-            if b.name == block:
-                return list(b.pages.get(lang, []))
-        return []
-
-    def languages(self) -> list[str]:
-        """The languages a session can run in: those the protocol gives pages in; without
-        pages of its own, every language tol-tasks has texts in (and, with ``instructions:
-        none``, those the protocol gives texts in)."""
-        ins = self.model.instructions
-        if ins.page_source == "protocol":
-            return sorted(ins.own_pages)
-        extra = set(ins.messages) | {ins.default_language} if ins.page_source == "none" else set()
-        return sorted(set(texts.LANGUAGES) | extra)
-
-
-def problem_puzzle(task, prob: Problem, defaults) -> Puzzle:
-    """The puzzle a problem is played on (its own or its block's disk count, else the task's)."""
-    return task.puzzle(prob.disks or getattr(defaults, "disks", None))
-
-
-def _spec(task, prob: Problem, block: str, defaults, practice: bool = False):
-    puzzle = problem_puzzle(task, prob, defaults)
-    start, goal = parse_state(puzzle, prob.start), parse_state(puzzle, prob.goal)
-    return ProblemSpec(
-        id=prob.id,
-        block=block,
-        puzzle=puzzle,
-        start=start,
-        goal=goal,
-        min_moves=puzzle.distance(start, goal),
-        time_limit=prob.time_limit if prob.time_limit is not None else defaults.time_limit,
-        move_limit=prob.move_limit if prob.move_limit is not None else defaults.move_limit,
-        practice=practice,
-    )

@@ -14,17 +14,16 @@ board (``show``)::
     2  how to move, and the rules   (a demonstration: a legal move and a refused one)
     3  the counter, the limits, and planning
 
-``tol-protocol generate`` writes the same pages into the protocols it makes,
+``tol-protocol generate`` writes the same pages into the protocols it makes
+(:mod:`~tol_tasks.protocol_format.instructions`),
 and the bundled protocols carry theirs, so that what a participant read is in
 the protocol (and in each session's sidecar, ``instruction_pages``).
 """
 
 from __future__ import annotations
 
-import re
-
 from .model import Page, Protocol
-from .texts import LANGUAGES, page_texts
+from .texts import page_texts
 
 
 def default_pages(model: Protocol, language: str) -> list[Page] | None:
@@ -105,46 +104,3 @@ def _limits(model: Protocol, t: dict) -> list[str]:
     if out and free:  # the limits above are the test's: the practice has none
         out.append(t["practice_no_limit"])
     return out
-
-
-_TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*:")
-
-
-def instructions_section(model: Protocol, languages: tuple[str, ...] = LANGUAGES) -> list[str]:
-    """The ``instructions:`` section of a protocol file holding the default pages of
-    ``model`` in each of ``languages`` (YAML lines)."""
-    lines = [
-        "instructions:",
-        "  # The task's instruction pages, made by tol-tasks from this protocol (apparatus,",
-        "  # input, rules, limits) in each language it has texts in; edit them freely.",
-        "  pages:",
-    ]
-    for lang in languages:
-        lines.append(f"    {lang}:")
-        for page in default_pages(model, lang) or []:
-            lines.append("      - text: |-")
-            lines += [f"          {line}" for line in page.text.split("\n")]
-            if page.show:
-                lines.append(f"        show: {page.show}")
-    return lines
-
-
-def with_instructions(text: str, source: str = "<protocol>") -> str:
-    """A protocol file's ``text`` with its ``instructions:`` section (if any) replaced by the
-    default pages in every language (:func:`instructions_section`), placed before the
-    practice (or the blocks). Everything else is kept as it is."""
-    from .load import load_protocol_text
-
-    lines = text.rstrip("\n").split("\n")
-    kept: list[str] = []
-    inside = False
-    for line in lines:
-        if _TOP_KEY.match(line):
-            inside = line.startswith("instructions:")
-        if not inside:
-            kept.append(line)
-    model = load_protocol_text("\n".join(kept) + "\n", source).model
-    at = next(i for i, line in enumerate(kept) if re.match(r"^(practice|blocks):", line))
-    while at > 0 and kept[at - 1].startswith("#"):  # a comment belongs to the key below it
-        at -= 1
-    return "\n".join([*kept[:at], *instructions_section(model), *kept[at:]]) + "\n"

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 
 from .files import session_paths
 from .prepare import Prepared, prepare

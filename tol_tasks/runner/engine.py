@@ -35,7 +35,8 @@ from pathlib import Path
 from psychopy import logging as psychopy_logging
 
 from tol_tasks.config import COPY_SOURCES
-from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.loaded import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import Copy
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EventLogWriteError
 from tol_tasks.session_data.plan import Attempt, End, SessionPlan

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import ProblemSpec
+from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.session_data.eventlog import NEVER_STARTED
 from tol_tasks.session_data.resume import (
     ResumeError,

@@ -17,7 +17,7 @@ from tol_tasks.display.colors import edge_color
 from tol_tasks.display.demo import DemoFrame, demonstration, frame_at
 from tol_tasks.display.layout import BoardLayout, PegArea, fit_factor, hit, session_layout
 from tol_tasks.errors import IllegalMoveError
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.puzzles.base import Puzzle
 
 #: Units of every stimulus the task draws, whatever the caller's window uses.

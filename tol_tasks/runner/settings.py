@@ -28,6 +28,7 @@ from typing import Any
 
 from tol_tasks.config import INPUT_TIMINGS
 from tol_tasks.errors import TolTasksError
+from tol_tasks.options import Idle
 from tol_tasks.session_data.identity import (
     MAX_SESSION,
     SessionNumberError,
@@ -235,20 +236,30 @@ class RunSettings:
 
     def _check_effects(self) -> None:
         """Refuse a setting given where it has no effect (the fields' ``only_with`` and
-        ``not_with``): nothing a person asks for is silently ignored."""
+        ``not_with``, checked as :class:`~tol_tasks.options.Idle` rules, the one rule of
+        every command): nothing a person asks for is silently ignored."""
+        given = set()
         for f in dataclasses.fields(self):
             value, meta = getattr(self, f.name), f.metadata
             default = f.default_factory() if f.default is dataclasses.MISSING else f.default
-            if value == default or value in meta["allowed"]:
-                continue
-            for other, why in meta["only_with"].items():
-                if not getattr(self, other):
-                    self._fail(f.name, value, f"has no effect without {{other}}: {why}.",
-                               "add {other}, or leave {this} out.", other, "only_with")  # fmt: skip
-            for other, why in meta["not_with"].items():
-                if getattr(self, other):
-                    self._fail(f.name, value, f"has no effect with {{other}}: {why}.",
-                               "leave {this} out.", other, "not_with")  # fmt: skip
+            if value != default and value not in meta["allowed"]:
+                given.add(f.name)
+        for f in dataclasses.fields(self):
+            rules = [
+                Idle(f.name, why, needs=other) for other, why in f.metadata["only_with"].items()
+            ]
+            rules += [
+                Idle(f.name, why, not_with=other) for other, why in f.metadata["not_with"].items()
+            ]
+            for rule in rules:
+                if not rule.broken(given):
+                    continue
+                value = getattr(self, f.name)
+                if rule.needs is not None:
+                    self._fail(f.name, value, f"has no effect without {{other}}: {rule.why}.",
+                               "add {other}, or leave {this} out.", rule.needs, "only_with")  # fmt: skip
+                self._fail(f.name, value, f"has no effect with {{other}}: {rule.why}.",
+                           "leave {this} out.", rule.not_with, "not_with")  # fmt: skip
 
     @property
     def simulated_times(self) -> SimulatedTimes | None:

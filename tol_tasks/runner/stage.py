@@ -7,7 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from tol_tasks.protocol_format.model import LoadedProtocol, Page
+from tol_tasks.protocol_format.loaded import LoadedProtocol
+from tol_tasks.protocol_format.model import Page
 from tol_tasks.session_data.trial import CopyState
 
 from .frames import FrameRecorder

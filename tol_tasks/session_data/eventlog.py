@@ -247,7 +247,7 @@ class EventLog:
                 fix="put the folder back, or resume from a copy of the log and its sidecar.",
             )  # fmt: skip
         try:
-            self._write_line([_cell(values.get(c)) for c in self._cols])
+            self._write_line([cell(values.get(c)) for c in self._cols])
         except OSError as exc:
             raise EventLogWriteError(
                 f"{self.path}: event {values.get('event')!r} could not be written ({exc.strerror}); "
@@ -360,7 +360,9 @@ def check_cells(data: EventLogData) -> None:
             )  # fmt: skip
 
 
-def _cell(v: Any) -> str:
+def cell(v: Any) -> str:
+    """A value as its event log cell: empty for None, 1/0 for a bool, six decimals for a
+    float, anything else as text with its line breaks made spaces (one row per line)."""
     if v is None:
         return ""
     if isinstance(v, bool):

@@ -91,7 +91,8 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from tol_tasks.protocol_format.model import Block, Copy, LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.loaded import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.model import Block, Copy
 
 from .resume import Progress
 from .sidecar import BlockRecord, CounterbalanceRecord

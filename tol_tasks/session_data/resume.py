@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
-from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 
 from .attempts import PROBLEM, log_attempts
 from .eventlog import (

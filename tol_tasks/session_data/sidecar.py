@@ -420,7 +420,7 @@ class Sidecar(BaseModel):
         }
 
 
-def _new_file_mode() -> int:
+def new_file_mode() -> int:
     """The mode a new file gets under the process's umask (0644 under the usual 022)."""
     try:  # Linux says it without changing it (setting it is process-wide, threads included)
         status = Path("/proc/self/status").read_text(encoding="ascii")
@@ -431,11 +431,13 @@ def _new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
+def write_sidecar(path: Path, data: dict[str, Any] | Sidecar, *, mode: int | None = None) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
 
     The file gets the mode any new file gets (as the event log beside it), not the
-    owner-only 0600 of a temporary file, so that whoever can read the log can read it.
+    owner-only 0600 of a temporary file, so that whoever can read the log can read it:
+    ``mode``, or :func:`new_file_mode` when not given (a writer of many sidecars reads it
+    once and gives it).
     """
     if isinstance(data, Sidecar):
         data = data.to_dict()
@@ -443,7 +445,7 @@ def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
-            os.fchmod(fd, _new_file_mode())
+            os.fchmod(fd, new_file_mode() if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             json.dump(data, f, indent=2, ensure_ascii=False, default=str)
             f.write("\n")

@@ -12,7 +12,8 @@ from typing import Any, ClassVar
 
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError
-from tol_tasks.protocol_format.model import ProblemSpec, Rules
+from tol_tasks.protocol_format.loaded import ProblemSpec
+from tol_tasks.protocol_format.model import Rules
 from tol_tasks.puzzles.base import Puzzle
 
 from .detail import format_detail

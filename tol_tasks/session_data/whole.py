@@ -14,10 +14,11 @@ import csv
 import io
 import os
 from collections.abc import Iterable, Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .eventlog import _cell, columns
+from .eventlog import cell, columns
 
 
 def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
@@ -35,14 +36,14 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
     OSError
         If the file cannot be written; a file left incomplete is removed.
     """
-    cols = columns()
-    where = {c: i for i, c in enumerate(cols)}
+    cols, where = _layout()
+    blank = [""] * len(cols)
     buf = io.StringIO()
     out = csv.writer(buf, lineterminator="\n")
     out.writerow(cols)
     n = 0
     for n, values in enumerate(rows, start=1):
-        cells = [""] * len(cols)
+        cells = blank.copy()
         for k, v in values.items():
             if v is None:
                 continue
@@ -50,13 +51,13 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
             if i is None:
                 raise ValueError(f"not event log columns: {k}")
             kind = type(v)
-            # Fast paths with _cell's result: a text without line breaks as it is, an int.
+            # Fast paths with cell's result: a text without line breaks as it is, an int.
             if kind is str and "\n" not in v and "\r" not in v:
                 cells[i] = v
             elif kind is int:
                 cells[i] = str(v)
             else:
-                cells[i] = _cell(v)
+                cells[i] = cell(v)
         cells[0] = str(n)
         out.writerow(cells)
     p = Path(path)
@@ -71,3 +72,10 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
             p.unlink(missing_ok=True)
             raise
     return n
+
+
+@cache
+def _layout() -> tuple[tuple[str, ...], dict[str, int]]:
+    """The event log's columns and each one's place (made once, not per file)."""
+    cols = columns()
+    return cols, {c: i for i, c in enumerate(cols)}

@@ -18,8 +18,9 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from tol_tasks.errors import TolTasksError
+from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol
-from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.session_data.identity import MAX_SESSION, session_fault
 from tol_tasks.session_data.pieces import STUDY_RE
 

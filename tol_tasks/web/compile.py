@@ -39,8 +39,10 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.display.colors import edge_color
 from tol_tasks.display.demo import demonstration
 from tol_tasks.display.layout import session_layout
-from tol_tasks.protocol_format._yaml import line_of, load_with_lines
-from tol_tasks.protocol_format.model import Issue, LoadedProtocol
+from tol_tasks.protocol_format.issues import Issue
+from tol_tasks.protocol_format.loaded import LoadedProtocol, PuzzleLook, Resolved
+from tol_tasks.protocol_format.model import Display, Input
+from tol_tasks.protocol_format.yaml_lines import line_of, load_with_lines
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
 from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
 from tol_tasks.session_data.plan import SessionPlan
@@ -104,6 +106,11 @@ def _suggest(path: tuple) -> str:
 def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None) -> dict[str, Any]:
     """The JSON-ready description of ``lp`` that the page plays.
 
+    The protocol resolved in each language it can run in
+    (:meth:`~tol_tasks.protocol_format.loaded.LoadedProtocol.resolve`), serialised: the
+    settings and the pieces' looks once, the texts and pages per language; beside them
+    the session plan and the sidecar template of the data contract.
+
     Parameters
     ----------
     lp : LoadedProtocol
@@ -112,7 +119,8 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         Each instruction image as the protocol names it -> its path inside the
         built folder (default: ``images/<file name>``).
     """
-    m = lp.model
+    view = lp.resolve()
+    by_language = {lang: lp.resolve(lang) for lang in lp.languages()}
     images = images if images is not None else image_names(lp)
     return {
         "compiled_format": COMPILED_FORMAT,
@@ -123,43 +131,66 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "session_max": MAX_SESSION,
         "peg_letters": PEG_LETTERS,
         "apparatus": lp.puzzle.code,
-        "puzzles": _puzzles(lp),
-        "display": m.display.model_dump(mode="json"),
+        "puzzles": {code: _look(look, view.display) for code, look in view.looks.items()},
+        "display": view.display.model_dump(mode="json"),
         # The session's one layout (tol_tasks.display): the page draws from it.
-        "layout": session_layout(m).as_dict(),
+        "layout": session_layout(lp.model).as_dict(),
         # What the instruction pages show above their text (show: board, demo).
         "shown": _shown(lp),
-        "input": {
-            "mode": m.input.mode,
-            "keys": [browser_key(k) for k in m.input.keys] if m.input.keys else None,
-            "key_names": list(m.input.keys) if m.input.keys else None,
-            "quit_key": browser_key(m.input.quit_key),
-            "quit_key_name": m.input.quit_key,
-            "examiner_key": browser_key(m.input.examiner_key),
-            "examiner_key_name": m.input.examiner_key,
-            "continue_key": browser_key(CONTINUE_KEY),
-        },
-        "rules": m.rules.model_dump(mode="json"),
-        "timing": m.timing.model_dump(mode="json"),
-        "feedback": m.feedback,
-        "default_language": m.instructions.default_language,
-        "languages": {
-            lang: {
-                "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
-                "messages": lp.messages(lang),
-                "pages": [_page(p, images) for p in lp.pages(lang)],
-                "block_pages": {
-                    b.name: [_page(p, images) for p in lp.block_pages(b.name, lang)]
-                    for b in m.blocks
-                    if b.pages
-                },
-            }
-            for lang in lp.languages()
-        },
-        "participant_fields": m.field_defaults(),
+        "input": _input(view.input),
+        "rules": view.rules.model_dump(mode="json"),
+        "timing": view.timing.model_dump(mode="json"),
+        "feedback": view.feedback,
+        "default_language": view.language,
+        "languages": {lang: _texts(v, images, lp) for lang, v in by_language.items()},
+        "participant_fields": dict(view.participant_fields),
         "plan": compile_plan(lp),
         "sidecar": sidecar_template(lp),
-        "layout_puzzle": lp.block_problems(0)[0].puzzle.code,
+        "layout_puzzle": view.layout_puzzle.code,
+    }
+
+
+def _input(inp: Input) -> dict[str, Any]:
+    """The input settings with each key as the browser names it beside PsychoPy's name."""
+    return {
+        "mode": inp.mode,
+        "keys": [browser_key(k) for k in inp.keys] if inp.keys else None,
+        "key_names": list(inp.keys) if inp.keys else None,
+        "quit_key": browser_key(inp.quit_key),
+        "quit_key_name": inp.quit_key,
+        "examiner_key": browser_key(inp.examiner_key),
+        "examiner_key_name": inp.examiner_key,
+        "continue_key": browser_key(CONTINUE_KEY),
+    }
+
+
+def _texts(view: Resolved, images: dict[str, str], lp: LoadedProtocol) -> dict[str, Any]:
+    """A language's title, messages, pages and blocks' pages (each image as its path in the
+    built folder)."""
+    return {
+        "title": view.title,
+        "messages": dict(view.messages),
+        "pages": [_page(p, images) for p in view.pages],
+        "block_pages": {
+            b.name: [_page(p, images) for p in lp.block_pages(b.name, view.language)]
+            for b in lp.model.blocks
+            if b.pages
+        },
+    }
+
+
+def _look(look: PuzzleLook, display: Display) -> dict[str, Any]:
+    """An apparatus's pieces, capacities, colours, rims and labels (null without labels)."""
+    p = look.puzzle
+    return {
+        "kind": p.kind,
+        "pegs": p.n_pegs,
+        "capacities": list(p.capacities),
+        "pieces": [str(x) for x in p.pieces],
+        "colors": dict(look.colors),
+        # The rim of each piece: never lost in the background (display model).
+        "edges": {k: edge_color(c, display.background) for k, c in look.colors.items()},
+        "labels": {k: list(v) for k, v in look.labels.items()} if look.labels else None,
     }
 
 
@@ -204,34 +235,6 @@ def sidecar_template(lp: LoadedProtocol) -> dict[str, Any]:
         ),
         software=Software(tol_tasks=__version__),
     ).to_dict()
-
-
-def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
-    """Every apparatus the protocol uses (by code): pieces, capacities, colours and labels."""
-    out: dict[str, dict[str, Any]] = {}
-    display = lp.model.display
-    for spec in lp.all_problems():
-        p = spec.puzzle
-        if p.code not in out:
-            out[p.code] = {
-                "kind": p.kind,
-                "pegs": p.n_pegs,
-                "capacities": list(p.capacities),
-                "pieces": [str(x) for x in p.pieces],
-                "colors": {str(x): display.piece_color(p, x) for x in p.pieces},
-                # The rim of each piece: never lost in the background (display model).
-                "edges": {
-                    str(x): edge_color(display.piece_color(p, x), display.background)
-                    for x in p.pieces
-                },
-                # display.piece_labels: the text on each piece and its colour (else null).
-                "labels": (
-                    {str(x): list(display.piece_label(p, x)) for x in p.pieces}
-                    if display.piece_labels
-                    else None
-                ),
-            }
-    return out
 
 
 def _page(page, images: dict[str, str]) -> dict[str, Any]:

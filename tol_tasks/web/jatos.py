@@ -24,7 +24,7 @@ import zipfile
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol
 
 #: The JATOS study serial version the archive follows (``Study.SERIAL_VERSION``).
 JATOS_SERIAL_VERSION = 3

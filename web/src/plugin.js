@@ -6,6 +6,7 @@ import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
 import { DEFAULT_DISPLAY, labelColor, messagesFor, pieceColor } from "./defaults.js";
 import { screenLayout } from "./layout.js";
+import { fromModel } from "./modelparams.js";
 import { playCopy, playProblem, showMessage } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
@@ -37,20 +38,20 @@ const towerInfo = {
     /** The fewest moves; computed by breadth-first search when not given (small puzzles). */
     min_moves: { type: P.INT, default: null },
     /** Seconds allowed (null: none). */
-    time_limit: { type: P.FLOAT, default: null },
+    time_limit: fromModel("problem.time_limit"),
     /** Moves allowed (null: none). */
-    move_limit: { type: P.INT, default: null },
+    move_limit: fromModel("problem.move_limit"),
     /** "click" (a peg, then another), "drag" (drag and drop) or "keys". */
-    input_mode: { type: P.SELECT, options: ["click", "drag", "keys"], default: "click" },
+    input_mode: fromModel("input.mode"),
     /** With input_mode "keys": one KeyboardEvent.key per peg, e.g. ["1", "2", "3"]. */
     keys: { type: P.KEYS, default: null },
     /** A key that ends the trial at once (outcome "aborted"), or null. */
     quit_key: { type: P.KEY, default: null },
     /** "none", "solved" or "moves": what is said after the problem. */
-    feedback: { type: P.SELECT, options: ["none", "solved", "moves"], default: "solved" },
-    feedback_duration: { type: P.FLOAT, default: 1.5 },
+    feedback: fromModel("protocol.feedback"),
+    feedback_duration: fromModel("timing.feedback_duration"),
     /** Seconds of blank screen after the problem (jsPsych's post_trial_gap adds to it). */
-    inter_trial_interval: { type: P.FLOAT, default: 0 },
+    inter_trial_interval: fromModel("timing.inter_trial_interval"),
     /** The protocol's display settings (background, colours, show_goal, goal_position, ...). */
     display: { type: P.OBJECT, default: {} },
     /** Rules: same_peg_drop_counts_as_move, violation_counts_as_move. */
@@ -60,7 +61,7 @@ const towerInfo = {
     /** Texts that replace tol-tasks' own (keys as in a protocol's instructions.messages). */
     messages: { type: P.OBJECT, default: {} },
     /** A yoked copy trial after the problem: "own" (the participant's moves), "optimal", or null. */
-    copy: { type: P.SELECT, options: [null, "own", "optimal"], default: null },
+    copy: fromModel("copy.moves", { options: [null, ...fromModel("copy.moves").options], default: null }),
     /** Copy an unsolved problem too. */
     copy_unsolved: { type: P.BOOL, default: false },
     /** A TolTasks.TowerSession that gathers every tower trial into one event log, or null. */

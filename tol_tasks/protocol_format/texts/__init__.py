@@ -9,8 +9,8 @@ Every table has the same keys, and each text the same ``{fields}`` as its Englis
 translate each text.
 
 The web runner gets the same tables: ``tol-web build`` compiles a protocol's texts per
-language, and the plugin's own copy (``web/src/texts.json``) is written by
-``python -m tol_tasks.protocol_format.texts`` (a test checks that it is up to date).
+language, and the plugin's own copy (``web/src/generated/texts.json``, not committed) is
+written at build time (:mod:`tol_tasks.web.jsdata`).
 """
 
 from __future__ import annotations
@@ -60,6 +60,6 @@ MESSAGE_KEYS: tuple[str, ...] = tuple(table(FALLBACK)["messages"])
 
 
 def as_json() -> str:
-    """Every table as JSON (``web/src/texts.json``: the plugin's copy)."""
+    """Every table as JSON (``web/src/generated/texts.json``: the plugin's copy)."""
     data = {lang: table(lang) for lang in LANGUAGES}
     return json.dumps(data, indent=1, ensure_ascii=False) + "\n"

@@ -11,8 +11,8 @@ from tol_tasks.session_data.identity import (
     session_fault,
 )
 
-from ._format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
-from ._source import Source, fault
+from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
+from .source import Source, fault
 
 
 @dataclass

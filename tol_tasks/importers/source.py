@@ -5,8 +5,9 @@ rows as dicts of text. CSV files (comma, semicolon or tab, with or without a
 byte-order mark) and JSON files (a list of records, or an object whose ``data``
 holds that list, as jsPsych and the Experiment Factory save them; records
 wrapped in ``trialdata`` are unwrapped) are read. Every value comes back as
-text: JSON lists and objects as JSON text, so an importer reads a cell the same
-way whichever export it came from. Row numbers are the file's lines (the
+text, but JSON lists and objects, which stay as parsed (never encoded again only to be
+decoded by the importer): :func:`json_cell` reads a cell that holds JSON the same way
+whichever export it came from, and :func:`cell_text` gives any cell as the file wrote it. Row numbers are the file's lines (the
 header is row 1) for CSV, and the record number from 1 for JSON.
 """
 
@@ -218,7 +219,7 @@ def _read_json(p: Path, digest: str, text: str) -> Source:
         if isinstance(record.get("trialdata"), dict):
             record = {**record, **record["trialdata"]}
             record.pop("trialdata")
-        row = {k: _text(v) for k, v in record.items()}
+        row = {k: v if type(v) is str else _text(v) for k, v in record.items()}
         columns.update(dict.fromkeys(row))
         src.rows.append(row)
         src.numbers.append(n)
@@ -226,11 +227,23 @@ def _read_json(p: Path, digest: str, text: str) -> Source:
     return src
 
 
-def _text(value) -> str:
+def _text(value):
+    """A JSON record's value as a cell: text, or a list or object as parsed."""
     if value is None:
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (list, dict)):
-        return json.dumps(value, separators=(",", ":"))
+        return value
     return str(value)
+
+
+def json_cell(value):
+    """A cell that holds JSON, decoded: a JSON source's list or object as it is, a CSV
+    source's text parsed (ValueError when it is not JSON)."""
+    return json.loads(value) if isinstance(value, str) else value
+
+
+def cell_text(value) -> str:
+    """A cell as the file wrote it: a JSON source's list or object as compact JSON text."""
+    return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, fields
 
-from ._source import Source
+from .source import Source
 
 #: Columns that name the participant, tried in this order when no column is given.
 PARTICIPANT_COLUMNS = (

@@ -15,7 +15,7 @@ import os
 import platform
 import re
 import sys
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -29,11 +29,13 @@ from tol_tasks.session_data.sidecar import (
     Software,
     Source,
     Timing,
+    new_file_mode,
+    write_sidecar,
 )
 from tol_tasks.session_data.whole import write_event_log
 
-from ._build import ImportedSession
-from ._source import ImportSourceError
+from .session import ImportedSession
+from .source import ImportSourceError
 
 #: The importers' own version: it changes when an importer maps a source differently.
 IMPORTER_VERSION = 1
@@ -77,22 +79,28 @@ class Folder:
 
 
 class Writer:
-    """Writes imported sessions into a :class:`Folder`, in small batches.
+    """Writes imported sessions into a :class:`Folder`, batch by batch, in a pipeline.
 
-    Each log is created exclusively and written whole as its session comes;
-    every :attr:`BATCH` sessions (and at :meth:`close`) the batch's logs are
-    forced to the disk together (in parallel, so the file system commits them
-    at once rather than one by one), then their sidecars are written (each
-    atomically). A sidecar is written only once its log is on the disk, so a
-    session the folder lists as imported is always whole.
+    Each log is created exclusively and written whole as its session comes (on the
+    caller's thread). Every :attr:`BATCH` sessions the batch is handed to a thread of its
+    own that makes it durable: the batch's logs forced to the disk together (in parallel,
+    so the file system commits them at once rather than one by one), then their sidecars
+    written (each atomically, fsynced), then the folder synced. Meanwhile the caller builds
+    and writes the next batch; at most one batch is being made durable while the next
+    fills, so memory is bounded by two batches. A sidecar is written only once its log is
+    on the disk, so a session the folder lists as imported is always whole; :meth:`close`
+    returns only when every batch is durable.
     """
 
-    BATCH = 64
+    BATCH = 256
 
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
-        self.pending: list[tuple[ImportedSession, Path, int]] = []
+        self.pending: list[tuple[Path, dict]] = []
         self._pool = ThreadPoolExecutor(max_workers=8)
+        self._durable = ThreadPoolExecutor(max_workers=1)  # one batch at a time, in order
+        self._inflight: Future | None = None
+        self._mode = new_file_mode()  # read once, not per sidecar
 
     def add(self, s: ImportedSession) -> tuple[str, Path]:
         """Write one session's log; returns ``("written" or "already", path of its log)``.
@@ -101,7 +109,8 @@ class Writer:
         ------
         ImportSourceError
             When its file name is taken by another session (another source, or a
-            session the folder holds under that name), naming both and the fix.
+            session the folder holds under that name), naming both and the fix; or
+            when an earlier batch could not be made durable.
         """
         key = (s.source.sha256, s.participant, s.session)
         if key in self.folder.known:
@@ -132,21 +141,26 @@ class Writer:
                 "again (sessions already imported are recognised and not written twice)."
             ) from None
         self.folder.known[key] = log
-        self.pending.append((s, log, rows))
+        # The sidecar is made now (the session's rows can go); written once the log is durable.
+        self.pending.append((log, sidecar(s, log.name, rows).to_dict()))
         if len(self.pending) >= self.BATCH:
             self.flush()
         return "written", log
 
     def flush(self) -> None:
-        """Force the pending logs to the disk, then write their sidecars."""
-        if not self.pending:
+        """Hand the pending sessions to the durability thread (after the batch before them)."""
+        self._wait()
+        if self.pending:
+            batch, self.pending = self.pending, []
+            self._inflight = self._durable.submit(self._make_durable, batch)
+
+    def _wait(self) -> None:
+        """Wait for the batch being made durable; its failure raised here, explained."""
+        inflight, self._inflight = self._inflight, None
+        if inflight is None:
             return
-        batch, self.pending = self.pending, []
         try:
-            list(self._pool.map(_fsync, [log for _, log, _ in batch]))
-            list(self._pool.map(lambda item: sidecar(item[0], item[1].name, item[2]).write(
-                item[1].with_suffix(".json")), batch))  # fmt: skip
-            _fsync(self.folder.path)
+            inflight.result()
         except OSError as exc:
             raise ImportSourceError(
                 f"{self.folder.path}: the last sessions' files cannot be completed "
@@ -154,10 +168,19 @@ class Writer:
                 "Suggested fix: free space or fix the folder, remove those logs, and import again."
             ) from None
 
+    def _make_durable(self, batch: list[tuple[Path, dict]]) -> None:
+        list(self._pool.map(_fsync, [log for log, _ in batch]))
+        list(self._pool.map(lambda item: write_sidecar(item[0].with_suffix(".json"), item[1],
+                                                       mode=self._mode), batch))  # fmt: skip
+        _fsync(self.folder.path)
+
     def close(self) -> None:
+        """Make every session durable (the last batch too); returns when all are."""
         try:
             self.flush()
+            self._wait()
         finally:
+            self._durable.shutdown()
             self._pool.shutdown()
 
 

@@ -31,7 +31,7 @@ from tol_tasks.errors import IllegalMoveError, TolTasksError
 from tol_tasks.puzzles import Puzzle, from_code
 from tol_tasks.session_data.detail import format_detail
 
-from ._source import ImportSourceError, Source, fault
+from .source import ImportSourceError, Source, fault
 
 #: ``stamp`` of every imported row: the source program read its clock when it acted.
 STAMP = "clock"
@@ -438,13 +438,16 @@ class SessionBuilder:
         t = self._open()
         t.outcome = "time_out"
         self._emit(
-            "time_out", ms, detail=f"limit={limit_s:g}" if limit_s is not None else None, _row=row
+            "time_out",
+            ms,
+            detail=format_detail(limit=f"{limit_s:g}") if limit_s is not None else None,
+            _row=row,
         )
 
     def move_limit(self, ms: float, limit: int, *, row: int) -> None:
         t = self._open()
         t.outcome = "move_limit"
-        self._emit("move_limit", ms, detail=f"limit={limit}", _row=row)
+        self._emit("move_limit", ms, detail=format_detail(limit=limit), _row=row)
 
     def end_trial(
         self,
