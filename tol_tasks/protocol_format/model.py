@@ -39,6 +39,7 @@ from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
 from . import texts
+from .neuro import Markers, Scanner
 from .problem import parse_state
 
 # ------------------------------------------------------------------- errors
@@ -444,6 +445,14 @@ class Protocol(_Model):
         default_factory=dict,
         description="extra fields for the participant dialog, with default values",
     )
+    scanner: Scanner | None = Field(
+        None, description="wait for the scanner's trigger before the first test problem, "
+        "count dummy volumes, lock durations to a design (see docs/neuroimaging.md)",
+    )  # fmt: skip
+    markers: Markers | None = Field(
+        None, description="send every logged event as a marker to Lab Streaming Layer and a "
+        "serial trigger port (see docs/neuroimaging.md)",
+    )  # fmt: skip
 
     @field_validator("version", mode="before")
     @classmethod

@@ -47,6 +47,7 @@ from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
+from .scanner import TriggerTap, open_scan
 from .screen import TaskScreen
 from .session import SessionRecord, check_clock
 from .settings import RunSettings
@@ -74,7 +75,7 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt, trigger_port, marker_port
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
@@ -106,7 +107,8 @@ class TowerTask:
                  input_timing: str = "auto", simulate: bool | SimulatedTimes = False,
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
-                 new_attempt: bool = False, experiment=None, clock=None, name: str = "tower",
+                 new_attempt: bool = False, trigger_port: str | None = None,
+                 marker_port: str | None = None, experiment=None, clock=None, name: str = "tower",
                  next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
@@ -114,6 +116,7 @@ class TowerTask:
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
             bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
+            trigger_port=trigger_port, marker_port=marker_port,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
@@ -323,6 +326,9 @@ class TowerTask:
             log = EventLog(p.log, fsync=s.fsync)
         screen = TaskScreen(self.win, self.protocol, self.msg)
         inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
+        scan = open_scan(self.model, clock, s, self._write)
+        if scan is not None:
+            inp = TriggerTap(inp, scan)
         frames = FrameRecorder(self.win)
         frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
@@ -344,13 +350,16 @@ class TowerTask:
         self._record.save()
         self._record.begin(self.plan.form)
         self._steps = StepRunner(self._stage, self._record, self.rows, self.results,
-                                 self.language)  # fmt: skip
+                                 self.language, scan)  # fmt: skip
 
     def _write(self, event_name: str | None = None, **values) -> None:
         self._record.write(event_name, **values)
 
     def _finish(self, status: str) -> EventLogWriteError | None:
         """End the record (never raises); the window is the caller's again."""
+        scan = getattr(self._steps, "scan", None)
+        if scan is not None:
+            self._record.sidecar.scanner = scan.record()
         try:
             return self._record.finish(status, self._stage.input, self._stage.frames)
         finally:

@@ -9,6 +9,7 @@ says so, its result added to the ExperimentHandler whatever happens.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 from tol_tasks.session_data.plan import (
@@ -21,11 +22,13 @@ from tol_tasks.session_data.plan import (
     Step,
     copy_follows,
 )
+from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import copy_sequence
 
 from .experiment import ExperimentRows
 from .play import AbortSession, CopyTrial, ProblemTrial, Stage
 from .results import ProblemResult
+from .scanner import ScanClock
 from .session import SessionRecord
 
 
@@ -34,8 +37,10 @@ class StepRunner:
     ``results`` and to the ExperimentHandler ``rows``."""
 
     def __init__(self, stage: Stage, record: SessionRecord, rows: ExperimentRows,
-                 results: list[ProblemResult], language: str):  # fmt: skip
+                 results: list[ProblemResult], language: str,
+                 scan: ScanClock | None = None):  # fmt: skip
         self.stage = stage
+        self.scan = scan
         self.record = record
         self.rows = rows
         self.results = results
@@ -63,8 +68,13 @@ class StepRunner:
     def attempt(self, step: Attempt) -> str:
         """One attempt: the problem, its feedback and pause, and a copy trial if one follows."""
         stage, rec = self.stage, self.record
+        locked = due = None
+        if self.scan is not None and not step.problem.practice:
+            step, due, locked = self.scan_slot(step)
         trial = ProblemTrial(stage, step.problem, step.block, step.attempt, rec.next_trial(),
                              rec.events_path.name)  # fmt: skip
+        if due is not None:  # the lead-in, or the rest of the last slot: the trial is ready
+            fixate(stage, self.record, due, None)
         try:
             result = trial.play()
         except AbortSession:
@@ -75,12 +85,33 @@ class StepRunner:
         try:
             if step.feedback:
                 trial.feedback()
-            stage.wait(stage.model.timing.inter_trial_interval)
+            if locked is not None:
+                fixate(stage, self.record, *locked)
+            else:
+                stage.wait(stage.model.timing.inter_trial_interval)
             if copy_follows(step, trial.outcome):
                 self._copy(step, trial, result)
         finally:
             self.rows.add(result)
         return trial.outcome
+
+    def scan_slot(self, step: Attempt) -> tuple[Attempt, float | None, tuple | None]:
+        """Before a test problem in a scanner session: wait for the scan to start (the first
+        time); with a design, the problem's time limit held to its slot, its scheduled onset,
+        and the fixation that follows it (its scheduled end and drawn duration)."""
+        scan, stage = self.scan, self.stage
+        if scan.start is None:
+            wait_for_scan(stage, scan)
+            self.record.sidecar.scanner = scan.record()
+            self.record.save()
+        due = scan.next_onset
+        if due is None:  # no design: the problem as the protocol says
+            return step, None, None
+        limit = scan.spec.design.trial_duration
+        spec = step.problem
+        if spec.time_limit is None or spec.time_limit > limit:
+            spec = dataclasses.replace(spec, time_limit=limit)
+        return dataclasses.replace(step, problem=spec), due, scan.slot_ended()
 
     def _copy(self, step: Attempt, trial: ProblemTrial, result: ProblemResult) -> None:
         """The yoked copy trial of ``trial`` (rule R7 of the plan)."""
@@ -106,3 +137,36 @@ class StepRunner:
             print(f"tol-tasks: warning: {self.record.events_path} is a format 1 event log "
                   "(written before copy trials); the resumed session runs no copy trials. "
                   "Start a new session to have them.", file=sys.stderr)  # fmt: skip
+
+
+def wait_for_scan(stage: Stage, scan: ScanClock) -> None:
+    """The waiting screen until the first counted volume (every trigger logged meanwhile; the
+    quit key still works)."""
+    label = stage.screen.label("message", small=False)
+    text = stage.messages["scanner_wait"]
+    while scan.start is None:
+        stage.check_quit(stage.input.poll())  # the input source takes the triggers
+        label.draw(text)
+        stage.frames.flip()
+
+
+def fixate(stage: Stage, record: SessionRecord, due: float, drawn: float | None) -> None:
+    """A fixation cross until the flip that comes at ``due`` (session time): the last flip
+    is the one before ``due`` less half a frame, so the next screen is shown on the first
+    frame at or after it. A ``fixation`` row with its first flip, the time it is due to end
+    and the drawn duration (None: the lead-in, or the rest of a slot)."""
+    clock, frames = stage.clock, stage.frames
+    half = 0.5 / frames.refresh if frames.refresh else 1 / 120
+    if clock.getTime() + half >= due:
+        return
+    cross = stage.screen.label("message", small=False)
+    shown = None
+    while clock.getTime() + half < due:
+        stage.check_quit(stage.input.poll())
+        cross.draw("+")
+        flip = frames.next_flip_time(clock) if shown is None else None
+        frames.flip()
+        if shown is None:
+            shown = flip[0]
+            detail = {"until": due, **({"drawn": drawn} if drawn is not None else {})}
+            record.write("fixation", time=shown, stamp="flip", detail=format_detail(detail))

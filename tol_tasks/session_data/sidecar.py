@@ -251,6 +251,31 @@ class ResumeRecord(_Section):
     )
 
 
+class ScanDesign(_Section):
+    """The design a scanner session's durations were locked to, with what was drawn."""
+
+    trial_duration: float = _req("Seconds each test problem stayed on screen at most.")
+    fixation: Any = _req("The fixation after each slot: seconds, or {min, max} for a jitter.")
+    lead_in: float = Field(0.0, description="Seconds of fixation before the first test problem.")
+    seed: int | None = _opt("The seed the jittered fixations were drawn from.")
+    fixations: list[float] = _many("The fixation after each test problem, as drawn, in order.")
+
+
+class ScannerRecord(_Section):
+    """How a scanner session was synchronised (protocol section ``scanner``)."""
+
+    trigger: str = _req("`key` or `serial`.")
+    key: str | None = _opt("The trigger key (trigger `key`).")
+    stamp: str = _req("How the trigger rows were stamped: `polled` (a key) or `arrival` (serial).")
+    dummy_volumes: int = _req("Triggers discarded at the start (logged, not counted).")
+    tr: float | None = _opt("The declared repetition time, seconds.")
+    volumes: int = Field(0, description="Triggers seen in the session, dummy volumes included.")
+    start: float | None = _opt("Session time of the first counted volume (null: never came).")
+    missed_triggers: int | None = _opt("Triggers that did not come (gaps over 1.5 TR; null: "
+                                       "no TR declared).")  # fmt: skip
+    design: ScanDesign | None = _opt("The design (null: none; durations as the protocol says).")
+
+
 class Sidecar(BaseModel):
     """A session's sidecar (version 3). See the module's description and ``docs/sidecar.md``."""
 
@@ -304,6 +329,7 @@ class Sidecar(BaseModel):
     blocks: list[BlockRecord] = _many("The blocks as they started, in order.")
     counterbalance: CounterbalanceRecord | None = _opt("The form (null: not counterbalanced).")
     resumes: list[ResumeRecord] = _many("Every resume, in order.")
+    scanner: ScannerRecord | None = _opt("The scanner's synchronisation (null: not a scan).")
     rows_written: int = Field(
         0, description="Rows of the event log when the sidecar was last written."
     )

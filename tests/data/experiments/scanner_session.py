@@ -1,0 +1,34 @@
+"""A scanner session: PsychoPy's own scanner emulator types the trigger key every TR while a
+TowerTask runs a protocol with a ``scanner`` section on the same window.
+
+    python scanner_session.py PROTOCOL DATA_FOLDER TR VOLUMES [--simulate]
+
+Writes ``emulator.json`` beside the data: when the emulator started (session clock) and its TR.
+"""
+
+import json
+import sys
+from pathlib import Path
+
+from psychopy import core, plugins, visual
+
+plugins.activatePlugins()  # psychopy-mri-emulator provides psychopy.hardware.emulator
+from psychopy.hardware.emulator import SyncGenerator  # noqa: E402
+
+from tol_tasks.runner import TowerTask
+
+protocol, out, tr, volumes = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
+out.mkdir(parents=True, exist_ok=True)
+win = visual.Window(size=(800, 600), units="height", checkTiming=False)
+clock = core.Clock()
+task = TowerTask(win, protocol, participant="P001", output=out, clock=clock,
+                 simulate="--simulate" in sys.argv)  # fmt: skip
+sync = SyncGenerator(TR=tr, volumes=volumes, sync="5")
+started = clock.getTime()
+sync.start()
+task.run()
+sync.stop()
+sync.join(timeout=5)
+(out / "emulator.json").write_text(json.dumps({"started": started, "tr": tr}))
+win.close()
+core.quit()
