@@ -93,7 +93,7 @@ class SerialTriggers:
         while not self._stop.is_set():
             try:
                 data = self._port.read(1)
-            except Exception:  # noqa: BLE001 - the port went away: no more triggers
+            except Exception:
                 return
             t = self.clock.getTime()
             if data and (self.byte is None or data[0] == self.byte):

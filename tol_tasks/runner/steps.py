@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 import sys
 
+from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.plan import (
     MESSAGE_SECONDS,
     Attempt,
@@ -22,7 +23,6 @@ from tol_tasks.session_data.plan import (
     Step,
     copy_follows,
 )
-from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import copy_sequence
 
 from .experiment import ExperimentRows

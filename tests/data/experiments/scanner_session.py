@@ -12,10 +12,10 @@ from pathlib import Path
 
 from psychopy import core, plugins, visual
 
+from tol_tasks.runner import TowerTask
+
 plugins.activatePlugins()  # psychopy-mri-emulator provides psychopy.hardware.emulator
 from psychopy.hardware.emulator import SyncGenerator  # noqa: E402
-
-from tol_tasks.runner import TowerTask
 
 protocol, out, tr, volumes = sys.argv[1], Path(sys.argv[2]), float(sys.argv[3]), int(sys.argv[4])
 out.mkdir(parents=True, exist_ok=True)
