@@ -33,6 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tol_analysis.bids_events import events_description, write_events
 from tol_analysis.columns import SIMULATED, TRIALS
 from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
@@ -80,6 +81,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
         sessions = sessions[~sessions["simulated"].fillna(False).astype(bool)]
     trials = scores.trials
     tasks: dict[str, Sidecar | None] = {}
+    events_tasks: set[str] = set()
     participants: dict[str, dict[str, str]] = {}
     for s in sessions.itertuples():
         meta = scores.sidecars.get((s.participant, int(s.session)))
@@ -95,6 +97,9 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
         g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
         if g.empty:
             continue  # an aborted session with no attempt: listed in participants.tsv only
+        written += _run_events(scores, (s.participant, int(s.session)), root / f"sub-{sub}" /
+                               f"ses-{int(s.session)}", f"sub-{sub}_ses-{int(s.session)}_task-"
+                               f"{task}", events_tasks, task)  # fmt: skip
         folder = root / f"sub-{sub}" / f"ses-{int(s.session)}" / "beh"
         folder.mkdir(parents=True, exist_ok=True)
         stem = f"sub-{sub}_ses-{int(s.session)}_task-{task}_beh"
@@ -109,7 +114,21 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
             json.dumps({**_task_description(meta), **columns}, indent=2) + "\n", "utf-8"
         )
         written.append(path)
+    written += [events_description(root, task) for task in sorted(events_tasks)]
     written += _participants(root, participants)
+    return written
+
+
+def _run_events(scores: Scores, key: tuple[str, int], folder: Path, stem: str,
+                events_tasks: set[str], task: str) -> list[Path]:  # fmt: skip
+    """The func and eeg events of a scanner or EEG session (:mod:`tol_analysis.bids_events`)."""
+    log_path = getattr(scores.sidecars, "log_path", None)
+    log = log_path(key) if log_path is not None else None
+    if log is None or not log.is_file():
+        return []
+    written = write_events(log, folder, stem)
+    if written:
+        events_tasks.add(task)
     return written
 
 

@@ -534,6 +534,30 @@ def wide_definition() -> str:
 SESSION_START = Column("session_start", DATETIME,
                        "Date and time the session started (local time)", level=SCALE)  # fmt: skip
 
+#: The columns of the BIDS ``_events.tsv`` files of scanner and EEG sessions
+#: (:mod:`tol_analysis.bids_events`; BIDS 1.10, "Task events"): not a CSV table.
+BIDS_EVENTS = Table("events", (
+    Column("onset", FLOAT, "Seconds from the first counted volume of the scan (func), or from "
+           "the first event marker, the session_start marker (eeg), to the event (the flip "
+           "that showed it, or the press).", "s"),
+    Column("duration", FLOAT, "Seconds the event lasted: a problem from its onset to its end, "
+           "a fixation cross to its scheduled end, an instruction page until it was left; 0 for "
+           "a press or a move.", "s"),
+    Column("trial_type", STRING, "What happened: problem (a problem on screen), copy (a yoked "
+           "copy trial), fixation, page, feedback, or an event of the log during a problem "
+           "(pick_up, place, illegal, solved, time_out, ...)."),
+    Column("value", INTEGER, "The marker byte code sent for the event (the event log "
+           "codebook's marker_codes, or the protocol's markers.codes); n/a when none was sent."),
+    BLOCK, TRIAL, PROBLEM_ID,
+    Column("response_time", FLOAT, "Seconds from the problem's onset (its trial time).", "s"),
+    PIECE,
+    Column("from_peg", STRING, "Peg the piece was taken from."),
+    TO_PEG,
+    Column("moves", INTEGER, "Moves made (a problem: by its end).", "moves"),
+    Column("outcome", STRING, "How a problem ended (solved, time_out, move_limit, aborted), or "
+           "why a move was refused."),
+))  # fmt: skip
+
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
 

@@ -2,11 +2,8 @@
 TowerTask runs a protocol with a ``scanner`` section on the same window.
 
     python scanner_session.py PROTOCOL DATA_FOLDER TR VOLUMES [--simulate]
-
-Writes ``emulator.json`` beside the data: when the emulator started (session clock) and its TR.
 """
 
-import json
 import sys
 from pathlib import Path
 
@@ -24,11 +21,9 @@ clock = core.Clock()
 task = TowerTask(win, protocol, participant="P001", output=out, clock=clock,
                  simulate="--simulate" in sys.argv)  # fmt: skip
 sync = SyncGenerator(TR=tr, volumes=volumes, sync="5")
-started = clock.getTime()
 sync.start()
 task.run()
 sync.stop()
 sync.join(timeout=5)
-(out / "emulator.json").write_text(json.dumps({"started": started, "tr": tr}))
 win.close()
 core.quit()
