@@ -53,7 +53,7 @@ def write_brainvision(stem: Path, seconds: float, rate: int, markers: list[tuple
         f"SamplingInterval={1e6 / rate:g}\n\n[Binary Infos]\nBinaryFormat=INT_16\n\n"
         "[Channel Infos]\nCh1=Fz,,0.1,µV\nCh2=Cz,,0.1,µV\n"
     )  # fmt: skip
-    lines = [f"Mk1=New Segment,,1,1,0"]
+    lines = ["Mk1=New Segment,,1,1,0"]
     for k, (t, code) in enumerate(markers, start=2):
         lines.append(f"Mk{k}=Stimulus,S{code:3d},{int(t * rate) + 1},1,0")
     (stem.parent / f"{name}_eeg.vmrk").write_text(

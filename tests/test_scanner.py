@@ -5,6 +5,7 @@ BIDS validator."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import subprocess
@@ -68,15 +69,17 @@ def test_every_trigger_is_logged_and_the_scan_starts_after_the_dummy_volumes(sca
     dummies = [parse_detail(r["detail"])["dummy"] for r in triggers]
     assert dummies == ["True"] * DUMMIES + ["False"] * (len(triggers) - DUMMIES)
     times = [float(r["time"]) for r in triggers]
-    gaps = [b - a for a, b in zip(times, times[1:])]
+    gaps = [b - a for a, b in itertools.pairwise(times)]
     assert all(0.5 * TR < g < 1.5 * TR for g in gaps)  # one trigger per TR: none missed
     assert {r["input"] for r in triggers} == {"scanner"}
     start = [r for r in rows if r["event"] == "scan_start"]
-    assert len(start) == 1 and start[0]["time"] == triggers[DUMMIES]["time"]
+    assert len(start) == 1
+    assert start[0]["time"] == triggers[DUMMIES]["time"]
     onsets = [r for r in rows if r["event"] == "trial_onset"]
     assert all(float(r["time"]) > float(start[0]["time"]) for r in onsets)
     side = json.loads(session_files(scan)[1].read_text())["scanner"]
-    assert side["volumes"] == len(triggers) and side["missed_triggers"] == 0
+    assert side["volumes"] == len(triggers)
+    assert side["missed_triggers"] == 0
     assert side["start"] == pytest.approx(float(start[0]["time"]), abs=1e-3)
 
 
@@ -95,7 +98,8 @@ def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
     fixations = [parse_detail(r["detail"]) for r in rows if r["event"] == "fixation"]
     assert [float(f["drawn"]) for f in fixations if "drawn" in f] == drawn
     side = json.loads(session_files(scan)[1].read_text())["scanner"]["design"]
-    assert side["fixations"] == drawn and side["seed"] == DESIGN["seed"]
+    assert side["fixations"] == drawn
+    assert side["seed"] == DESIGN["seed"]
     refresh = json.loads(session_files(scan)[1].read_text())["refresh_rate_hz"]
     half = 0.5 / refresh if refresh else 1 / 120
     for onset, due in zip(onsets, expected, strict=True):
