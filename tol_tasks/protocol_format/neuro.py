@@ -99,6 +99,11 @@ class Markers(_Model):
 
     lsl: bool = Field(False, description="send each event to a Lab Streaming Layer marker outlet")
     lsl_name: str = Field("tol-tasks", description="the LSL stream's name")
+    lsl_wait: float = Field(
+        0.0, ge=0, description="seconds to wait, before the session starts, for a recorder "
+        "(e.g. LabRecorder) to connect to the marker stream, so that it gets every marker "
+        "(0: do not wait; a recorder that connects later misses the markers sent before)",
+    )  # fmt: skip
     serial: str | None = Field(
         None, description="a serial trigger port to write each event's byte code to, e.g. "
         "/dev/ttyACM0 or COM4 (tol-run --marker-port overrides it)",
@@ -109,8 +114,8 @@ class Markers(_Model):
         "a trigger box that makes its own pulses, such as the Brain Products TriggerBox, "
         "still wants the 0 to see the next code)",
     )  # fmt: skip
-    codes: dict[str, Annotated[int, Field(ge=1, le=255)]] = Field(
+    codes: dict[str, Annotated[int, Field(ge=0, le=255)]] = Field(
         default_factory=dict,
         description="event name -> byte code (1 to 255), replacing the codebook's default "
-        "code of that event; 0 is the line at rest",
+        "code of that event (0: the event is not sent; 0 is the line at rest)",
     )

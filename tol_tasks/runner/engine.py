@@ -47,6 +47,7 @@ from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
+from .markers import open_markers
 from .scanner import TriggerTap, open_scan
 from .screen import TaskScreen
 from .session import SessionRecord, check_clock
@@ -346,6 +347,9 @@ class TowerTask:
         frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
         last_trial = p.resume.progress.last_trial if p.resume else 0
         self._record = SessionRecord(p, log, sidecar, clock, last_trial)
+        self._record.markers = open_markers(self.model, clock, s)
+        if self._record.markers is not None:
+            sidecar.markers = self._record.markers.record()
         inp.on_lost = lambda t, reason: self._record.input_lost(t, reason, inp.method)
         self._record.save()
         self._record.begin(self.plan.form)

@@ -57,6 +57,7 @@ class SessionRecord:
         self.clock = clock
         self.trial_no = last_trial
         self.status: str | None = None  # set when the session has ended
+        self.markers = None  # a MarkerOut (runner.markers) when the session sends markers
 
     @property
     def events_path(self):
@@ -74,6 +75,11 @@ class SessionRecord:
     def write(self, event_name: str | None = None, **values) -> None:
         """One row of the log; ``time`` is the session clock's now unless given."""
         values.setdefault("time", self.clock.getTime())
+        if self.markers is not None:
+            sent = self.markers.send(event_name, values, self.log.rows_written + 1)
+            if sent:
+                values["detail"] = ";".join(filter(None, (values.get("detail"),
+                                                          format_detail(sent))))  # fmt: skip
         s = self.prepared.settings
         self.log.write(participant=s.participant, session=s.session, event=event_name, **values)
 
@@ -146,6 +152,10 @@ class SessionRecord:
                 side.error = str(exc)
         side.status, side.end_time, side.rows_written = status, now_iso(), self.log.rows_written
         self.status = status
+        if self.markers is not None:
+            side.markers = self.markers.record()
+            with contextlib.suppress(Exception):
+                self.markers.close()
         try:
             self.save()
         except OSError as exc:

@@ -276,6 +276,18 @@ class ScannerRecord(_Section):
     design: ScanDesign | None = _opt("The design (null: none; durations as the protocol says).")
 
 
+class MarkersRecord(_Section):
+    """Where the session's event markers went (protocol section ``markers``)."""
+
+    lsl_name: str | None = _opt("The LSL marker stream's name (null: no LSL).")
+    lsl_clock_offset: float | None = _opt("LSL's clock minus the session clock, seconds, "
+                                          "measured when the outlet opened.")  # fmt: skip
+    serial_port: str | None = _opt("The serial trigger port (null: none).")
+    pulse: float | None = _opt("Seconds before the serial line was set back to 0.")
+    codes: dict[str, int] = Field(default_factory=dict, description="Each event's byte code.")
+    sent: int = Field(0, description="Markers sent.")
+
+
 class Sidecar(BaseModel):
     """A session's sidecar (version 3). See the module's description and ``docs/sidecar.md``."""
 
@@ -330,6 +342,7 @@ class Sidecar(BaseModel):
     counterbalance: CounterbalanceRecord | None = _opt("The form (null: not counterbalanced).")
     resumes: list[ResumeRecord] = _many("Every resume, in order.")
     scanner: ScannerRecord | None = _opt("The scanner's synchronisation (null: not a scan).")
+    markers: MarkersRecord | None = _opt("The event markers sent (null: none).")
     rows_written: int = Field(
         0, description="Rows of the event log when the sidecar was last written."
     )
