@@ -43,11 +43,11 @@ from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
+from .markers import open_markers
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
-from .markers import open_markers
 from .scanner import TriggerTap, open_scan
 from .screen import TaskScreen
 from .session import SessionRecord, check_clock
