@@ -4,19 +4,25 @@ pseudo-terminal (the serial trigger port), checked against the log's rows and ti
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
 import threading
 import time
 import tty
 
+import pandas as pd
 import pylsl
 import pytest
 
+from tests.neuro_tools import write_brainvision
 from tests.runner_tools import (
+    exe,
     key_over_window,
     running_tol_run,
     session_files,
     sidecar_of,
+    tol_score,
     wait_for_rows,
 )
 from tol_tasks.session_data.detail import parse_detail
@@ -149,3 +155,30 @@ def test_every_code_reaches_the_serial_port_in_order_after_its_row(session):
     for t, r in zip(arrivals, marked, strict=True):
         assert t >= float(r["time"])  # never before its event
         assert t >= float(parse_detail(r["detail"])["marker_serial"])  # nor its write
+
+
+def test_bids_eeg_events_carry_the_codes_from_the_first_marker_and_validate(session, tmp_path):
+    out, _, _ = session
+    scored = tmp_path / "scored"
+    done = tol_score(str(out), "--output", str(scored), "--bids")
+    assert done.returncode == 0, done.stderr
+    eeg = scored / "bids" / "sub-P1" / "ses-1" / "eeg"
+    events = pd.read_csv(eeg / "sub-P1_ses-1_task-markertest_events.tsv", sep="\t",
+                         keep_default_na=False, dtype=str)  # fmt: skip
+    rows = read_event_log(session_files(out)[0]).rows
+    marked = [r for r in rows if "marker" in parse_detail(r["detail"])]
+    zero = float(marked[0]["time"])  # the session_start marker
+    problems = events[events["trial_type"] == "problem"]
+    onsets = [float(r["time"]) - zero for r in marked if r["event"] == "trial_onset"]
+    assert [float(v) for v in problems["onset"]] == pytest.approx(onsets, abs=1e-6)
+    assert list(problems["value"]) == ["10", "10"]
+    places = events[events["trial_type"] == "place"]
+    assert list(places["value"]) == ["99", "99"] and list(places["to_peg"]) == ["B", "C"]
+    # The recording as the lab has it: a BrainVision file with the same markers.
+    codes = [(float(r["time"]) - zero, int(parse_detail(r["detail"])["marker"])) for r in marked]
+    write_brainvision(eeg / "sub-P1_ses-1_task-markertest", codes[-1][0] + 1, 250, codes,
+                      "marker-test")  # fmt: skip
+    report = subprocess.run([exe("bids-validator-deno"), str(scored / "bids"), "--format",
+                             "json"], capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    issues = json.loads(report.stdout)["issues"]["issues"]
+    assert [i for i in issues if i["severity"] == "error"] == []
