@@ -35,6 +35,7 @@ figures of one run, not runs.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import select
@@ -221,7 +222,7 @@ def _scanner(win, volumes: int, tmp: Path) -> dict:
     onsets = [float(r["time"]) for r in rows if r["event"] == "trial_onset"]
     errors = [o - d for o, d in zip(onsets, dues, strict=False)]
     trig = [float(r["time"]) for r in rows if r["event"] == "trigger"]
-    jitter = [abs((b - a) - 0.5) for a, b in zip(trig, trig[1:], strict=False)]
+    jitter = [abs((b - a) - 0.5) for a, b in itertools.pairwise(trig)]
     return {"trials": len(onsets), "onset_minus_due": _ms(errors), "triggers": len(trig),
             "trigger_interval_minus_tr": _ms(jitter)}  # fmt: skip
 
