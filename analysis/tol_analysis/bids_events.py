@@ -28,10 +28,12 @@ from tol_tasks.session_data.eventlog import read_event_log
 
 #: Log events that open an event with a duration, and the event that closes it.
 _SPANS = {"trial_onset": ("problem", "trial_end"), "copy_onset": ("copy", "copy_end"),
-          "page_shown": ("page", "page_left")}  # fmt: skip
+          "page_shown": ("page", "page_left"),
+          "planning_onset": ("planning", "planning_end")}  # fmt: skip
+_SPANS_KINDS = {kind for kind, _ in _SPANS.values()}
 #: Log events that are bookkeeping, not something the participant saw or did.
 _SKIP = {"trigger", "scan_start", "session_start", "block_start", "session_end", "trial_end",
-         "copy_end", "page_left", "resume", "input_lost", "discontinue"}  # fmt: skip
+         "copy_end", "page_left", "planning_end", "resume", "input_lost", "discontinue"}  # fmt: skip
 
 
 def _number(text: str) -> float | None:
@@ -67,7 +69,7 @@ def run_events(rows: list[dict], zero: float) -> pd.DataFrame:
             "onset": t - zero, "duration": max(duration, 0.0), "trial_type": kind,
             "value": detail.get("marker", ""), "block": r.get("block", ""),
             "trial": r.get("trial", ""), "problem_id": r.get("problem_id", ""),
-            "response_time": r.get("trial_time", "") if kind not in ("problem", "copy") else "",
+            "response_time": r.get("trial_time", "") if kind not in _SPANS_KINDS else "",
             "piece": r.get("piece", ""), "from_peg": r.get("from_peg", ""),
             "to_peg": r.get("to_peg", ""), "moves": moves, "outcome": outcome,
         })  # fmt: skip

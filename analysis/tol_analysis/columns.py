@@ -558,6 +558,48 @@ BIDS_EVENTS = Table("events", (
            "why a move was refused."),
 ))  # fmt: skip
 
+#: The source of the planning-only measures.
+OTS = "CANTAB OTS"
+_OTS_NOTE = f"{OTS} (outcome measures, for all problems or per number of moves)"
+_PER_PROBLEM = (PARTICIPANT, SESSION, BLOCK, TRIAL, PROBLEM_ID)
+
+#: One row per planning-only problem (``planning.csv``: blocks with ``planning``; written only
+#: when the logs have such problems).
+PLANNING = Table("planning", (
+    *_PER_PROBLEM,
+    Column("min_moves", INTEGER, "The fewest moves that solve the problem: the right answer.",
+           "moves", level=ORDINAL),
+    Column("choices", INTEGER, "Boxes chosen (answers given) in the problem."),
+    Column("first_choice", INTEGER, "The number chosen first (empty: no choice).", "moves"),
+    Column("solved_on_first_choice", BOOLEAN, "The first choice was the right number.",
+           source=_OTS_NOTE),
+    Column("choices_to_correct", INTEGER, "Choices up to and including the right one (empty: "
+           "the right number was never chosen).", source=_OTS_NOTE),
+    Column("latency_first_choice", FLOAT, "Seconds from the problem's onset (its first flip) "
+           "to the first choice.", "s", source=_OTS_NOTE),
+    Column("latency_correct", FLOAT, "Seconds from the problem's onset to the right choice "
+           "(empty: never chosen).", "s", source=_OTS_NOTE),
+    Column("outcome", STRING, "solved (the right number chosen), wrong (the only choice "
+           "allowed was wrong), time_out, or aborted."),
+))  # fmt: skip
+
+#: Each session's planning-only measures, for all problems and per number of moves
+#: (``planning_sessions.csv``).
+PLANNING_SESSIONS = Table("planning_sessions", (
+    PARTICIPANT, SESSION,
+    Column("level", STRING, "all (every planning-only problem of the session), or the fewest "
+           "moves of the problems the row is about (1, 2, ...)."),
+    Column("problems", INTEGER, "Planning-only problems presented."),
+    Column("problems_solved_on_first_choice", INTEGER, "Problems whose first choice was "
+           "right.", source=_OTS_NOTE),
+    Column("mean_choices_to_correct", FLOAT, "Mean choices to the right one, over the problems "
+           "in which it was chosen.", source=_OTS_NOTE),
+    Column("mean_latency_first_choice", FLOAT, "Mean seconds from onset to the first choice.",
+           "s", source=_OTS_NOTE),
+    Column("mean_latency_correct", FLOAT, "Mean seconds from onset to the right choice, over the "
+           "problems in which it was chosen.", "s", source=_OTS_NOTE),
+))  # fmt: skip
+
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
 
@@ -574,6 +616,10 @@ REFERENCES = {
     "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
     "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
     "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "CANTAB OTS": "Cambridge Cognition. One Touch Stockings of Cambridge (OTS), CANTAB: "
+    "outcome measures problems solved on first choice, mean choices to correct, mean latency to "
+    "first choice and mean latency to correct, each for all problems or per number of moves "
+    "(https://cambridgecognition.com/one-touch-stockings-of-cambridge-ots/).",
     "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
     "(the solver's shortest-path distances); no published norm.",
 }

@@ -40,6 +40,7 @@ from tol_tasks.puzzles.london import London
 
 from . import texts
 from .neuro import Markers, Scanner
+from .planning import Planning
 from .problem import parse_state
 
 # ------------------------------------------------------------------- errors
@@ -380,6 +381,10 @@ class Block(_ProblemDefaults):
     discontinue_after: int | None = Field(
         None, ge=1, description="end the block after this many consecutive failures"
     )
+    planning: Planning | None = Field(
+        None, description="a planning-only block: the participant answers how many moves "
+        "each problem needs, without moving (see Planning and docs/neuroimaging.md)",
+    )  # fmt: skip
     copies: Copy | None = Field(
         None,
         description="yoked copy trials after each problem: true, or a mapping with moves "

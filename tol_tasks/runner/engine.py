@@ -326,7 +326,9 @@ class TowerTask:
         else:
             log = EventLog(p.log, fsync=s.fsync)
         screen = TaskScreen(self.win, self.protocol, self.msg)
-        inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
+        answers = tuple(k for b in self.model.blocks if b.planning for k in b.planning.keys or ())
+        inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input,
+                                               answers)  # fmt: skip
         scan = open_scan(self.model, clock, s, self._write)
         if scan is not None:
             inp = TriggerTap(inp, scan)

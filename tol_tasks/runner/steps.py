@@ -26,6 +26,7 @@ from tol_tasks.session_data.plan import (
 from tol_tasks.session_data.trial import copy_sequence
 
 from .experiment import ExperimentRows
+from .planning import PlanningTrial
 from .play import AbortSession, CopyTrial, ProblemTrial, Stage
 from .results import ProblemResult
 from .scanner import ScanClock
@@ -41,6 +42,8 @@ class StepRunner:
                  scan: ScanClock | None = None):  # fmt: skip
         self.stage = stage
         self.scan = scan
+        #: The planning-only blocks (name -> their Planning): their problems are answered.
+        self._planning = {b.name: b.planning for b in stage.model.blocks if b.planning}
         self.record = record
         self.rows = rows
         self.results = results
@@ -71,8 +74,13 @@ class StepRunner:
         locked = due = None
         if self.scan is not None and not step.problem.practice:
             step, due, locked = self.scan_slot(step)
-        trial = ProblemTrial(stage, step.problem, step.block, step.attempt, rec.next_trial(),
-                             rec.events_path.name)  # fmt: skip
+        planning = self._planning.get(step.block) if not step.problem.practice else None
+        if planning is not None:
+            trial = PlanningTrial(stage, step.problem, step.block, step.attempt,
+                                  rec.next_trial(), planning, rec.events_path.name)  # fmt: skip
+        else:
+            trial = ProblemTrial(stage, step.problem, step.block, step.attempt,
+                                 rec.next_trial(), rec.events_path.name)  # fmt: skip
         if due is not None:  # the lead-in, or the rest of the last slot: the trial is ready
             fixate(stage, self.record, due, None)
         try:
@@ -83,13 +91,13 @@ class StepRunner:
             raise
         self.results.append(result)
         try:
-            if step.feedback:
+            if step.feedback and planning is None:
                 trial.feedback()
             if locked is not None:
                 fixate(stage, self.record, *locked)
             else:
                 stage.wait(stage.model.timing.inter_trial_interval)
-            if copy_follows(step, trial.outcome):
+            if planning is None and copy_follows(step, trial.outcome):
                 self._copy(step, trial, result)
         finally:
             self.rows.add(result)
