@@ -173,7 +173,8 @@ def test_bids_eeg_events_carry_the_codes_from_the_first_marker_and_validate(sess
     assert [float(v) for v in problems["onset"]] == pytest.approx(onsets, abs=1e-6)
     assert list(problems["value"]) == ["10", "10"]
     places = events[events["trial_type"] == "place"]
-    assert list(places["value"]) == ["99", "99"] and list(places["to_peg"]) == ["B", "C"]
+    assert list(places["value"]) == ["99", "99"]
+    assert list(places["to_peg"]) == ["B", "C"]
     # The recording as the lab has it: a BrainVision file with the same markers.
     codes = [(float(r["time"]) - zero, int(parse_detail(r["detail"])["marker"])) for r in marked]
     write_brainvision(eeg / "sub-P1_ses-1_task-markertest", codes[-1][0] + 1, 250, codes,
