@@ -600,6 +600,34 @@ PLANNING_SESSIONS = Table("planning_sessions", (
            "problems in which it was chosen.", "s", source=_OTS_NOTE),
 ))  # fmt: skip
 
+#: The source of the gaze measures.
+HODGSON = "Hodgson et al. 2000"
+_GAZE_NOTE = (
+    f"{HODGSON} (gaze during planning: dwell on the goal and on the workspace, "
+    "alternations between them)"
+)
+
+#: One row per problem attempt of a session recorded with an eye tracker (``gaze.csv``:
+#: written only when there are such sessions). The planning period is from the problem's
+#: onset to its first pick-up (or its end, when nothing was picked up).
+GAZE = Table("gaze", (
+    *_PER_PROBLEM,
+    Column("planning_period", FLOAT, "Seconds from the problem's onset to its first pick-up "
+           "(or to its end): the period the other columns are about.", "s"),
+    Column("samples", INTEGER, "Valid gaze samples in the planning period."),
+    Column("dwell_goal", FLOAT, "Seconds of gaze on the goal (its region in the sidecar) in "
+           "the planning period: each valid sample counts until the next one.", "s",
+           source=_GAZE_NOTE),
+    Column("dwell_workspace", FLOAT, "Seconds of gaze on the workspace (the participant's "
+           "board) in the planning period.", "s", source=_GAZE_NOTE),
+    Column("alternations", INTEGER, "Changes of gaze between the goal and the workspace in "
+           "the planning period (time spent elsewhere between them does not break a change).",
+           source=_GAZE_NOTE),
+    Column("first_workspace_fixation", FLOAT, "Seconds from the onset to the first time gaze "
+           "stayed on the workspace for the sidecar's fixation_ms (empty: never in the "
+           "planning period).", "s", source=_GAZE_NOTE),
+))  # fmt: skip
+
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
 
@@ -616,6 +644,9 @@ REFERENCES = {
     "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
     "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
     "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "Hodgson et al. 2000": "Hodgson, T. L., Bajwa, A., Owen, A. M., & Kennard, C. (2000). "
+    "The strategic control of gaze direction in the Tower of London task. Journal of Cognitive "
+    "Neuroscience, 12(5), 894-907.",
     "CANTAB OTS": "Cambridge Cognition. One Touch Stockings of Cambridge (OTS), CANTAB: "
     "outcome measures problems solved on first choice, mean choices to correct, mean latency to "
     "first choice and mean latency to correct, each for all problems or per number of moves "

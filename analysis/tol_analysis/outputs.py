@@ -24,6 +24,7 @@ from tol_tasks.errors import TolTasksError
 OUTPUT_FILES = (
     *(t.file for t in TABLES.values()), "wide.csv", "codebook.json", "codebook.md",
     "wide.sav", "trials.sav", "planning.csv", "planning_sessions.csv",
+    "gaze.csv",
 )  # fmt: skip
 
 #: The folders tol-score writes in its output folder (with --plots, --report, --bids).

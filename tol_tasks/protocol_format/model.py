@@ -39,7 +39,7 @@ from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
 from . import texts
-from .neuro import Markers, Scanner
+from .neuro import EyeTracking, Markers, Scanner
 from .planning import Planning
 from .problem import parse_state
 
@@ -453,6 +453,10 @@ class Protocol(_Model):
     scanner: Scanner | None = Field(
         None, description="wait for the scanner's trigger before the first test problem, "
         "count dummy volumes, lock durations to a design (see docs/neuroimaging.md)",
+    )  # fmt: skip
+    eyetracking: EyeTracking | None = Field(
+        None, description="record an eye tracker through ioHub, with regions of interest "
+        "for the goal, the workspace and each peg (see docs/neuroimaging.md)",
     )  # fmt: skip
     markers: Markers | None = Field(
         None, description="send every logged event as a marker to Lab Streaming Layer and a "

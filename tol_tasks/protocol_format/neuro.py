@@ -119,3 +119,25 @@ class Markers(_Model):
         description="event name -> byte code (1 to 255), replacing the codebook's default "
         "code of that event (0: the event is not sent; 0 is the line at rest)",
     )
+
+
+class EyeTracking(_Model):
+    """An eye tracker recorded through PsychoPy's ioHub during the session."""
+
+    tracker: str = Field(
+        "eyetracker.hw.mouse.EyeTracker", description="the ioHub eye tracker's device class: "
+        "eyetracker.hw.mouse.EyeTracker (MouseGaze: the mouse plays the eye, for piloting), "
+        "eyetracker.hw.sr_research.eyelink.EyeTracker, eyetracker.hw.tobii.EyeTracker, "
+        "eyetracker.hw.gazepoint.gp3.EyeTracker... (the psychopy-eyetracker-* plugins)",
+    )  # fmt: skip
+    settings: dict = Field(
+        default_factory=dict, description="the device's ioHub settings (model_name, "
+        "runtime_settings, calibration...: see its plugin's documentation)",
+    )  # fmt: skip
+    calibrate: bool = Field(
+        True, description="run the tracker's calibration before the session's first screen"
+    )
+    fixation_ms: float = Field(
+        100.0, gt=0, description="milliseconds gaze must stay in a region to count as a "
+        "fixation on it (the first fixation on the workspace)",
+    )  # fmt: skip

@@ -43,12 +43,13 @@ from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
+from .gaze import GazeRecorder, gaze_path, regions
 from .markers import open_markers
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import AbortSession, Stage
 from .prepare import Prepared, prepare
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
-from .scanner import TriggerTap, open_scan
+from .scanner import TappedInput, open_scan
 from .screen import TaskScreen
 from .session import SessionRecord, check_clock
 from .settings import RunSettings
@@ -330,8 +331,12 @@ class TowerTask:
         inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input,
                                                answers)  # fmt: skip
         scan = open_scan(self.model, clock, s, self._write)
-        if scan is not None:
-            inp = TriggerTap(inp, scan)
+        self._gaze = None
+        if self.model.eyetracking is not None:
+            self._gaze = GazeRecorder(self.win, self.model.eyetracking, clock, gaze_path(p.log))
+        taps = [t for t in (scan, self._gaze) if t is not None]
+        if taps:
+            inp = TappedInput(inp, taps)
         frames = FrameRecorder(self.win)
         frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
         self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
@@ -345,6 +350,8 @@ class TowerTask:
         )  # fmt: skip
         if p.resume:
             continue_sidecar(sidecar, p.resume)
+        if self._gaze is not None:
+            sidecar.eyetracking = self._gaze.record(regions(self._stage, self.model.task.puzzle()))
         sidecar.counterbalance = self.plan.counterbalance_record()
         frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
         last_trial = p.resume.progress.last_trial if p.resume else 0
@@ -366,6 +373,11 @@ class TowerTask:
         scan = getattr(self._steps, "scan", None)
         if scan is not None:
             self._record.sidecar.scanner = scan.record()
+        if self._gaze is not None:
+            self._gaze.take()
+            self._record.sidecar.eyetracking = self._gaze.record(
+                regions(self._stage, self.model.task.puzzle())
+            )
         try:
             return self._record.finish(status, self._stage.input, self._stage.frames)
         finally:

@@ -21,6 +21,7 @@ thread stamps each byte on arrival; pyserial, the ``neuro`` extra).
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 from dataclasses import dataclass, field
@@ -156,6 +157,9 @@ class ScanClock:
                 if self.spec.design is not None:
                     self.next_onset = t + self.spec.design.lead_in
 
+    def close(self) -> None:
+        self.triggers.close()
+
     def plan(self, tests: int, seed: int | None) -> None:
         """Draw the design's fixations for ``tests`` test problems (the seed drawn if none)."""
         design = self.spec.design
@@ -191,16 +195,18 @@ class ScanClock:
         )  # fmt: skip
 
 
-class TriggerTap(InputSource):
-    """An input source that also logs the scanner's triggers, every time it is polled (every
-    frame of every screen), then hands on the participant's input unchanged."""
+class TappedInput(InputSource):
+    """An input source that also has each of ``taps`` take what came (the scanner's triggers,
+    the eye tracker's samples) every time it is polled (every frame of every screen), then
+    hands on the participant's input unchanged."""
 
-    def __init__(self, inner: InputSource, scan: ScanClock):
-        self.inner, self.scan = inner, scan
+    def __init__(self, inner: InputSource, taps: list):
+        self.inner, self.taps = inner, taps
         self.method = inner.method
 
     def poll(self):
-        self.scan.take()
+        for tap in self.taps:
+            tap.take()
         return self.inner.poll()
 
     def pointer(self):
@@ -229,7 +235,9 @@ class TriggerTap(InputSource):
 
     def close(self):
         try:
-            self.scan.triggers.close()
+            for tap in self.taps:
+                with contextlib.suppress(Exception):
+                    tap.close()
         finally:
             self.inner.close()
 

@@ -288,6 +288,30 @@ class MarkersRecord(_Section):
     sent: int = Field(0, description="Markers sent.")
 
 
+class Region(_Section):
+    """A region of interest of the screen, in window pixels."""
+
+    name: str = _req("`goal`, `workspace` (the participant's board), or a peg of either, "
+                     "e.g. `goal_A`, `workspace_B`.")  # fmt: skip
+    left: float = _req("Left edge, window pixels from the left.")
+    top: float = _req("Top edge, window pixels from the top.")
+    width: float = _req("Width in pixels.")
+    height: float = _req("Height in pixels.")
+
+
+class EyeTrackingRecord(_Section):
+    """The eye tracker recorded through ioHub (protocol section ``eyetracking``)."""
+
+    tracker: str = _req("The ioHub device class.")
+    samples_file: str = _req("The samples file's name (beside the log): time, x, y, pupil, "
+                             "valid, tab-separated.")  # fmt: skip
+    samples: int = Field(0, description="Samples written.")
+    calibration: str | None = _opt("What the tracker's calibration returned (null: none run).")
+    fixation_ms: float = _req("Milliseconds in a region that make a fixation on it.")
+    coordinates: str | None = _opt("The samples' and regions' coordinates, in words.")
+    regions: list[Region] = _many("The regions of interest.")
+
+
 class Sidecar(BaseModel):
     """A session's sidecar (version 3). See the module's description and ``docs/sidecar.md``."""
 
@@ -343,6 +367,7 @@ class Sidecar(BaseModel):
     resumes: list[ResumeRecord] = _many("Every resume, in order.")
     scanner: ScannerRecord | None = _opt("The scanner's synchronisation (null: not a scan).")
     markers: MarkersRecord | None = _opt("The event markers sent (null: none).")
+    eyetracking: EyeTrackingRecord | None = _opt("The eye tracker (null: none).")
     rows_written: int = Field(
         0, description="Rows of the event log when the sidecar was last written."
     )
