@@ -5,12 +5,15 @@ values computed here from the path's own times."""
 
 from __future__ import annotations
 
+import json
+import subprocess
 import time
 
 import pandas as pd
 import pytest
 
 from tests.runner_tools import (
+    exe,
     running_tol_run,
     session_files,
     sidecar_of,
@@ -35,6 +38,8 @@ eyetracking:
                                                        saccade_threshold: 1000}}
   calibrate: false
   fixation_ms: 100
+  screen_size: [0.53, 0.30]
+  screen_distance: 0.6
 blocks:
   - problems:
       - {id: p1, start: AAA, goal: AAB}
@@ -120,3 +125,23 @@ def test_gaze_measures_match_the_scripted_path(session, tmp_path):
         assert low[name] - slack <= g[f"dwell_{name}"] <= high[name] + slack, name
     assert g["alternations"] == 3
     assert early[1] - onset - slack <= g["first_workspace_fixation"] <= late[1] - onset + slack
+
+
+def test_bids_eye_tracking_recording_validates(session, tmp_path):
+    out, _ = session
+    done = tol_score(str(out), "--output", str(tmp_path / "scored"), "--bids")
+    assert done.returncode == 0, done.stderr
+    bids = tmp_path / "scored" / "bids"
+    beh = bids / "sub-P1" / "ses-1" / "beh"
+    physio = beh / "sub-P1_ses-1_task-gazetest_recording-eye1_physio.tsv.gz"
+    side = json.loads(physio.with_name(physio.name.replace(".tsv.gz", ".json")).read_text())
+    assert side["PhysioType"] == "eyetrack"
+    data = pd.read_csv(physio, sep="\t", header=None, na_values="n/a")
+    samples = pd.read_csv(session_files(out)[0].with_name(sidecar_of(out)["eyetracking"][
+        "samples_file"]), sep="\t")  # fmt: skip
+    assert len(data) == len(samples)
+    assert list(data[0]) == pytest.approx(list(samples["time"]), abs=1e-6)
+    report = subprocess.run([exe("bids-validator-deno"), str(bids), "--format", "json"],
+                            capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    issues = json.loads(report.stdout)["issues"]["issues"]
+    assert [i for i in issues if i["severity"] == "error"] == []

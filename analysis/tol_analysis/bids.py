@@ -33,7 +33,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.bids_events import events_description, write_events
+from tol_analysis.bids_events import events_description, write_events, write_eyetrack
 from tol_analysis.columns import SIMULATED, TRIALS
 from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
@@ -126,7 +126,8 @@ def _run_events(scores: Scores, key: tuple[str, int], folder: Path, stem: str,
     log = log_path(key) if log_path is not None else None
     if log is None or not log.is_file():
         return []
-    written = write_events(log, folder, stem)
+    written = write_events(log, folder, stem) + write_eyetrack(log, scores.sidecars[key], folder,
+                                                                stem)  # fmt: skip
     if written:
         events_tasks.add(task)
     return written

@@ -104,6 +104,88 @@ def write_events(log: Path, folder: Path, stem: str) -> list[Path]:
     return written
 
 
+def write_eyetrack(log: Path, meta, folder: Path, stem: str) -> list[Path]:
+    """The eye tracker's samples of a session (its sidecar ``meta`` has ``eyetracking``) as a
+    BIDS eye-tracking physiological recording (BIDS 1.10, "Eye-tracking"): ``beh/<stem>_
+    recording-eye1_physio.tsv.gz`` (no header; timestamp on the session clock, x and y in
+    screen pixels, pupil size) and its JSON sidecar; the files written."""
+    et = getattr(meta, "eyetracking", None)
+    if et is None or not log.with_name(et.samples_file).is_file():
+        return []
+    samples = pd.read_csv(log.with_name(et.samples_file), sep="\t")
+    if samples.empty:
+        return []
+    where = folder / "beh"
+    where.mkdir(parents=True, exist_ok=True)
+    base = where / f"{stem}_recording-eye1_physio"
+    data = samples[["time", "x", "y", "pupil"]].copy()
+    data.loc[samples["valid"] != 1, ["x", "y", "pupil"]] = float("nan")
+    gaps = data["time"].diff().dropna()
+    rate = round(1 / gaps.median(), 3) if len(gaps) else None
+    data.to_csv(f"{base}.tsv.gz", sep="\t", header=False, index=False, na_rep="n/a",
+                float_format="%.6f", lineterminator="\n", compression="gzip")  # fmt: skip
+    window = meta.window
+    side = {
+        "PhysioType": "eyetrack", "SamplingFrequency": rate,
+        "StartTime": float(data["time"].iloc[0]),
+        "Columns": ["timestamp", "x_coordinate", "y_coordinate", "pupil_size"],
+        "timestamp": {"Description": "Seconds on the session clock (the event log's time).",
+                      "Units": "s"},
+        "x_coordinate": {"Description": "Gaze position, window pixels from the left.",
+                         "Units": "pixel"},
+        "y_coordinate": {"Description": "Gaze position, window pixels from the top.",
+                         "Units": "pixel"},
+        "pupil_size": {"Description": "Pupil size as the tracker reports it.", "Units": "a.u."},
+        "Manufacturer": et.tracker, "RecordedEye": "right",
+        "SampleCoordinateSystem": "gaze-on-screen", "EnvironmentCoordinates": "top-left",
+        "SampleCoordinateUnits": "pixel", "ScreenResolution": window.size if window else None,
+        "CalibrationCount": 1 if et.calibration else 0,
+    }  # fmt: skip
+    Path(f"{base}.json").write_text(json.dumps(side, indent=2) + "\n", "utf-8")
+    # The task's events on the same clock, which the recording is associated with.
+    _write(run_events(read_event_log(log).rows, 0.0), where / f"{stem}_events.tsv")
+    software = meta.software
+    presentation = {
+        "OperatingSystem": software.os if software and software.os else "n/a",
+        "SoftwareName": "tol-tasks",
+        "SoftwareVersion": software.tol_tasks if software and software.tol_tasks else "n/a",
+        "ScreenOrigin": ["top", "left"],
+        "ScreenResolution": window.size if window and window.size else "n/a",
+        # The screen's physical size and its distance from the eyes: the protocol's.
+        "ScreenSize": et.screen_size or "n/a", "ScreenDistance": et.screen_distance or "n/a",
+    }  # fmt: skip
+    (where / f"{stem}_events.json").write_text(
+        json.dumps({"StimulusPresentation": presentation}, indent=2) + "\n", "utf-8"
+    )
+    # The physiological events the specification pairs with it: the problems' onsets (as
+    # messages an eye tracker's own file would hold), on the same clock.
+    events = base.with_name(base.name.replace("_physio", "_physioevents"))
+    rows = read_event_log(log).rows
+    table = run_events(rows, 0.0)
+    table = table[table["trial_type"].isin(["problem", "planning", "copy"])]
+    pd.DataFrame({"onset": table["onset"].map(lambda v: f"{v:.6f}"),
+                  "duration": table["duration"].map(lambda v: f"{v:.6f}"),
+                  "trial_type": table["trial_type"],
+                  "message": table["problem_id"].replace("", "n/a")}).to_csv(
+        f"{events}.tsv.gz", sep="\t", header=False, index=False, lineterminator="\n",
+        compression="gzip")  # fmt: skip
+    Path(f"{events}.json").write_text(json.dumps({
+        "Columns": ["onset", "duration", "trial_type", "message"], "OnsetSource": "timestamp",
+        "onset": {"Description": "Seconds on the session clock.", "Units": "s"},
+        "duration": {"Description": "Seconds the problem lasted.", "Units": "s"},
+        "trial_type": {"Description": "problem, planning or copy."},
+        "message": {"Description": "The problem's id."},
+    }, indent=2) + "\n", "utf-8")  # fmt: skip
+    return [
+        Path(f"{base}.tsv.gz"),
+        Path(f"{base}.json"),
+        Path(f"{events}.tsv.gz"),
+        Path(f"{events}.json"),
+        where / f"{stem}_events.tsv",
+        where / f"{stem}_events.json",
+    ]
+
+
 def _write(df: pd.DataFrame, path: Path) -> None:
     """A BIDS TSV file: tab-separated, n/a for missing values, times to the microsecond."""
     df = df.copy()

@@ -141,3 +141,11 @@ class EyeTracking(_Model):
         100.0, gt=0, description="milliseconds gaze must stay in a region to count as a "
         "fixation on it (the first fixation on the workspace)",
     )  # fmt: skip
+    screen_size: tuple[float, float] | None = Field(
+        None, description="the screen's visible width and height in metres (recorded; BIDS "
+        "eye-tracking data ask for it)",
+    )  # fmt: skip
+    screen_distance: float | None = Field(
+        None, gt=0, description="the distance from the eyes to the screen in metres (recorded; "
+        "BIDS eye-tracking data ask for it)",
+    )  # fmt: skip

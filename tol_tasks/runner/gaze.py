@@ -105,6 +105,8 @@ class GazeRecorder:
             tracker=self.spec.tracker, samples_file=self.path.name, samples=self.samples,
             calibration=self.calibration, fixation_ms=self.spec.fixation_ms, regions=regions,
             coordinates="window pixels from the top-left corner, x right, y down",
+            screen_size=list(self.spec.screen_size) if self.spec.screen_size else None,
+            screen_distance=self.spec.screen_distance,
         )  # fmt: skip
 
     def close(self) -> None:

@@ -309,6 +309,8 @@ class EyeTrackingRecord(_Section):
     calibration: str | None = _opt("What the tracker's calibration returned (null: none run).")
     fixation_ms: float = _req("Milliseconds in a region that make a fixation on it.")
     coordinates: str | None = _opt("The samples' and regions' coordinates, in words.")
+    screen_size: list[float] | None = _opt("The screen's visible width and height, metres.")
+    screen_distance: float | None = _opt("From the eyes to the screen, metres.")
     regions: list[Region] = _many("The regions of interest.")
 
 
