@@ -28,9 +28,9 @@ import time
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.neuro import Markers
 from tol_tasks.session_data.detail import format_detail
-from tol_tasks.session_data.eventlog import codebook, events
 from tol_tasks.session_data.sidecar import MarkersRecord
 
+from .hardware import marker_codes
 from .scanner import open_serial
 
 #: The install hint for LSL.
@@ -42,24 +42,7 @@ LSL_LINGER = 0.5
 
 
 class MarkerError(TolTasksError, ValueError):
-    """The markers cannot be sent as the protocol asks (a code for an unknown event, no pylsl)."""
-
-
-def marker_codes(spec: Markers) -> dict[str, int]:
-    """The code of each event: the codebook's, with the protocol's replacements (0: not sent).
-
-    Raises
-    ------
-    MarkerError
-        A replacement for an event the log does not have.
-    """
-    known = events()
-    for name, code in spec.codes.items():
-        if name not in known:
-            raise MarkerError(f"markers.codes names {name!r}, which is not an event of the log.",
-                              field=f"markers.codes.{name}", value=code,
-                              fix=f"use one of: {', '.join(sorted(known))}.")  # fmt: skip
-    return {k: v for k, v in {**codebook()["marker_codes"], **spec.codes}.items() if v}
+    """The markers cannot be sent as the protocol asks (no pylsl)."""
 
 
 class _SerialPulse:

@@ -25,6 +25,7 @@ from tol_tasks.session_data.resume import (
 )
 
 from .files import session_paths
+from .hardware import check_hardware
 from .settings import RunSettings, SettingsError, cli_flag
 
 
@@ -111,6 +112,7 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
         raise SettingsError("participant", None, "is missing.",
                             "give the participant's id, e.g. 'P001'.")  # fmt: skip
     _check_language(settings, lp)
+    check_hardware(settings, lp.model)
     check_writable(Path(settings.output))
     earlier = session_logs(settings.output, settings.participant, settings.session, lp.name)
     if earlier and not settings.new_attempt:
