@@ -19,8 +19,9 @@ press; session clock, mapped to LSL's by the offset the sidecar records):
 
 with the markers lost (in the log, not received) and doubled (received twice), and the
 flip rows alone (stamp ``flip``) for the write figures. The same problems are then
-played with no markers, and the per-frame work (flip return to the next flip call) of
-both runs is printed side by side (the frame benchmark's measure).
+played with no markers, and with markers and an eye tracker (ioHub's MouseGaze), and the
+per-frame work (flip return to the next flip call) of the three runs is printed side by
+side (the frame benchmark's measure).
 
 Scanner: PsychoPy's scanner emulator (``psychopy.hardware.emulator.SyncGenerator``,
 the psychopy-mri-emulator plugin) types the trigger every TR (0.5 s) while a session with
@@ -60,6 +61,12 @@ timing: {{inter_trial_interval: 0}}
 blocks:
   - problems:
       - {{id: h8, start: AAAAAAAA, goal: CCCCCCCC}}
+"""
+
+GAZE = """eyetracking:
+  tracker: eyetracker.hw.mouse.EyeTracker
+  settings: {runtime_settings: {sampling_rate: 60}, controls: {move: [], blink: [LEFT_BUTTON, RIGHT_BUTTON]}}
+  calibrate: false
 """
 
 SCAN = """\
@@ -145,7 +152,7 @@ def _markers(win, problems: int, tmp: Path) -> dict:
 
     spec = (f"markers: {{lsl: true, lsl_name: bench-markers, lsl_wait: 60, "
             f"serial: '{port.path}', pulse: 0.002}}")  # fmt: skip
-    rows, work_on, work_off = [], [], []
+    rows, work_on, work_off, work_gaze = [], [], [], []
     offsets = []
     for k in range(problems):
         reader = threading.Thread(target=inlet, daemon=True)
@@ -159,6 +166,18 @@ def _markers(win, problems: int, tmp: Path) -> dict:
         rows += [(r, offset) for r in read_event_log(log).rows]
         work_on += work
         work_off += _play(win, HANOI8.format(markers=""), tmp / f"off{k}")[2]
+        # Markers and the eye tracker (ioHub's MouseGaze: the same ioHub work a tracker's
+        # plugin does each frame) together, with the LSL stream's recorder connected again.
+        before, before_port = len(received), len(port.got)
+        reader = threading.Thread(target=inlet, daemon=True)
+        reader.start()
+        work_gaze += _play(win, HANOI8.format(markers=spec + "\n" + GAZE), tmp / f"gz{k}")[2]
+        done.set()
+        reader.join(timeout=10)
+        done.clear()
+        time.sleep(0.1)
+        del received[before:]  # that run's markers are not compared with the log
+        del port.got[before_port:]
     time.sleep(0.1)
     port.stop = True
     marked = [(r, off) for r, off in rows if "marker" in parse_detail(r["detail"])]
@@ -193,7 +212,7 @@ def _markers(win, problems: int, tmp: Path) -> dict:
         "lsl_stamp": _ms(lsl_stamp), "lsl_arrival": _ms(lsl_arrival),
         "serial_write": _ms(ser_write), "serial_write_flip": _ms(ser_write_flip),
         "serial_arrival": _ms(ser_arrival),
-        "work_on": _ms(work_on), "work_off": _ms(work_off),
+        "work_on": _ms(work_on), "work_off": _ms(work_off), "work_gaze": _ms(work_gaze),
     }  # fmt: skip
 
 
@@ -285,6 +304,7 @@ def main() -> int:
     print("Per-frame work, same problems, same run:")
     print(_line("markers off", m["work_off"]))
     print(_line("markers on (LSL + serial)", m["work_on"]))
+    print(_line("markers + eye tracker (MouseGaze)", m["work_gaze"]))
     print(f"Scanner: {s['triggers']} triggers, {s['trials']} trials; the earliest onset "
           f"{s['onset_minus_due']['min_ms']:.3f} ms from its schedule (at most half a frame "
           "early by design: the next flip is the first at or after it)")  # fmt: skip
