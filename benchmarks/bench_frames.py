@@ -26,13 +26,13 @@ compare figures of one run, not runs.
 from __future__ import annotations
 
 import json
-import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
+
+from _child import run_child
 
 FRAMES = 400
 
@@ -223,19 +223,7 @@ def main() -> int:
     if "--child" in sys.argv:
         print(json.dumps(measure()))
         return 0
-    env = dict(os.environ)
-    xvfb = None
-    if not env.get("DISPLAY"):
-        from tests.runner_tools import start_xvfb
-
-        xvfb, env = start_xvfb()
-    try:
-        done = subprocess.run([sys.executable, __file__, "--child"], env=env,
-                              capture_output=True, text=True, check=True,
-                              cwd=Path(__file__).resolve().parents[1])  # fmt: skip
-    finally:
-        if xvfb is not None:
-            xvfb.terminate()
+    done = run_child(__file__)
     rows = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \

@@ -41,13 +41,14 @@ import json
 import os
 import select
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
 import time
 import tty
 from pathlib import Path
+
+from _child import run_child
 
 HANOI8 = """\
 format: 1
@@ -273,20 +274,9 @@ def main() -> int:
     if args.child:
         print(json.dumps(measure(args.problems, args.volumes)))
         return 0
-    env = dict(os.environ)
-    xvfb = None
-    if not env.get("DISPLAY"):
-        from tests.runner_tools import start_xvfb
-
-        xvfb, env = start_xvfb()
-    try:
-        done = subprocess.run([sys.executable, __file__, "--child", "--problems",
-                               str(args.problems), "--volumes", str(args.volumes)], env=env,
-                              capture_output=True, text=True, check=False,
-                              cwd=Path(__file__).resolve().parents[1])  # fmt: skip
-    finally:
-        if xvfb is not None:
-            xvfb.terminate()
+    done = run_child(
+        __file__, "--problems", str(args.problems), "--volumes", str(args.volumes), check=False
+    )
     if done.returncode:
         print(done.stderr, file=sys.stderr)
         return 1

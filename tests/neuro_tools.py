@@ -68,3 +68,14 @@ def write_brainvision(stem: Path, seconds: float, rate: int, markers: list[tuple
     (stem.parent / f"{name}_channels.tsv").write_text(
         "name\ttype\tunits\nFz\tEEG\tµV\nCz\tEEG\tµV\n"
     )
+
+
+def keys_protocol(name: str, *sections: str) -> str:
+    """A windowed 3-disk Tower of Hanoi protocol played with the keys 1, 2, 3, no pages, no
+    pauses, no feedback, with ``sections`` (YAML text) after the common part."""
+    return (
+        f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\ninstructions: none\n"
+        "display: {fullscreen: false, window_size: [800, 600]}\n"
+        'input: {mode: keys, keys: ["1", "2", "3"]}\nfeedback: none\n'
+        "timing: {inter_trial_interval: 0, feedback_duration: 0}\n" + "".join(sections)
+    )

@@ -12,6 +12,7 @@ import time
 import pandas as pd
 import pytest
 
+from tests.neuro_tools import keys_protocol
 from tests.runner_tools import (
     exe,
     running_tol_run,
@@ -23,15 +24,9 @@ from tests.runner_tools import (
 )
 from tol_tasks.session_data.eventlog import read_event_log
 
-PROTOCOL = """\
-format: 1
-name: gaze-test
-task: {type: hanoi, disks: 3}
-instructions: none
-display: {fullscreen: false, window_size: [800, 600]}
-input: {mode: keys, keys: ["1", "2", "3"]}
-feedback: none
-timing: {inter_trial_interval: 0, feedback_duration: 0}
+PROTOCOL = keys_protocol(
+    "gaze-test",
+    """\
 eyetracking:
   tracker: eyetracker.hw.mouse.EyeTracker
   settings: {runtime_settings: {sampling_rate: 50}, controls: {move: [], blink: [LEFT_BUTTON, RIGHT_BUTTON],
@@ -43,7 +38,8 @@ eyetracking:
 blocks:
   - problems:
       - {id: p1, start: AAA, goal: AAB}
-"""
+""",
+)
 # MouseGaze simulates a saccade (2.2 ms per degree + 21 ms, the gaze held where it was) for a
 # jump over saccade_threshold degrees; at 1000 the gaze jumps with the pointer, as the path
 # below assumes.

@@ -15,7 +15,7 @@ import pandas as pd
 import pylsl
 import pytest
 
-from tests.neuro_tools import write_brainvision
+from tests.neuro_tools import keys_protocol, write_brainvision
 from tests.runner_tools import (
     exe,
     key_over_window,
@@ -28,22 +28,17 @@ from tests.runner_tools import (
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import codebook, read_event_log
 
-PROTOCOL = """\
-format: 1
-name: marker-test
-task: {type: hanoi, disks: 3}
-instructions: none
-display: {fullscreen: false, window_size: [800, 600]}
-input: {mode: keys, keys: ["1", "2", "3"]}
-feedback: none
-timing: {inter_trial_interval: 0, feedback_duration: 0}
+PROTOCOL = keys_protocol(
+    "marker-test",
+    """\
 markers: {lsl: true, lsl_name: tol-marker-test, lsl_wait: 60, pulse: 0.005,
           codes: {place: 99}}
 blocks:
   - problems:
       - {id: p1, start: AAA, goal: AAB}
       - {id: p2, start: AAA, goal: AAC}
-"""
+""",
+)
 
 
 class _PortReader:

@@ -8,6 +8,7 @@ import time
 import pandas as pd
 import pytest
 
+from tests.neuro_tools import keys_protocol
 from tests.reference import bfs, hanoi_graph
 from tests.runner_tools import (
     key_over_window,
@@ -20,19 +21,16 @@ from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 
 PROBLEMS = {"q1": "AAB", "q2": "ACC", "q3": "CCC"}  # all from AAA
-PROTOCOL = """\
-format: 1
-name: ots-test
-task: {type: hanoi, disks: 3}
-instructions: none
-display: {fullscreen: false, window_size: [800, 600]}
-feedback: none
-timing: {inter_trial_interval: 0.2, feedback_duration: 0}
+PROTOCOL = keys_protocol(
+    "ots-test",
+    """\
 blocks:
   - name: ots
     planning: {choices: [1, 2, 3, 4, 5, 6, 7], keys: ["1", "2", "3", "4", "5", "6", "7"]}
     problems:
-""" + "".join(f"      - {{id: {k}, start: AAA, goal: {g}}}\n" for k, g in PROBLEMS.items())
+""",
+    *(f"      - {{id: {k}, start: AAA, goal: {g}}}\n" for k, g in PROBLEMS.items()),
+)
 
 
 def _fewest() -> dict[str, int]:
