@@ -76,3 +76,10 @@ def test_planning_keys_must_match_the_boxes():
                         "    problems:")  # fmt: skip
     with pytest.raises(TolTasksError, match="keys gives 2 keys for 3 choices"):
         load_protocol_text(text)
+
+
+def test_copies_after_planning_only_problems_are_refused():
+    text = BASE.replace("  - problems:", "  - planning: {choices: [1, 2, 3]}\n    copies: true\n"
+                        "    problems:")  # fmt: skip
+    with pytest.raises(TolTasksError, match="copies cannot follow planning-only problems"):
+        load_protocol_text(text)

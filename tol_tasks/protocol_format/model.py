@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     field_validator,
+    model_validator,
 )
 
 from tol_tasks.config import (
@@ -399,6 +400,13 @@ class Block(_ProblemDefaults):
         if v is False:
             return None
         return v
+
+    @model_validator(mode="after")
+    def _planning_alone(self) -> Block:
+        if self.planning is not None and self.copies is not None:
+            raise ValueError("copies cannot follow planning-only problems (nothing is moved, "
+                             "so there is nothing to copy): leave copies out of this block")  # fmt: skip
+        return self
 
 
 class Timing(_Model):
