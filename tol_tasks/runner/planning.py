@@ -17,8 +17,9 @@ from tol_tasks.protocol_format.model import ProblemSpec
 from tol_tasks.protocol_format.planning import Planning
 from tol_tasks.session_data.detail import format_detail
 
-from .play import GOAL_SCALE, Stage, _Trial
+from .play import _Trial
 from .results import ProblemResult
+from .stage import GOAL_SCALE, Stage
 
 #: Where things go (height units): the goal above, the start below it, the boxes at the bottom.
 GOAL_Y, BOARD_Y, BOARD_SCALE, BOX_Y, BOX_SIZE = 0.12, -0.33, 0.7, -0.42, 0.08
@@ -91,8 +92,7 @@ class PlanningTrial(_Trial):
         limit = spec.time_limit
         st.input.on_page(t0)
         while self.outcome is None:
-            evs = st.input.poll()
-            st.check_quit(evs)
+            evs = st.events()
             for ev in evs:
                 k = self._chosen(ev)
                 if k is not None and ev.t >= t0:

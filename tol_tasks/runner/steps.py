@@ -27,10 +27,11 @@ from tol_tasks.session_data.trial import copy_sequence
 
 from .experiment import ExperimentRows
 from .planning import PlanningTrial
-from .play import AbortSession, CopyTrial, ProblemTrial, Stage
+from .play import AbortSession, CopyTrial, ProblemTrial
 from .results import ProblemResult
 from .scanner import ScanClock
 from .session import SessionRecord
+from .stage import Stage
 
 
 class StepRunner:
@@ -153,7 +154,7 @@ def wait_for_scan(stage: Stage, scan: ScanClock) -> None:
     label = stage.screen.label("message", small=False)
     text = stage.messages["scanner_wait"]
     while scan.start is None:
-        stage.check_quit(stage.input.poll())  # the input source takes the triggers
+        stage.events()  # the input source takes the triggers; the quit key still works
         label.draw(text)
         stage.frames.flip()
 
@@ -170,7 +171,7 @@ def fixate(stage: Stage, record: SessionRecord, due: float, drawn: float | None)
     cross = stage.screen.label("message", small=False)
     shown = None
     while clock.getTime() + half < due:
-        stage.check_quit(stage.input.poll())
+        stage.events()
         cross.draw("+")
         flip = frames.next_flip_time(clock) if shown is None else None
         frames.flip()
