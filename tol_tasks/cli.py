@@ -218,7 +218,8 @@ def _run(args: argparse.Namespace, interrupts) -> int:
                 def checked(answers: dict[str, str]) -> RunSettings:
                     pid, text = answers.pop("participant"), answers.pop("session")
                     return settings_from_cli(args, participant=check_participant_id(pid),
-                                             session=session_from_text(text), extra_fields=answers)  # fmt: skip
+                                             session=session_from_text(text),
+                                             extra_fields=_dialog_fields(answers, lp))  # fmt: skip
 
                 settings = participant_dialog(lp, session, checked)
                 if settings is None:
@@ -247,8 +248,39 @@ def _fields(pairs: list[str], lp) -> dict[str, str]:
                 value=pair,
                 fix=f"give NAME=VALUE with NAME one of the protocol's participant_fields ({names}).",
             )
-        out[name] = value
+        out[name] = _field_value(lp, name, value, f"--field {pair!r}", "--field",
+                                 f"{name}=VALUE with VALUE")  # fmt: skip
     return out
+
+
+def _dialog_fields(answers: dict[str, str], lp) -> dict[str, str]:
+    """The participant dialog's answers for the protocol's fields, each checked by its type."""
+    return {name: _field_value(lp, name, value, f"{name} {value!r}", name, name)
+            for name, value in answers.items()}  # fmt: skip
+
+
+def _field_value(lp, name: str, value: str, said: str, field: str, give: str) -> str:
+    """``value`` for the participant field ``name``, or an error naming what it must be."""
+    spec = lp.model.participant_fields[name]
+    fault = spec.check(value)
+    if fault:
+        raise TolTasksError(
+            f"{said}: {fault} (the protocol {lp.name!r} declares {name!r} a {spec.type} field).",
+            field=field, value=value, fix=f"give {give} {_allowed(spec)}.",
+        )  # fmt: skip
+    return value
+
+
+def _allowed(spec) -> str:
+    """What a participant field accepts, in words."""
+    if spec.type == "choice":
+        return f"one of {', '.join(spec.choices)}"
+    if spec.type == "text":
+        return "one line of text"
+    bounds = (f" from {spec.min:g}" if spec.min is not None else "") + (
+        f" to {spec.max:g}" if spec.max is not None else ""
+    )
+    return ("a whole number" if spec.type == "integer" else "a number") + bounds
 
 
 def _run_error(exc: TolTasksError) -> str:

@@ -29,7 +29,7 @@ def participant_dialog(lp, session: int, check: Callable[[dict[str, str]], T]) -
     # platform plugins; PyQt6 finds its own when the variable is unset.
     if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
         del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
-    fields = {"participant": "", "session": str(session), **lp.model.participant_fields}
+    fields = {"participant": "", "session": str(session), **lp.model.field_defaults()}
     error = None
     while True:
         dlg = gui.DlgFromDict(fields, title=f"tol-tasks: {lp.name}", sortKeys=False, show=False)
