@@ -241,7 +241,7 @@ def _scanner(win, volumes: int, tmp: Path) -> dict:
     dues = [float(f["until"]) for f in fix]
     onsets = [float(r["time"]) for r in rows if r["event"] == "trial_onset"]
     errors = [o - d for o, d in zip(onsets, dues, strict=False)]
-    trig = [float(r["time"]) for r in rows if r["event"] == "trigger"]
+    trig = [float(parse_detail(r["detail"])["at"]) for r in rows if r["event"] == "trigger"]
     jitter = [abs((b - a) - 0.5) for a, b in itertools.pairwise(trig)]
     return {"trials": len(onsets), "onset_minus_due": _ms(errors), "triggers": len(trig),
             "trigger_interval_minus_tr": _ms(jitter)}  # fmt: skip

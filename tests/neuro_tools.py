@@ -33,7 +33,12 @@ def write_bold(path: Path, volumes: int, tr: float, task: str) -> None:
     data = bytes(4 * 4 * 2 * volumes * 2)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_bytes(gzip.compress(bytes(hdr) + b"\0\0\0\0" + data))
-    side = {"TaskName": task, "RepetitionTime": tr, "SliceTiming": [0.0, tr / 2]}
+    side = {
+        "TaskName": task,
+        "RepetitionTime": tr,
+        "SliceTiming": [0.0, tr / 2],
+        "SkullStripped": False,
+    }
     path.with_name(path.name.replace(".nii.gz", ".json")).write_text(json.dumps(side))
 
 

@@ -78,8 +78,12 @@ def run_events(rows: list[dict], zero: float) -> pd.DataFrame:
 
 
 def scan_start(rows: list[dict]) -> float | None:
-    """Session time of the first counted volume (None: not a scanner session)."""
-    return next((float(r["time"]) for r in rows if r["event"] == "scan_start"), None)
+    """Session time of the first counted volume (None: not a scanner session): the trigger's
+    own time (``at`` in the row's detail), else the row's."""
+    for r in rows:
+        if r["event"] == "scan_start":
+            return float(parse_detail(r["detail"]).get("at") or r["time"])
+    return None
 
 
 def marker_start(rows: list[dict]) -> float | None:

@@ -139,20 +139,27 @@ class ScanClock:
     next_onset: float | None = None  # session time the next test problem is due
 
     def take(self) -> None:
-        """Log the triggers that came since the last look (called every frame)."""
-        for t in self.triggers.poll():
+        """Log the triggers that came since the last look (called every frame). A row's time
+        is when the trigger was seen (the log's times never go backwards); ``at`` in its
+        detail is the trigger's own time (the keyboard buffer's, or the serial byte's
+        arrival), which the scan's schedule and the BIDS onsets use."""
+        times = self.triggers.poll()
+        seen = self.triggers.clock.getTime() if times else None
+        for t in times:
             self.volumes += 1
             dummy = self.volumes <= self.spec.dummy_volumes
             tr = self.spec.tr
             if tr and self.last is not None and t - self.last > 1.5 * tr:
                 self.missed += round((t - self.last) / tr) - 1
             self.last = t
-            self.write("trigger", time=t, stamp=self.triggers.stamp, input="scanner",
-                       detail=format_detail(volume=self.volumes, dummy=dummy))  # fmt: skip
+            at = f"{t:.6f}"
+            self.write("trigger", time=max(seen, t), stamp="clock", input="scanner",
+                       detail=format_detail(volume=self.volumes, dummy=dummy, at=at,
+                                            at_stamp=self.triggers.stamp))  # fmt: skip
             if not dummy and self.start is None:
                 self.start = t
-                self.write("scan_start", time=t, stamp=self.triggers.stamp, input="scanner",
-                           detail=format_detail(volume=self.volumes,
+                self.write("scan_start", time=max(seen, t), stamp="clock", input="scanner",
+                           detail=format_detail(volume=self.volumes, at=at,
                                                 dummy_volumes=self.spec.dummy_volumes))  # fmt: skip
                 if self.spec.design is not None:
                     self.next_onset = t + self.spec.design.lead_in

@@ -5,6 +5,8 @@ TowerTask runs a protocol with a ``scanner`` section on the same window.
 """
 
 import sys
+import threading
+import time
 from pathlib import Path
 
 from psychopy import core, plugins, visual
@@ -21,7 +23,16 @@ clock = core.Clock()
 task = TowerTask(win, protocol, participant="P001", output=out, clock=clock,
                  simulate="--simulate" in sys.argv)  # fmt: skip
 sync = SyncGenerator(TR=tr, volumes=volumes, sync="5")
-sync.start()
+
+
+def start_scanner() -> None:
+    """The operator starts the scan once the task is waiting for it (its block has begun)."""
+    while not any("block_start" in p.read_text() for p in out.glob("*.csv")):
+        time.sleep(0.05)
+    sync.start()
+
+
+threading.Thread(target=start_scanner, daemon=True).start()
 task.run()
 sync.stop()
 sync.join(timeout=5)
