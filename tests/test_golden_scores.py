@@ -231,7 +231,7 @@ def test_the_codebook_describes_every_column_as_before(scored):
     old = json.loads((old_dir / "codebook.json").read_text(encoding="utf-8"))
     new = json.loads((new_dir / "codebook.json").read_text(encoding="utf-8"))
     assert new["conventions"] == old["conventions"]
-    # issue 30 cites the published scoring it follows: references added, none changed
+    # issues 30 and 35 cite the sources they follow: references added, none changed
     assert {k: new["references"][k] for k in old["references"]} == old["references"]
     for table, old_cols in old["tables"].items():
         new_cols = {c["name"]: c for c in new["tables"][table]}

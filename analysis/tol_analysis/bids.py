@@ -41,6 +41,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from tol_analysis.bids_events import events_description, write_events, write_eyetrack
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import SIMULATED, TRIALS
 from tol_analysis.recorder import recorded_by
@@ -92,6 +93,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
     trials = scores.trials
     fields = field_names(sessions.columns)
     tasks: dict[str, Sidecar | None] = {}
+    events_tasks: set[str] = set()
     participants: dict[str, dict[str, str]] = {}
     visits: dict[str, dict[int, dict]] = {}
     for s in sessions.to_dict("records"):
@@ -113,6 +115,10 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
                    & (trials["protocol"] == s["protocol"])]  # fmt: skip
         if g.empty:
             continue  # an aborted session with no attempt: listed in its sessions.tsv only
+        key = (s["participant"], int(s["session"]), s["protocol"])
+        written += _run_events(scores, key, root / f"sub-{sub}" / f"ses-{int(s['session'])}",
+                               f"sub-{sub}_ses-{int(s['session'])}_task-{task}", events_tasks,
+                               task)  # fmt: skip
         folder = root / f"sub-{sub}" / f"ses-{int(s['session'])}" / "beh"
         folder.mkdir(parents=True, exist_ok=True)
         stem = f"sub-{sub}_ses-{int(s['session'])}_task-{task}_beh"
@@ -127,8 +133,23 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
             json.dumps({**_task_description(meta), **columns}, indent=2) + "\n", "utf-8"
         )
         written.append(path)
+    written += [events_description(root, task) for task in sorted(events_tasks)]
     written += _sessions_files(root, visits)
     written += _participants(root, participants)
+    return written
+
+
+def _run_events(scores: Scores, key: tuple, folder: Path, stem: str,
+                events_tasks: set[str], task: str) -> list[Path]:  # fmt: skip
+    """The func and eeg events of a scanner or EEG session (:mod:`tol_analysis.bids_events`)."""
+    log_path = getattr(scores.sidecars, "log_path", None)
+    log = log_path(key) if log_path is not None else None
+    if log is None or not log.is_file():
+        return []
+    written = write_events(log, folder, stem) + write_eyetrack(log, scores.sidecars[key], folder,
+                                                                stem)  # fmt: skip
+    if written:
+        events_tasks.add(task)
     return written
 
 

@@ -290,9 +290,15 @@ def _check_extras(args) -> None:
 
 
 def _write(scores, folder: Path, args) -> list[Path]:
-    """Every output asked for, in ``folder``."""
+    """Every output asked for, in ``folder`` (and the planning-only measures when there are
+    planning-only problems)."""
+    from tol_analysis.gaze import write_gaze
+    from tol_analysis.planning import write_planning
+
     written = export(scores, folder, bids=args.bids, spss=args.spss,
                      bids_simulated=args.bids_include_simulated)  # fmt: skip
+    written += write_planning(scores, folder)
+    written += write_gaze(scores, folder)
     if args.plots:
         from tol_analysis.plots import write_plots
 

@@ -713,6 +713,100 @@ def wide_session_definition() -> str:
 SESSION_START = Column("session_start", DATETIME,
                        "Date and time the session started (local time)", level=SCALE)  # fmt: skip
 
+#: The columns of the BIDS ``_events.tsv`` files of scanner and EEG sessions
+#: (:mod:`tol_analysis.bids_events`; BIDS 1.10, "Task events"): not a CSV table.
+BIDS_EVENTS = Table("events", (
+    Column("onset", FLOAT, "Seconds from the first counted volume of the scan (func), or from "
+           "the first event marker, the session_start marker (eeg), to the event (the flip "
+           "that showed it, or the press).", "s"),
+    Column("duration", FLOAT, "Seconds the event lasted: a problem from its onset to its end, "
+           "a fixation cross to its scheduled end, an instruction page until it was left; 0 for "
+           "a press or a move.", "s"),
+    Column("trial_type", STRING, "What happened: problem (a problem on screen), copy (a yoked "
+           "copy trial), fixation, page, feedback, or an event of the log during a problem "
+           "(pick_up, place, illegal, solved, time_out, ...)."),
+    Column("value", INTEGER, "The marker byte code sent for the event (the event log "
+           "codebook's marker_codes, or the protocol's markers.codes); n/a when none was sent."),
+    BLOCK, TRIAL, PROBLEM_ID,
+    Column("response_time", FLOAT, "Seconds from the problem's onset (its trial time).", "s"),
+    PIECE,
+    Column("from_peg", STRING, "Peg the piece was taken from."),
+    TO_PEG,
+    Column("moves", INTEGER, "Moves made (a problem: by its end).", "moves"),
+    Column("outcome", STRING, "How a problem ended (solved, time_out, move_limit, aborted), or "
+           "why a move was refused."),
+))  # fmt: skip
+
+#: The source of the planning-only measures.
+OTS = "CANTAB OTS"
+_OTS_NOTE = f"{OTS} (outcome measures, for all problems or per number of moves)"
+_PER_PROBLEM = (PARTICIPANT, SESSION, BLOCK, TRIAL, PROBLEM_ID)
+
+#: One row per planning-only problem (``planning.csv``: blocks with ``planning``; written only
+#: when the logs have such problems).
+PLANNING = Table("planning", (
+    *_PER_PROBLEM,
+    Column("min_moves", INTEGER, "The fewest moves that solve the problem: the right answer.",
+           "moves", level=ORDINAL),
+    Column("choices", INTEGER, "Boxes chosen (answers given) in the problem."),
+    Column("first_choice", INTEGER, "The number chosen first (empty: no choice).", "moves"),
+    Column("solved_on_first_choice", BOOLEAN, "The first choice was the right number.",
+           source=_OTS_NOTE),
+    Column("choices_to_correct", INTEGER, "Choices up to and including the right one (empty: "
+           "the right number was never chosen).", source=_OTS_NOTE),
+    Column("latency_first_choice", FLOAT, "Seconds from the problem's onset (its first flip) "
+           "to the first choice.", "s", source=_OTS_NOTE),
+    Column("latency_correct", FLOAT, "Seconds from the problem's onset to the right choice "
+           "(empty: never chosen).", "s", source=_OTS_NOTE),
+    Column("outcome", STRING, "solved (the right number chosen), wrong (the only choice "
+           "allowed was wrong), time_out, or aborted."),
+))  # fmt: skip
+
+#: Each session's planning-only measures, for all problems and per number of moves
+#: (``planning_sessions.csv``).
+PLANNING_SESSIONS = Table("planning_sessions", (
+    PARTICIPANT, SESSION,
+    Column("level", STRING, "all (every planning-only problem of the session), or the fewest "
+           "moves of the problems the row is about (1, 2, ...)."),
+    Column("problems", INTEGER, "Planning-only problems presented."),
+    Column("problems_solved_on_first_choice", INTEGER, "Problems whose first choice was "
+           "right.", source=_OTS_NOTE),
+    Column("mean_choices_to_correct", FLOAT, "Mean choices to the right one, over the problems "
+           "in which it was chosen.", source=_OTS_NOTE),
+    Column("mean_latency_first_choice", FLOAT, "Mean seconds from onset to the first choice.",
+           "s", source=_OTS_NOTE),
+    Column("mean_latency_correct", FLOAT, "Mean seconds from onset to the right choice, over the "
+           "problems in which it was chosen.", "s", source=_OTS_NOTE),
+))  # fmt: skip
+
+#: The source of the gaze measures.
+HODGSON = "Hodgson et al. 2000"
+_GAZE_NOTE = (
+    f"{HODGSON} (gaze during planning: dwell on the goal and on the workspace, "
+    "alternations between them)"
+)
+
+#: One row per problem attempt of a session recorded with an eye tracker (``gaze.csv``:
+#: written only when there are such sessions). The planning period is from the problem's
+#: onset to its first pick-up (or its end, when nothing was picked up).
+GAZE = Table("gaze", (
+    *_PER_PROBLEM,
+    Column("planning_period", FLOAT, "Seconds from the problem's onset to its first pick-up "
+           "(or to its end): the period the other columns are about.", "s"),
+    Column("samples", INTEGER, "Valid gaze samples in the planning period."),
+    Column("dwell_goal", FLOAT, "Seconds of gaze on the goal (its region in the sidecar) in "
+           "the planning period: each valid sample counts until the next one.", "s",
+           source=_GAZE_NOTE),
+    Column("dwell_workspace", FLOAT, "Seconds of gaze on the workspace (the participant's "
+           "board) in the planning period.", "s", source=_GAZE_NOTE),
+    Column("alternations", INTEGER, "Changes of gaze between the goal and the workspace in "
+           "the planning period (time spent elsewhere between them does not break a change).",
+           source=_GAZE_NOTE),
+    Column("first_workspace_fixation", FLOAT, "Seconds from the onset to the first time gaze "
+           "stayed on the workspace for the sidecar's fixation_ms (empty: never in the "
+           "planning period).", "s", source=_GAZE_NOTE),
+))  # fmt: skip
+
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
 
@@ -745,6 +839,13 @@ REFERENCES = {
     "Cambridge Cognition SOC": "Cambridge Cognition, CANTAB Stockings of Cambridge outcome "
     "measures: problems solved in minimum moves, the number of occasions on which a test "
     "problem was completed in the minimum possible number of moves.",
+    "Hodgson et al. 2000": "Hodgson, T. L., Bajwa, A., Owen, A. M., & Kennard, C. (2000). "
+    "The strategic control of gaze direction in the Tower of London task. Journal of Cognitive "
+    "Neuroscience, 12(5), 894-907.",
+    "CANTAB OTS": "Cambridge Cognition. One Touch Stockings of Cambridge (OTS), CANTAB: "
+    "outcome measures problems solved on first choice, mean choices to correct, mean latency to "
+    "first choice and mean latency to correct, each for all problems or per number of moves "
+    "(https://cambridgecognition.com/one-touch-stockings-of-cambridge-ots/).",
     "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
     "(the solver's shortest-path distances); no published norm.",
 }

@@ -46,7 +46,8 @@ from tol_tasks.errors import TolTasksError
 #: The files tol-score writes in its output folder (what a manifest may name at the top).
 OUTPUT_FILES = (
     *(t.file for t in TABLES.values()), "wide.csv", "codebook.json", "codebook.md",
-    "wide.sav", "trials.sav",
+    "wide.sav", "trials.sav", "planning.csv", "planning_sessions.csv",
+    "gaze.csv",
 )  # fmt: skip
 
 #: The folders tol-score writes in its output folder (with --plots, --report, --bids).

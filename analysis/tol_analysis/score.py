@@ -82,6 +82,12 @@ class Sidecars(Mapping):
         except SidecarError:
             return None  # gone or damaged since it was read
 
+    def log_path(self, key: tuple) -> Path | None:
+        """The event log of the session ``key`` (None: its sidecar is not a file on disk)."""
+        where = self._where.get(key)
+        meta = self[key] if isinstance(where, Path) else None
+        return where.with_name(meta.event_log) if meta is not None else None
+
     def __iter__(self) -> Iterator[tuple[str, int, str]]:
         return iter(self._where)
 

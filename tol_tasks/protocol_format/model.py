@@ -38,6 +38,8 @@ from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
 
 from .colors import FALLBACK_PIECE_COLOR, checked_color, default_piece_color, label_color
+from .neuro import EyeTracking, Markers, Scanner
+from .planning import Planning
 
 Color = Annotated[
     str, Field(description="a colour: a hex code such as '#ff8800' or a name such as 'red'")
@@ -331,6 +333,10 @@ class Block(_ProblemDefaults):
     discontinue_after: int | None = Field(
         None, ge=1, description="end the block after this many consecutive failures"
     )
+    planning: Planning | None = Field(
+        None, description="a planning-only block: the participant answers how many moves "
+        "each problem needs, without moving (see Planning and docs/neuroimaging.md)",
+    )  # fmt: skip
     copies: Copy | None = Field(
         None,
         description="yoked copy trials after each problem: true, or a mapping with moves "
@@ -350,6 +356,13 @@ class Block(_ProblemDefaults):
         if v is False:
             return None
         return v
+
+    @model_validator(mode="after")
+    def _planning_alone(self) -> Block:
+        if self.planning is not None and self.copies is not None:
+            raise ValueError("copies cannot follow planning-only problems (nothing is moved, "
+                             "so there is nothing to copy): leave copies out of this block")  # fmt: skip
+        return self
 
 
 class Pauses(_Model):
@@ -475,6 +488,18 @@ class Protocol(_Model):
         description="extra fields for the participant dialog: name -> its default value "
         "(a text field), or name -> {type, default, choices, min, max} (see ParticipantField)",
     )
+    scanner: Scanner | None = Field(
+        None, description="wait for the scanner's trigger before the first test problem, "
+        "count dummy volumes, lock durations to a design (see docs/neuroimaging.md)",
+    )  # fmt: skip
+    eyetracking: EyeTracking | None = Field(
+        None, description="record an eye tracker through ioHub, with regions of interest "
+        "for the goal, the workspace and each peg (see docs/neuroimaging.md)",
+    )  # fmt: skip
+    markers: Markers | None = Field(
+        None, description="send every logged event as a marker to Lab Streaming Layer and a "
+        "serial trigger port (see docs/neuroimaging.md)",
+    )  # fmt: skip
 
     def field_defaults(self) -> dict[str, str]:
         """Each participant field's default value (what a dialog shows first)."""

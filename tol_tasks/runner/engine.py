@@ -44,6 +44,7 @@ from tol_tasks.session_data.quality import run_warnings
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
+from .gaze import regions
 from .interrupt import Interrupts, SessionInterrupted
 from .opening import open_session
 from .play import AbortSession
@@ -74,7 +75,7 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt, quit_at_once, rescue
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt, quit_at_once, rescue, trigger_port, marker_port
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
@@ -109,7 +110,8 @@ class TowerTask:
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
                  new_attempt: bool = False, quit_at_once: bool = False,
-                 rescue: str | Path | None = None, experiment=None, clock=None,
+                 rescue: str | Path | None = None, trigger_port: str | None = None,
+                 marker_port: str | None = None, experiment=None, clock=None,
                  name: str = "tower", next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
@@ -117,7 +119,8 @@ class TowerTask:
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
             bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
-            quit_at_once=quit_at_once, rescue=rescue,
+            quit_at_once=quit_at_once, rescue=rescue, trigger_port=trigger_port,
+            marker_port=marker_port,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
@@ -365,6 +368,15 @@ class TowerTask:
 
         Returns the error to raise when the data could not all be written where they
         belong (then in the rescue folder)."""
+        scan = getattr(getattr(self, "_steps", None), "scan", None)
+        if scan is not None:
+            self._record.sidecar.scanner = scan.record()
+        gaze = getattr(self, "_gaze", None)
+        if gaze is not None:
+            gaze.take()
+            self._record.sidecar.eyetracking = gaze.record(
+                regions(self._stage, self.model.task.puzzle())
+            )
         try:
             return self._record.finish(status, self._stage.input, self._stage.frames,
                                        failure=failure, signal=self._interrupts.signal

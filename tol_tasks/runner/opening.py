@@ -10,9 +10,12 @@ from psychopy import core
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 
 from .frames import FrameRecorder
+from .gaze import GazeRecorder, gaze_path, regions
+from .markers import open_markers
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import Stage
 from .rescue import SessionNotStartedError, SidecarWriteError
+from .scanner import TappedInput, open_scan
 from .screen import TaskScreen
 from .session import SessionRecord
 from .sources import open_input
@@ -51,7 +54,19 @@ def _open_record(task) -> None:
     if p.resume:
         set_resumed_clock(clock, p.resume)  # before the input reads the clock
     screen = TaskScreen(task.win, task.protocol, task.msg)
-    inp, task.fallback_reason = open_input(task.win, screen, clock, s, task.model.input)
+    model = task.model
+    answers = tuple(k for b in model.blocks if b.planning for k in b.planning.keys or ())
+    inp, task.fallback_reason = open_input(task.win, screen, clock, s, model.input, answers)
+    # The scanner's triggers and the eye tracker's samples are taken at every poll; the
+    # eye tracker (ioHub) and the markers (LSL may wait for its recorder) start before the log.
+    scan = open_scan(model, clock, s, task._write)
+    task._gaze = None
+    if model.eyetracking is not None:
+        task._gaze = GazeRecorder(task.win, model.eyetracking, clock, gaze_path(p.log))
+    taps = [t for t in (scan, task._gaze) if t is not None]
+    if taps:
+        inp = TappedInput(inp, taps)
+    markers = open_markers(model, clock, s)
     frames = FrameRecorder(task.win)
     task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.msg,
                         speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
@@ -67,6 +82,10 @@ def _open_record(task) -> None:
     )  # fmt: skip
     if p.resume:
         continue_sidecar(sidecar, p.resume)
+    if task._gaze is not None:
+        sidecar.eyetracking = task._gaze.record(regions(task._stage, model.task.puzzle()))
+    if markers is not None:
+        sidecar.markers = markers.record()
     sidecar.counterbalance = task.plan.counterbalance_record()
     frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
     task._stage.quit_prompts = sidecar.quit_prompts
@@ -83,6 +102,7 @@ def _open_record(task) -> None:
         ) from None
     record = SessionRecord(p, log, sidecar, clock, last_trial)
     record.input_source = inp
+    record.markers = markers
     try:
         record.save()
     except SidecarWriteError as exc:
@@ -91,7 +111,7 @@ def _open_record(task) -> None:
     task._record = record
     inp.on_lost = lambda t, reason: task._record.input_lost(t, reason, inp.method)
     task._steps = StepRunner(task._stage, task._record, task.rows, task.results,
-                             task.language)  # fmt: skip
+                             task.language, scan)  # fmt: skip
     try:
         task._record.begin(task.plan.form)
     except EventLogWriteError as exc:

@@ -26,6 +26,7 @@ from tol_tasks.session_data.resume import (
 )
 
 from .files import session_paths
+from .hardware import check_hardware
 from .lock import SessionLock, lock_session
 from .settings import RunSettings, SettingsError, cli_flag
 
@@ -128,6 +129,7 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
         raise SettingsError("participant", None, "is missing.",
                             "give the participant's id, e.g. 'P001'.")  # fmt: skip
     _check_language(settings, lp)
+    check_hardware(settings, lp.model)
     check_writable(Path(settings.output))
     # The lock first, then the folder: a copy started a moment earlier has either written
     # its log (refused below) or still holds the lock (refused here).

@@ -68,6 +68,7 @@ class SessionRecord:
         self.clock = clock
         self.trial_no = last_trial
         self.status: str | None = None  # set when the session has ended
+        self.markers = None  # a MarkerOut (runner.markers) when the session sends markers
         self.input_source = None  # set by the session: its counts go into the sidecar
         t = sidecar.timing
         # The counts of the runs before a resume (kept in the sidecar): the session's go on.
@@ -89,6 +90,11 @@ class SessionRecord:
     def write(self, event_name: str | None = None, **values) -> None:
         """One row of the log; ``time`` is the session clock's now unless given."""
         values.setdefault("time", self.clock.getTime())
+        if self.markers is not None:
+            sent = self.markers.send(event_name, values, self.log.rows_written + 1)
+            if sent:
+                values["detail"] = ";".join(filter(None, (values.get("detail"),
+                                                          format_detail(sent))))  # fmt: skip
         s = self.prepared.settings
         self.log.write(participant=s.participant, session=s.session, event=event_name, **values)
 
@@ -191,6 +197,10 @@ class SessionRecord:
         side.status, side.end_time, side.rows_written = status, now_iso(), self.log.rows_written
         side.signal = signal
         self.status = status
+        if self.markers is not None:
+            side.markers = self.markers.record()
+            with contextlib.suppress(Exception):
+                self.markers.close()
         try:
             self.save()
         except SidecarWriteError as exc:

@@ -180,6 +180,13 @@ class RunSettings:
         "folder for a rescue copy of the session when its data folder is lost or full "
         "(default: tol-tasks/rescue in the user's data folder, e.g. "
         "~/.local/share/tol-tasks/rescue)", fronts=(CLI, TASK), cli={"metavar": "FOLDER"}))
+    trigger_port: str | None = field(default=None, metadata=_about(
+        "the serial port the scanner's trigger arrives on, e.g. /dev/ttyUSB0 or COM3 (replaces "
+        "the protocol's scanner.port: ports differ from one computer to the next)",
+        fronts=(CLI, TASK)))
+    marker_port: str | None = field(default=None, metadata=_about(
+        "the serial trigger port event markers are written to, e.g. /dev/ttyACM0 or COM4 "
+        "(replaces the protocol's markers.serial)", fronts=(CLI, TASK)))
     windowed: bool = field(default=False, metadata=_about(
         "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
     resume: Path | None = field(default=None, metadata=_about(

@@ -10,19 +10,22 @@ from .inputs import InputSource, PolledInput
 from .simulated_participant import SimulatedParticipant
 
 
-def open_input(win, screen, clock, settings, protocol_input) -> tuple[InputSource, str | None]:
+def open_input(win, screen, clock, settings, protocol_input,
+               answer_keys: tuple[str, ...] = ()) -> tuple[InputSource, str | None]:  # fmt: skip
     """The session's input source, and why presses are polled when on-arrival was wanted.
 
     The simulated participant when ``settings.simulate``; else polled input when
     ``settings.input_timing`` is ``polled``; else on-arrival input (:mod:`.arrival`),
     polled if it cannot be had. ``protocol_input``: the protocol's ``input``
-    section (its mode, peg keys and quit key). A reason to poll is also warned
+    section (its mode, peg keys and quit key); ``answer_keys``: the keys of planning-only
+    blocks' answers. A reason to poll is also warned
     about on standard error.
     """
     keys = [protocol_input.quit_key, "space", protocol_input.examiner_key]
     peg_keys = list(protocol_input.keys or [])
     if protocol_input.mode == "keys":
         keys += peg_keys
+    keys += [k for k in answer_keys if k not in keys]
     if settings.simulate:
         seed = 0 if settings.seed is None else settings.seed
         return SimulatedParticipant(

@@ -9,8 +9,10 @@ says so, its result added to the ExperimentHandler whatever happens.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
+from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.plan import (
     MESSAGE_SECONDS,
     Attempt,
@@ -26,9 +28,12 @@ from tol_tasks.session_data.plan import (
 from tol_tasks.session_data.trial import copy_sequence
 
 from .experiment import ExperimentRows
-from .play import AbortSession, CopyTrial, ProblemTrial, Stage
+from .planning import PlanningTrial
+from .play import AbortSession, CopyTrial, ProblemTrial
 from .results import ProblemResult
+from .scanner import ScanClock
 from .session import SessionRecord
+from .stage import Stage
 
 
 class StepRunner:
@@ -36,8 +41,12 @@ class StepRunner:
     ``results`` and to the ExperimentHandler ``rows``."""
 
     def __init__(self, stage: Stage, record: SessionRecord, rows: ExperimentRows,
-                 results: list[ProblemResult], language: str):  # fmt: skip
+                 results: list[ProblemResult], language: str,
+                 scan: ScanClock | None = None):  # fmt: skip
         self.stage = stage
+        self.scan = scan
+        #: The planning-only blocks (name -> their Planning): their problems are answered.
+        self._planning = {b.name: b.planning for b in stage.model.blocks if b.planning}
         self.record = record
         self.rows = rows
         self.results = results
@@ -69,8 +78,18 @@ class StepRunner:
     def attempt(self, step: Attempt) -> str:
         """One attempt: the problem, its feedback and pause, and a copy trial if one follows."""
         stage, rec = self.stage, self.record
-        trial = ProblemTrial(stage, step.problem, step.block, step.attempt, rec.next_trial(),
-                             rec.events_path.name)  # fmt: skip
+        locked = due = None
+        if self.scan is not None and not step.problem.practice:
+            step, due, locked = self.scan_slot(step)
+        planning = self._planning.get(step.block) if not step.problem.practice else None
+        if planning is not None:
+            trial = PlanningTrial(stage, step.problem, step.block, step.attempt,
+                                  rec.next_trial(), planning, rec.events_path.name)  # fmt: skip
+        else:
+            trial = ProblemTrial(stage, step.problem, step.block, step.attempt,
+                                 rec.next_trial(), rec.events_path.name)  # fmt: skip
+        if due is not None:  # the lead-in, or the rest of the last slot: the trial is ready
+            fixate(stage, self.record, due, None)
         try:
             result = trial.play()
         except AbortSession:
@@ -79,14 +98,35 @@ class StepRunner:
             raise
         self.results.append(result)
         try:
-            if step.feedback:
+            if step.feedback and planning is None:
                 trial.feedback()
-            stage.wait(stage.model.timing.inter_trial_interval)
-            if copy_follows(step, trial.outcome):
+            if locked is not None:
+                fixate(stage, self.record, *locked)
+            else:
+                stage.wait(stage.model.timing.inter_trial_interval)
+            if planning is None and copy_follows(step, trial.outcome):
                 self._copy(step, trial, result)
         finally:
             self.rows.add(result)
         return trial.outcome
+
+    def scan_slot(self, step: Attempt) -> tuple[Attempt, float | None, tuple | None]:
+        """Before a test problem in a scanner session: wait for the scan to start (the first
+        time); with a design, the problem's time limit held to its slot, its scheduled onset,
+        and the fixation that follows it (its scheduled end and drawn duration)."""
+        scan, stage = self.scan, self.stage
+        if scan.start is None:
+            wait_for_scan(stage, scan)
+            self.record.sidecar.scanner = scan.record()
+            self.record.save()
+        due = scan.next_onset
+        if due is None:  # no design: the problem as the protocol says
+            return step, None, None
+        limit = scan.spec.design.trial_duration
+        spec = step.problem
+        if spec.time_limit is None or spec.time_limit > limit:
+            spec = dataclasses.replace(spec, time_limit=limit)
+        return dataclasses.replace(step, problem=spec), due, scan.slot_ended()
 
     def _copy(self, step: Attempt, trial: ProblemTrial, result: ProblemResult) -> None:
         """The yoked copy trial of ``trial`` (rule R7 of the plan)."""
@@ -112,3 +152,36 @@ class StepRunner:
             print(f"tol-tasks: warning: {self.record.events_path} is a format 1 event log "
                   "(written before copy trials); the resumed session runs no copy trials. "
                   "Start a new session to have them.", file=sys.stderr)  # fmt: skip
+
+
+def wait_for_scan(stage: Stage, scan: ScanClock) -> None:
+    """The waiting screen until the first counted volume (every trigger logged meanwhile; the
+    quit key still works)."""
+    label = stage.screen.label("message", small=False)
+    text = stage.messages["scanner_wait"]
+    while scan.start is None:
+        stage.events()  # the input source takes the triggers; the quit key still works
+        label.draw(text)
+        stage.frames.flip()
+
+
+def fixate(stage: Stage, record: SessionRecord, due: float, drawn: float | None) -> None:
+    """A fixation cross until the flip that comes at ``due`` (session time): the last flip
+    is the one before ``due`` less half a frame, so the next screen is shown on the first
+    frame at or after it. A ``fixation`` row with its first flip, the time it is due to end
+    and the drawn duration (None: the lead-in, or the rest of a slot)."""
+    clock, frames = stage.clock, stage.frames
+    half = 0.5 / frames.refresh if frames.refresh else 1 / 120
+    if clock.getTime() + half >= due:
+        return
+    cross = stage.screen.label("message", small=False)
+    shown = None
+    while clock.getTime() + half < due:
+        stage.events()
+        cross.draw("+")
+        flip = frames.next_flip_time(clock) if shown is None else None
+        frames.flip()
+        if shown is None:
+            shown = flip[0]
+            detail = {"until": due, **({"drawn": drawn} if drawn is not None else {})}
+            record.write("fixation", time=shown, stamp="flip", detail=format_detail(detail))

@@ -269,6 +269,69 @@ class ResumeRecord(_Section):
     )
 
 
+class ScanDesign(_Section):
+    """The design a scanner session's durations were locked to, with what was drawn."""
+
+    trial_duration: float = _req("Seconds each test problem stayed on screen at most.")
+    fixation: Any = _req("The fixation after each slot: seconds, or {min, max} for a jitter.")
+    lead_in: float = Field(0.0, description="Seconds of fixation before the first test problem.")
+    seed: int | None = _opt("The seed the jittered fixations were drawn from.")
+    fixations: list[float] = _many("The fixation after each test problem, as drawn, in order.")
+
+
+class ScannerRecord(_Section):
+    """How a scanner session was synchronised (protocol section ``scanner``)."""
+
+    trigger: str = _req("`key` or `serial`.")
+    key: str | None = _opt("The trigger key (trigger `key`).")
+    stamp: str = _req("How the trigger rows were stamped: `polled` (a key) or `arrival` (serial).")
+    dummy_volumes: int = _req("Triggers discarded at the start (logged, not counted).")
+    tr: float | None = _opt("The declared repetition time, seconds.")
+    volumes: int = Field(0, description="Triggers seen in the session, dummy volumes included.")
+    start: float | None = _opt("Session time of the first counted volume (null: never came).")
+    missed_triggers: int | None = _opt("Triggers that did not come (gaps over 1.5 TR; null: "
+                                       "no TR declared).")  # fmt: skip
+    design: ScanDesign | None = _opt("The design (null: none; durations as the protocol says).")
+
+
+class MarkersRecord(_Section):
+    """Where the session's event markers went (protocol section ``markers``)."""
+
+    lsl_name: str | None = _opt("The LSL marker stream's name (null: no LSL).")
+    lsl_clock_offset: float | None = _opt("LSL's clock minus the session clock, seconds, "
+                                          "measured when the outlet opened.")  # fmt: skip
+    serial_port: str | None = _opt("The serial trigger port (null: none).")
+    pulse: float | None = _opt("Seconds before the serial line was set back to 0.")
+    codes: dict[str, int] = Field(default_factory=dict, description="Each event's byte code.")
+    sent: int = Field(0, description="Markers sent.")
+
+
+class Region(_Section):
+    """A region of interest of the screen, in window pixels."""
+
+    name: str = _req("`goal`, `workspace` (the participant's board), or a peg of either, "
+                     "e.g. `goal_A`, `workspace_B`.")  # fmt: skip
+    left: float = _req("Left edge, window pixels from the left.")
+    top: float = _req("Top edge, window pixels from the top.")
+    width: float = _req("Width in pixels.")
+    height: float = _req("Height in pixels.")
+
+
+class EyeTrackingRecord(_Section):
+    """The eye tracker recorded through ioHub (protocol section ``eyetracking``)."""
+
+    tracker: str = _req("The ioHub device class.")
+    samples_file: str = _req("The samples file's name (beside the log): time, x, y, pupil, "
+                             "valid, tab-separated.")  # fmt: skip
+    samples: int = Field(0, description="Samples written.")
+    calibration: str | None = _opt("What the tracker's calibration returned (null: none run).")
+    fixation_ms: float = _req("Milliseconds in a region that make a fixation on it.")
+    coordinates: str | None = _opt("The samples' and regions' coordinates, in words.")
+    screen_size: list[float] | None = _opt("The screen's visible width and height, metres.")
+    screen_distance: float | None = _opt("From the eyes to the screen, metres.")
+    regions: list[Region] = _many("The regions of interest.")
+
+
 class QuitPrompt(_Section):
     """The quit key was pressed and the participant was asked to confirm (the log has it as
     a page, ``problem_id`` ``quit-confirm``)."""
@@ -335,6 +398,9 @@ class Sidecar(BaseModel):
     blocks: list[BlockRecord] = _many("The blocks as they started, in order.")
     counterbalance: CounterbalanceRecord | None = _opt("The form (null: not counterbalanced).")
     resumes: list[ResumeRecord] = _many("Every resume, in order.")
+    scanner: ScannerRecord | None = _opt("The scanner's synchronisation (null: not a scan).")
+    markers: MarkersRecord | None = _opt("The event markers sent (null: none).")
+    eyetracking: EyeTrackingRecord | None = _opt("The eye tracker (null: none).")
     rows_written: int = Field(
         0, description="Rows of the event log when the sidecar was last written."
     )

@@ -45,9 +45,12 @@ def render_markdown() -> str:
     ]
     for c in cb["columns"]:
         lines.append(f"| `{c['name']}` | {c['type']} | {c['unit']} | {c['description']} |")
-    lines += ["", "## Events", "", "| event | meaning |", "| --- | --- |"]
+    codes = cb.get("marker_codes", {})
+    lines += ["", "## Events", "", "| event | marker code | meaning |", "| --- | --- | --- |"]
     for name, meaning in cb["events"].items():
-        lines.append(f"| `{name}` | {meaning} |")
+        lines.append(f"| `{name}` | {codes.get(name, '')} | {meaning} |")
+    if codes:
+        lines += ["", "## Marker codes", "", cb["marker_codes_description"]]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,143 @@
+"""Eye tracking through ioHub: PsychoPy's MouseGaze (the mouse plays the eye) driven by real
+X pointer motion (xdotool, XTest) along a scripted path over the goal and the workspace; the
+samples file, the regions in the sidecar, and tol-score's gaze measures checked against
+values computed here from the path's own times."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+
+import pandas as pd
+import pytest
+
+from tests.neuro_tools import keys_protocol
+from tests.runner_tools import (
+    exe,
+    running_tol_run,
+    session_files,
+    sidecar_of,
+    tol_score,
+    wait_for_rows,
+    xdotool,
+)
+from tol_tasks.session_data.eventlog import read_event_log
+
+PROTOCOL = keys_protocol(
+    "gaze-test",
+    """\
+eyetracking:
+  tracker: eyetracker.hw.mouse.EyeTracker
+  settings: {runtime_settings: {sampling_rate: 50}, controls: {move: [], blink: [LEFT_BUTTON, RIGHT_BUTTON],
+                                                       saccade_threshold: 1000}}
+  calibrate: false
+  fixation_ms: 100
+  screen_size: [0.53, 0.30]
+  screen_distance: 0.6
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: AAB}
+""",
+)
+# MouseGaze simulates a saccade (2.2 ms per degree + 21 ms, the gaze held where it was) for a
+# jump over saccade_threshold degrees; at 1000 the gaze jumps with the pointer, as the path
+# below assumes.
+#: The scripted gaze path: region, seconds there.
+PATH = [("goal", 1.0), ("workspace", 1.0), ("goal", 1.0), ("workspace", 1.0)]
+
+
+def _centre(meta: dict, name: str) -> tuple[int, int]:
+    r = next(r for r in meta["eyetracking"]["regions"] if r["name"] == name)
+    wx, wy = meta["window"]["position"]
+    return int(wx + r["left"] + r["width"] / 2), int(wy + r["top"] + r["height"] / 2)
+
+
+@pytest.fixture(scope="module")
+def session(xdisplay, tmp_path_factory):
+    root = tmp_path_factory.mktemp("gaze")
+    (root / "gaze.yaml").write_text(PROTOCOL)
+    out = root / "data"
+    moves = []  # (region, time.monotonic() when the pointer got there)
+    with running_tol_run(str(root / "gaze.yaml"), "--participant", "P1", "--windowed",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
+                      timeout=120, proc=proc)  # fmt: skip
+        meta = sidecar_of(out)
+        for name, seconds in PATH:
+            x, y = _centre(meta, name)
+            before = time.monotonic()
+            xdotool("mousemove", str(x), str(y), env=xdisplay)
+            moves.append((name, before, time.monotonic()))
+            time.sleep(seconds)
+        # The keys go to the window under the pointer, which stays on the workspace; the first
+        # pick-up ends the planning period.
+        xdotool("key", "1", env=xdisplay)
+        wait_for_rows(out, lambda rows: any(r["event"] == "pick_up" for r in rows), proc=proc)
+        xdotool("key", "2", env=xdisplay)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+    return out, moves
+
+
+def test_samples_and_regions_are_kept_with_the_session(session):
+    out, _ = session
+    meta = sidecar_of(out)
+    et = meta["eyetracking"]
+    names = {r["name"] for r in et["regions"]}
+    assert {"goal", "workspace", "goal_A", "goal_C", "workspace_A", "workspace_B"} <= names
+    samples = pd.read_csv(session_files(out)[0].with_name(et["samples_file"]), sep="\t")
+    assert list(samples.columns) == ["time", "x", "y", "pupil", "valid"]
+    assert len(samples) == et["samples"] > 0
+    assert samples["time"].is_monotonic_increasing
+
+
+def test_gaze_measures_match_the_scripted_path(session, tmp_path):
+    out, moves = session
+    done = tol_score(str(out), "--output", str(tmp_path / "scored"))
+    assert done.returncode == 0, done.stderr
+    gaze = pd.read_csv(tmp_path / "scored" / "gaze.csv")
+    assert len(gaze) == 1
+    g = gaze.iloc[0]
+    meta = sidecar_of(out)
+    zero = meta["timing"]["clock_zero_monotonic"]
+    rows = read_event_log(session_files(out)[0]).rows
+    onset = float(next(r["time"] for r in rows if r["event"] == "trial_onset"))
+    pick = float(next(r["time"] for r in rows if r["event"] == "pick_up"))
+    # Computed from the path: each region from the move there to the next move (or the
+    # pick-up); a move happened between the test's clock readings before and after xdotool.
+    early = [b - zero for _, b, _ in moves] + [pick]
+    late = [a - zero for _, _, a in moves] + [pick]
+    low = {"goal": 0.0, "workspace": 0.0}
+    high = dict(low)
+    for k, (name, _, _) in enumerate(moves):
+        low[name] += early[k + 1] - late[k]
+        high[name] += late[k + 1] - early[k]
+    # MouseGaze stamps its samples on a 20 ms grid and reads the pointer when ioHub's process
+    # runs: on this shared 2-core machine that is late by up to a few grid steps.
+    slack = 0.15
+    assert g["planning_period"] == pytest.approx(pick - onset, abs=1e-3)
+    for name in ("goal", "workspace"):
+        assert low[name] - slack <= g[f"dwell_{name}"] <= high[name] + slack, name
+    assert g["alternations"] == 3
+    assert early[1] - onset - slack <= g["first_workspace_fixation"] <= late[1] - onset + slack
+
+
+def test_bids_eye_tracking_recording_validates(session, tmp_path):
+    out, _ = session
+    done = tol_score(str(out), "--output", str(tmp_path / "scored"), "--bids")
+    assert done.returncode == 0, done.stderr
+    bids = tmp_path / "scored" / "bids"
+    beh = bids / "sub-P1" / "ses-1" / "beh"
+    physio = beh / "sub-P1_ses-1_task-gazetest_recording-eye1_physio.tsv.gz"
+    side = json.loads(physio.with_name(physio.name.replace(".tsv.gz", ".json")).read_text())
+    assert side["PhysioType"] == "eyetrack"
+    data = pd.read_csv(physio, sep="\t", header=None, na_values="n/a")
+    samples = pd.read_csv(session_files(out)[0].with_name(sidecar_of(out)["eyetracking"][
+        "samples_file"]), sep="\t")  # fmt: skip
+    assert len(data) == len(samples)
+    assert list(data[0]) == pytest.approx(list(samples["time"]), abs=1e-6)
+    report = subprocess.run([exe("bids-validator-deno"), str(bids), "--format", "json"],
+                            capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    issues = json.loads(report.stdout)["issues"]["issues"]
+    assert [i for i in issues if i["severity"] == "error"] == []

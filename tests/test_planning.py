@@ -1,0 +1,119 @@
+"""Planning-only problems (One Touch Stockings style) answered with real keys (xdotool) in a
+real tol-run window, scored by tol-score against values computed here from the raw rows."""
+
+from __future__ import annotations
+
+import time
+
+import pandas as pd
+import pytest
+
+from tests.neuro_tools import keys_protocol
+from tests.reference import bfs, hanoi_graph
+from tests.runner_tools import (
+    key_over_window,
+    running_tol_run,
+    session_files,
+    tol_score,
+    wait_for_rows,
+)
+from tol_tasks.session_data.detail import parse_detail
+from tol_tasks.session_data.eventlog import read_event_log
+
+PROBLEMS = {"q1": "AAB", "q2": "ACC", "q3": "CCC"}  # all from AAA
+PROTOCOL = keys_protocol(
+    "ots-test",
+    """\
+blocks:
+  - name: ots
+    planning: {choices: [1, 2, 3, 4, 5, 6, 7], keys: ["1", "2", "3", "4", "5", "6", "7"]}
+    problems:
+""",
+    *(f"      - {{id: {k}, start: AAA, goal: {g}}}\n" for k, g in PROBLEMS.items()),
+)
+
+
+def _fewest() -> dict[str, int]:
+    """The right answers, from a plain BFS over the 3-disk Hanoi graph."""
+    graph = hanoi_graph(3)
+    return {k: bfs(graph, goal)[0]["AAA"] for k, goal in PROBLEMS.items()}
+
+
+@pytest.fixture(scope="module")
+def session(xdisplay, tmp_path_factory):
+    root = tmp_path_factory.mktemp("ots")
+    (root / "ots.yaml").write_text(PROTOCOL)
+    out = root / "data"
+    fewest = _fewest()
+    assert fewest == {"q1": 1, "q2": 3, "q3": 7}
+    # q1 right at once; q2 one wrong then right; q3 two wrong then right.
+    answers = {"q1": ["1"], "q2": ["2", "3"], "q3": ["5", "6", "7"]}
+    with running_tol_run(str(root / "ots.yaml"), "--participant", "P1", "--windowed",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        made = 0
+        for pid, keys in answers.items():
+            wait_for_rows(out, lambda rows, p=pid: any(
+                r["event"] == "planning_onset" and r["problem_id"] == p for r in rows), proc=proc)  # fmt: skip
+            time.sleep(0.4)
+            for key in keys:
+                key_over_window(out, key, xdisplay)
+                made += 1
+                wait_for_rows(out, lambda rows, n=made: sum(r["event"] == "choice"
+                                                            for r in rows) >= n, proc=proc)  # fmt: skip
+                time.sleep(0.2)
+        _, err = proc.communicate(timeout=60)
+        assert proc.returncode == 0, err
+    return out, fewest
+
+
+def test_every_choice_is_logged_with_its_latency(session):
+    out, fewest = session
+    rows = read_event_log(session_files(out)[0]).rows
+    onsets = {r["problem_id"]: r for r in rows if r["event"] == "planning_onset"}
+    assert {k: int(parse_detail(r["detail"])["min_moves"]) for k, r in onsets.items()} == fewest
+    choices = [(r["problem_id"], r["moves"], r["reason"], r["input"]) for r in rows
+               if r["event"] == "choice"]  # fmt: skip
+    assert choices == [
+        ("q1", "1", "correct", "key"), ("q2", "2", "wrong", "key"), ("q2", "3", "correct", "key"),
+        ("q3", "5", "wrong", "key"), ("q3", "6", "wrong", "key"), ("q3", "7", "correct", "key"),
+    ]  # fmt: skip
+    for r in rows:
+        if r["event"] == "choice":  # latency = press time - the onset's flip, never negative
+            onset = float(onsets[r["problem_id"]]["time"])
+            assert float(r["trial_time"]) == pytest.approx(float(r["time"]) - onset, abs=2e-6)
+            assert float(r["trial_time"]) > 0
+    ends = [(r["problem_id"], r["reason"], r["moves"]) for r in rows
+            if r["event"] == "planning_end"]  # fmt: skip
+    assert ends == [("q1", "solved", "1"), ("q2", "solved", "2"), ("q3", "solved", "3")]
+    assert not any(r["event"] in ("trial_onset", "pick_up", "place") for r in rows)
+
+
+def test_tol_score_computes_the_one_touch_measures(session, tmp_path):
+    out, _ = session
+    done = tol_score(str(out), "--output", str(tmp_path / "scored"))
+    assert done.returncode == 0, done.stderr
+    problems = pd.read_csv(tmp_path / "scored" / "planning.csv")
+    sessions = pd.read_csv(tmp_path / "scored" / "planning_sessions.csv", dtype={"level": str})
+    rows = read_event_log(session_files(out)[0]).rows
+    lat = {}  # the choices' latencies per problem, from the raw rows
+    for r in rows:
+        if r["event"] == "choice":
+            lat.setdefault(r["problem_id"], []).append(float(r["trial_time"]))
+    by_id = problems.set_index("problem_id")
+    assert list(by_id["choices_to_correct"]) == [1, 2, 3]
+    assert list(by_id["solved_on_first_choice"]) == [True, False, False]
+    assert list(by_id["first_choice"]) == [1, 2, 5]
+    for pid, values in lat.items():
+        assert by_id.loc[pid, "latency_first_choice"] == pytest.approx(values[0], abs=1e-5)
+        assert by_id.loc[pid, "latency_correct"] == pytest.approx(values[-1], abs=1e-5)
+    overall = sessions[sessions["level"] == "all"].iloc[0]
+    assert overall["problems"] == 3
+    assert overall["problems_solved_on_first_choice"] == 1
+    assert overall["mean_choices_to_correct"] == pytest.approx((1 + 2 + 3) / 3)
+    firsts = [v[0] for v in lat.values()]
+    corrects = [v[-1] for v in lat.values()]
+    assert overall["mean_latency_first_choice"] == pytest.approx(sum(firsts) / 3, abs=1e-5)
+    assert overall["mean_latency_correct"] == pytest.approx(sum(corrects) / 3, abs=1e-5)
+    per_level = sessions[sessions["level"] != "all"].set_index("level")
+    assert list(per_level.index) == ["1", "3", "7"]
+    assert list(per_level["mean_choices_to_correct"]) == [1.0, 2.0, 3.0]

@@ -1,0 +1,139 @@
+"""A scanner session: PsychoPy's own scanner emulator types the trigger every TR in a real
+window under Xvfb; the log, the design's durations and the BIDS func events are checked
+against the raw rows, and the dataset (with a BOLD run as a lab has it) by the official
+BIDS validator."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from tests.neuro_tools import write_bold
+from tests.runner_tools import exe, session_files, tol_score
+from tol_tasks.session_data.detail import parse_detail
+from tol_tasks.session_data.eventlog import read_event_log
+
+SCRIPT = Path(__file__).parent / "data" / "experiments" / "scanner_session.py"
+TR, DUMMIES, VOLUMES = 0.5, 2, 60
+DESIGN = {"trial_duration": 2.0, "fixation": {"min": 0.5, "max": 1.0}, "lead_in": 1.0, "seed": 7}
+PROTOCOL = f"""\
+format: 1
+name: scan-test
+task: {{type: hanoi, disks: 3}}
+instructions: none
+display: {{fullscreen: false, window_size: [800, 600]}}
+feedback: none
+timing: {{inter_trial_interval: 0, feedback_duration: 0}}
+scanner:
+  trigger: key
+  key: "5"
+  dummy_volumes: {DUMMIES}
+  tr: {TR}
+  design: {json.dumps(DESIGN)}
+blocks:
+  - problems:
+      - {{id: p1, start: AAA, goal: AAB}}
+      - {{id: p2, start: AAA, goal: CCC}}
+      - {{id: p3, start: AAA, goal: AAC}}
+"""
+
+
+@pytest.fixture(scope="module")
+def scan(xdisplay, tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("scan")
+    (root / "scan.yaml").write_text(PROTOCOL)
+    done = subprocess.run(
+        [sys.executable, str(SCRIPT), str(root / "scan.yaml"), str(root / "data"), str(TR),
+         str(VOLUMES), "--simulate"], env=xdisplay, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return root / "data"
+
+
+def _rows(folder: Path) -> list[dict]:
+    return read_event_log(session_files(folder)[0]).rows
+
+
+def test_every_trigger_is_logged_and_the_scan_starts_after_the_dummy_volumes(scan):
+    rows = _rows(scan)
+    triggers = [r for r in rows if r["event"] == "trigger"]
+    volumes = [int(parse_detail(r["detail"])["volume"]) for r in triggers]
+    assert volumes == list(range(1, len(triggers) + 1))  # none lost, none twice
+    dummies = [parse_detail(r["detail"])["dummy"] for r in triggers]
+    assert dummies == ["True"] * DUMMIES + ["False"] * (len(triggers) - DUMMIES)
+    times = [float(parse_detail(r["detail"])["at"]) for r in triggers]  # the triggers' own
+    assert all(float(r["time"]) >= t for r, t in zip(triggers, times, strict=True))  # seen after
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert all(0.5 * TR < g < 1.5 * TR for g in gaps)  # one trigger per TR: none missed
+    assert {r["input"] for r in triggers} == {"scanner"}
+    start = [r for r in rows if r["event"] == "scan_start"]
+    assert len(start) == 1
+    assert start[0]["time"] == triggers[DUMMIES]["time"]
+    onsets = [r for r in rows if r["event"] == "trial_onset"]
+    assert all(float(r["time"]) > times[DUMMIES] for r in onsets)
+    side = json.loads(session_files(scan)[1].read_text())["scanner"]
+    assert side["volumes"] == len(triggers)
+    assert side["missed_triggers"] == 0
+    assert side["start"] == pytest.approx(times[DUMMIES], abs=1e-5)
+
+
+def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
+    rows = _rows(scan)
+    zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
+    # The fixations drawn from the seed, computed here: uniform between min and max.
+    rng = random.Random(DESIGN["seed"])
+    drawn = [round(rng.uniform(0.5, 1.0), 3) for _ in range(3)]
+    due, expected = zero + DESIGN["lead_in"], []
+    for fix in drawn:
+        expected.append(due)
+        due += DESIGN["trial_duration"] + fix
+    tests = [r for r in rows if r["event"] == "trial_onset" and r["block"] == "test"]
+    onsets = [float(r["time"]) for r in tests]
+    fixations = [parse_detail(r["detail"]) for r in rows if r["event"] == "fixation"]
+    assert [float(f["drawn"]) for f in fixations if "drawn" in f] == drawn
+    side = json.loads(session_files(scan)[1].read_text())["scanner"]["design"]
+    assert side["fixations"] == drawn
+    assert side["seed"] == DESIGN["seed"]
+    refresh = json.loads(session_files(scan)[1].read_text())["refresh_rate_hz"]
+    half = 0.5 / refresh if refresh else 1 / 120
+    for onset, due in zip(onsets, expected, strict=True):
+        assert onset >= due - half  # never shown early
+        assert onset - due < 0.25  # and not a slot late (the error's figures: bench_markers)
+    ends = [r for r in rows if r["event"] == "trial_end" and r["block"] == "test"]
+    for end in ends:  # each problem held to the design's duration (a time limit of 2 s)
+        assert end["reason"] in ("solved", "time_out")
+        if end["reason"] == "time_out":
+            assert float(end["trial_time"]) >= DESIGN["trial_duration"]
+
+
+def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_path):
+    out = tmp_path / "scored"
+    done = tol_score(str(scan), "--output", str(out), "--bids", "--bids-include-simulated")
+    assert done.returncode == 0, done.stderr
+    bids = out / "bids"
+    func = bids / "sub-P001" / "ses-1" / "func"
+    events = pd.read_csv(func / "sub-P001_ses-1_task-scantest_events.tsv", sep="\t",
+                         keep_default_na=False, dtype=str)  # fmt: skip
+    rows = _rows(scan)
+    zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
+    onsets = [float(r["time"]) - zero for r in rows
+              if r["event"] == "trial_onset" and r["block"] == "test"]  # fmt: skip
+    problems = events[events["trial_type"] == "problem"]
+    assert [float(v) for v in problems["onset"]] == pytest.approx(onsets, abs=1e-6)
+    assert list(problems["problem_id"]) == ["p1", "p2", "p3"]
+    assert (events["onset"].astype(float) >= 0).all()
+    assert (events["trial_type"] == "fixation").sum() == 4  # the lead-in and three slots
+    # The BOLD run as the lab has it: as many volumes as were counted.
+    counted = sum(1 for r in rows if r["event"] == "trigger") - DUMMIES
+    write_bold(func / "sub-P001_ses-1_task-scantest_bold.nii.gz", counted, TR, "scan-test")
+    report = subprocess.run([exe("bids-validator-deno"), str(bids), "--format", "json"],
+                            capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    issues = json.loads(report.stdout)["issues"]["issues"]
+    assert [i for i in issues if i["severity"] == "error"] == []
