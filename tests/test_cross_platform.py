@@ -15,8 +15,8 @@ from pathlib import Path, PureWindowsPath
 import pytest
 
 from tol_analysis.cli import main as score_main
-from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
 from tol_tasks.protocol_format.issues import ProtocolError
+from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
 from tol_tasks.runner.files import session_paths
 from tol_tasks.runner.settings import RunSettings
 
