@@ -97,7 +97,11 @@ MAX_MODULE_LINES = 400
 #: The modules allowed more, each with why; the test fails when one is back under the limit
 #: (take it off the list) or grows past the size it is allowed.
 LONG_MODULES = {
-    "analysis/tol_analysis/columns.py": (780, "the column registry: one declaration per column"),
+    "tol_tasks/cli.py": (
+        440,
+        "tol-run and tol-protocol: signals (29), typed fields (30) and tol-timing (32) grew it; to split by command",
+    ),
+    "analysis/tol_analysis/columns.py": (880, "the column registry: one declaration per column"),
     "analysis/tol_analysis/report.py": (620, "regrouped by issue 36 (tol_analysis's public faces)"),
     "analysis/tol_analysis/read.py": (760, "regrouped by issue 36 (tol_analysis's public faces)"),
     "analysis/tol_analysis/score.py": (450, "regrouped by issue 36 (tol_analysis's public faces)"),
@@ -109,17 +113,17 @@ LONG_MODULES = {
         460,
         "regrouped by issue 36 (tol_analysis's public faces)",
     ),
-    "tol_tasks/protocol_format/model.py": (450, "the schema: one declaration per field"),
+    "tol_tasks/protocol_format/model.py": (520, "the schema: one declaration per field"),
     "tol_tasks/importers/session.py": (630, "to be split by phase on the importers' public base"),
     "tol_tasks/importers/pebl.py": (540, "to be split by phase on the importers' public base"),
     "tol_tasks/importers/jspsych.py": (490, "to be split by phase on the importers' public base"),
     "tol_tasks/protocol_format/_checks.py": (490, "every check of a protocol file, each located"),
     "tol_tasks/session_data/plan.py": (
-        450,
+        480,
         "the session plan's rules R1-R7, ported to web/src/plan.js",
     ),
     "tol_tasks/session_data/eventlog.py": (620, "the event log: live writer, reader, cell checks"),
-    "tol_tasks/session_data/sidecar.py": (490, "the sidecar model: one declaration per key"),
+    "tol_tasks/session_data/sidecar.py": (550, "the sidecar model: one declaration per key"),
     "tol_tasks/puzzles/hanoi.py": (440, "the Tower of Hanoi and its exact solver's interface"),
 }
 

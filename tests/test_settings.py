@@ -162,7 +162,7 @@ def test_the_protocol_is_read_once_per_run(tmp_path, monkeypatch):
             prepared.append(p)
             return runner.RunResult(p.log, p.sidecar, "completed", 0)
 
-    monkeypatch.setattr(runner, "_import_psychopy_part", lambda name: _Window)
+    monkeypatch.setattr(runner, "import_psychopy_part", lambda name: _Window)
     code = run_main(["demo", "--simulate", "--output", str(tmp_path)])
     assert code == 0
     assert reads == ["demo"]

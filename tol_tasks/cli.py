@@ -180,10 +180,10 @@ def timing_main(argv: Sequence[str] | None = None) -> int:
         print(f"tol-timing: --seconds {args.seconds}: must be more than 0. Suggested fix: "
               "give a duration such as 10.", file=sys.stderr)  # fmt: skip
         return EXIT_USAGE
-    from tol_tasks.runner import _import_psychopy_part
+    from tol_tasks.runner import import_psychopy_part
 
     try:
-        selftest = _import_psychopy_part("selftest")
+        selftest = import_psychopy_part("selftest")
         found = selftest.timing_self_test(args.seconds, windowed=args.windowed,
                                           screen=args.screen, input_timing=args.input_timing)  # fmt: skip
     except TolTasksError as exc:

@@ -53,7 +53,7 @@ class MissingPsychoPyError(TolTasksError, ImportError):
     """
 
 
-def _import_psychopy_part(module: str):
+def import_psychopy_part(module: str):
     """A runner module that imports PsychoPy, or the project's own error with the fix."""
     import importlib
 
@@ -82,7 +82,7 @@ def _import_psychopy_part(module: str):
 
 def __getattr__(name: str):
     if name in _LAZY:
-        return getattr(_import_psychopy_part(_LAZY[name]), name)
+        return getattr(import_psychopy_part(_LAZY[name]), name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -98,7 +98,7 @@ def run_session(settings: RunSettings, protocol: str | Path | LoadedProtocol | N
     """
     prepared = prepare(settings, protocol)
     try:
-        run = _import_psychopy_part("run")
+        run = import_psychopy_part("run")
     except BaseException:
         prepared.release()
         raise

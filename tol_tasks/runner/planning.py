@@ -18,7 +18,7 @@ from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.protocol_format.planning import Planning
 from tol_tasks.session_data.detail import format_detail
 
-from .play import _Trial
+from .play import TrialBase
 from .results import ProblemResult
 from .stage import Stage
 
@@ -29,7 +29,7 @@ BOX_SIZE = 0.08
 SIMULATED_THINK = 1.0
 
 
-class PlanningTrial(_Trial):
+class PlanningTrial(TrialBase):
     """One planning-only problem (see the module's description)."""
 
     def __init__(self, stage: Stage, spec: ProblemSpec, block: str, attempt: int, trial_no: int,

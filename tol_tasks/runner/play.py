@@ -1,9 +1,9 @@
 """Playing on the window: the frame loop of a problem attempt or a yoked copy trial (the
 screens between them are the stage's, :mod:`.stage`).
 
-Both kinds of trial begin the same way (:meth:`_Trial._begin`: the first
+Both kinds of trial begin the same way (:meth:`TrialBase._begin`: the first
 frame is drawn and its flip time is the onset) and run the same frame loop
-(:meth:`_Trial._loop`): every press, release and key goes to the trial's
+(:meth:`TrialBase._loop`): every press, release and key goes to the trial's
 state machine (:mod:`tol_tasks.session_data.trial`), and each action it
 returns is written to the log. What differs is drawn and logged by
 :class:`ProblemTrial` and :class:`CopyTrial`.
@@ -25,7 +25,7 @@ __all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTria
            "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
 
 
-class _Trial:
+class TrialBase:
     """A trial on the board: its onset and its frame loop (shared by problems and copies)."""
 
     state: TrialState | CopyState
@@ -101,7 +101,7 @@ class _Trial:
         return format_detail(frames), self.stage.clock.getTime() - self.t0
 
 
-class ProblemTrial(_Trial):
+class ProblemTrial(TrialBase):
     """One attempt at a problem: onset, the frame loop, its end, and its feedback.
 
     :meth:`play` returns the attempt's :class:`ProblemResult`; if the quit key
@@ -207,7 +207,7 @@ def feedback_text(trial: TrialState, spec: ProblemSpec, kind: str, msg: dict[str
     return (lead + " " + msg["not_solved"]).strip()
 
 
-class CopyTrial(_Trial):
+class CopyTrial(TrialBase):
     """A yoked copy trial of problem attempt ``copy_of``: the moves shown one at a time.
 
     The board is the problem's, in the same place and size, at the
