@@ -25,6 +25,7 @@ compare figures of one run, not runs.
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import statistics
@@ -219,10 +220,21 @@ def measure() -> list[dict]:
     return rows
 
 
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Starts its own Xvfb display when DISPLAY is unset; takes about 4 minutes.",
+    )
+    ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    return ap
+
+
 def main() -> int:
-    if "--child" in sys.argv:
+    args = _parser().parse_args()
+    if args.child:
         print(json.dumps(measure()))
         return 0
+    load_start = os.getloadavg()
     env = dict(os.environ)
     xvfb = None
     if not env.get("DISPLAY"):
@@ -236,7 +248,16 @@ def main() -> int:
     finally:
         if xvfb is not None:
             xvfb.terminate()
-    rows = json.loads(done.stdout.strip().splitlines()[-1])
+    lines = done.stdout.strip().splitlines()
+    if not lines:
+        raise SystemExit(f"the measuring process printed no figures:\n{done.stderr}")
+    rows = json.loads(lines[-1])
+    if not rows:
+        raise SystemExit("the measuring process measured no case")
+    load = ", ".join(
+        f"{a:.1f} -> {b:.1f}" for a, b in zip(load_start, os.getloadavg(), strict=True)
+    )
+    print(f"load average (1, 5, 15 min), start -> end: {load}")
     print(f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play")
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
            f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
