@@ -18,8 +18,9 @@ cd "$(dirname "$0")/.."
 #                     what PyQt6's X plugin needs for PsychoPy's participant dialog
 #   chromium, fonts-dejavu-core
 #                     a real headless browser that renders and prints the reports in the tests
-#   libreoffice-calc  a real spreadsheet program that reads the reports' tables back in the
-#                     tests (no participant text may arrive as a formula)
+#   libreoffice-calc  a real spreadsheet program (soffice --headless) in the tests: it re-saves
+#                     real logs as a user would (semicolons, UTF-16), and reads every export
+#                     and the reports' tables back (no participant text may arrive as a formula)
 #   postgresql        tol-web serve --database: the tests start a PostgreSQL server of their own
 #   nginx-light, openssl
 #                     the documented reverse proxy (docs/deploy/nginx.conf), run by the tests with TLS

@@ -181,7 +181,7 @@ def test_an_illegal_placement_in_a_log_is_an_error(tmp_path):
         "place,16.500000,6.500000,1,B,A",
     )
     with pytest.raises(
-        EventLogError, match=r"damaged.csv: row 14: the placement B->A is not a legal move from AAA"
+        EventLogError, match=r"damaged.csv: row 13: the placement B->A is not a legal move from AAA"
     ):
         score_sessions([read_session(p)])
 
@@ -189,7 +189,7 @@ def test_an_illegal_placement_in_a_log_is_an_error(tmp_path):
 def test_a_configuration_that_does_not_follow_is_an_error(tmp_path):
     p = _damaged(tmp_path, ",AAB,,,3,", ",ABB,,,3,")
     with pytest.raises(
-        EventLogError, match=r"row 14: the log says moving A->B from AAA gives 'ABB', but replaying"
+        EventLogError, match=r"row 13: the log says moving A->B from AAA gives 'ABB', but replaying"
     ):
         score_sessions([read_session(p)])
 
@@ -198,7 +198,7 @@ def test_a_false_solved_is_an_error(tmp_path):
     p = _damaged(tmp_path, "l1,time_out", "l1,solved")
     with pytest.raises(
         EventLogError,
-        match=r"row 26: solved, but the replayed configuration G\|B\|R is not the goal",
+        match=r"row 25: solved, but the replayed configuration G\|B\|R is not the goal",
     ):
         score_sessions([read_session(p)])
 
@@ -260,7 +260,7 @@ def test_other_csv_files_in_a_data_folder_are_left_out_and_named_once(tmp_path):
     # Named on the command line, a file is read as an event log, and refused if it is not one.
     named = tol_score(str(data / "participants.csv"), "--output", str(tmp_path / "out2"))
     assert named.returncode == 2
-    assert "participants.csv: row 1: not a tol-tasks event log" in named.stderr
+    assert "participants.csv: the header (line 1): not a tol-tasks event log" in named.stderr
     verified = tol_score("--verify", str(data))
     assert "participants.csv: not an event log" in verified.stdout
 
@@ -275,7 +275,7 @@ def test_a_damaged_log_in_a_folder_is_still_an_error(tmp_path):
     out = tmp_path / "out"
     bad = tol_score(str(data), "--output", str(out))
     assert bad.returncode == 2
-    assert "b.csv: row 1: not a tol-tasks event log (format 1 or 2): the header lacks goal" in (
+    assert "b.csv: the header (line 1): not a tol-tasks event log (format 1 or 2): the header lacks goal" in (
         bad.stderr)  # fmt: skip
     assert "pass --skip-bad" in bad.stderr
     assert "Traceback" not in bad.stderr
@@ -325,11 +325,11 @@ def test_skip_bad_leaves_out_a_log_that_fails_replay_whole(tmp_path):
     out = tmp_path / "out"
     stopped = tol_score(str(inputs), "--output", str(out))
     assert stopped.returncode == 2
-    assert "bad.csv: row 14: the placement B->A is not a legal move from AAA" in stopped.stderr
+    assert "bad.csv: row 13: the placement B->A is not a legal move from AAA" in stopped.stderr
     done = tol_score(str(inputs), "--output", str(out), "--skip-bad")
     assert done.returncode == 0
     assert "skipped: " in done.stderr
-    assert "bad.csv: row 14" in done.stderr
+    assert "bad.csv: row 13" in done.stderr
     assert "1 session(s), 2 trial(s), 6 move(s) scored; 1 file(s) skipped" in done.stdout
     trials = pd.read_csv(out / "trials.csv")
     assert set(trials["participant"]) == {"H01"}
@@ -343,7 +343,10 @@ def test_every_measure_names_its_source(hand, tmp_path):
                    "problem_id", "task", "size", "pegs", "puzzle", "start", "goal", "complete",
                    "frames", "dropped_frames", "frame_work_median_ms", "frame_work_p99_ms",
                    "frame_work_max_ms", "protocol", "status", "problems", "attempts",
-                   "placements", "simulated"}  # fmt: skip
+                   "placements", "simulated",
+                   # issue 30: what describes a session, and the problems it planned and gave
+                   "protocol_version", "start_date", "start_time", "recorder",
+                   "problems_planned", "problems_missing", "missing_reason"}  # fmt: skip
     for table in ("trials.csv", "sessions.csv"):
         for col in book["tables"][table]:
             if re.sub(r"^min\d+_", "", col["name"]) in identifiers:

@@ -72,13 +72,14 @@ def test_a_copy_row_closes_an_open_problem_attempt():
 
 def test_interleaved_attempts_are_an_error_naming_the_rows():
     rows = [_row("trial_onset", "1", "p1"), _row("place", "2", "p2")]
-    with pytest.raises(EventLogError, match=r"x.csv: row 3: place belongs to trial 2 \(p2\), "
-                       r"but trial 1 \(p1\) began at row 2 and has not ended"):  # fmt: skip
+    # Rows are named by the log's own numbering (here each row's place, from 1).
+    with pytest.raises(EventLogError, match=r"x.csv: row 2: place belongs to trial 2 \(p2\), "
+                       r"but trial 1 \(p1\) began at row 1 and has not ended"):  # fmt: skip
         _walk(rows)
 
 
 def test_a_copy_row_without_its_onset_is_an_error():
-    with pytest.raises(EventLogError, match=r"row 2: place belongs to a copy trial \(copy_of 1\) "
+    with pytest.raises(EventLogError, match=r"row 1: place belongs to a copy trial \(copy_of 1\) "
                        r"that has no copy_onset row before it"):  # fmt: skip
         _walk([_row("place", "2", "p1", copy_of="1")])
 
@@ -138,9 +139,9 @@ def _reference_walk(event, trial, attempt, problem_id, block, copy_of, reason):
                 open_copy = (n, key)
                 continue
             if open_copy is None:
-                return f"row {n + 2}: no copy_onset"
+                return f"row {n + 1}: no copy_onset"
             if key != open_copy[1]:
-                return f"row {n + 2}: interleaved copy"
+                return f"row {n + 1}: interleaved copy"
             if ev == "copy_end":
                 close(open_copy, COPY, n + 1, n)
                 open_copy = None
@@ -154,7 +155,7 @@ def _reference_walk(event, trial, attempt, problem_id, block, copy_of, reason):
         if open_problem is None or not t:
             continue
         if key != open_problem[1]:
-            return f"row {n + 2}: interleaved"
+            return f"row {n + 1}: interleaved"
         if ev == "trial_end":
             close(open_problem, PROBLEM, n + 1, n)
             open_problem = None

@@ -18,6 +18,7 @@ from tol_analysis.columns import (
     TABLES,
     TRIALS,
     WIDE_MEASURES,
+    WIDE_SESSION,
     WIDE_SIMULATED,
     level_name,
 )
@@ -61,9 +62,11 @@ def test_codebook_and_csv_headers_list_the_registry_columns_in_order(out):
     wide = _header(out / "wide.csv")
     assert wide[:2] == ["participant", "simulated"]
     measures = [m.name for m in WIDE_MEASURES]
-    assert all(any(n.endswith("_" + m) for m in measures) for n in wide[2:])
+    described = [c.name for c in WIDE_SESSION]  # what describes each session task (issue 30)
+    assert all(any(n.endswith("_" + m) for m in measures + described) for n in wide[2:])
     assert all(re.match(r"s\d+_", n) for n in wide[2:])  # the session, always (issue 22)
-    assert ", ".join(measures) in book["wide.csv"][2]["description"]
+    assert ", ".join(measures) in book["wide.csv"][-1]["description"]
+    assert ", ".join(described) in book["wide.csv"][-2]["description"]
 
 
 def _spss_label(text: str) -> str:
@@ -81,9 +84,9 @@ def test_spss_labels_levels_and_value_labels_come_from_the_registry(out):
         assert meta.variable_measure[column.name] == column.spss_level
         if column.type == "boolean":
             assert meta.variable_value_labels[column.name] == {0.0: "no", 1.0: "yes"}
-    assert meta.column_names == [*TRIALS.names[:2], "session_start", *TRIALS.names[2:]]
+    assert meta.column_names == [*TRIALS.names[:3], "session_start", *TRIALS.names[3:]]
     _, wmeta = pyreadstat.read_sav(str(out / "wide.sav"), metadataonly=True)
-    by_measure = {m.name: m for m in WIDE_MEASURES}
+    by_measure = {m.name: m for m in (*WIDE_MEASURES, *WIDE_SESSION)}
     for name, label in wmeta.column_names_to_labels.items():
         if name in ("participant", "simulated"):
             assert label == _spss_label(WIDE_SIMULATED.definition if name == "simulated"

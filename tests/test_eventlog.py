@@ -61,14 +61,15 @@ def test_torn_last_line_is_reported_and_the_rest_kept(tmp_path, cut):
     p.write_text("".join(lines[:-1]) + last[: cut if cut > 0 else len(last) - 1])
     data = read_event_log(p)
     assert len(data.rows) == 2
-    assert data.warnings == [f"{p}: row 4: torn last line ignored (the session was cut off)."]
+    # Row numbers in messages are the log's own: the torn line would have been row 3.
+    assert data.warnings == [f"{p}: row 3: torn last line ignored (the session was cut off)."]
 
 
 def test_missing_row_is_reported(tmp_path):
     p = _log(tmp_path / "a.csv")
     lines = p.read_text().splitlines(keepends=True)
     p.write_text("".join(lines[:2] + lines[3:]))
-    assert "row 3: numbered '3', expected 2: a row is missing" in read_event_log(p).warnings[0]
+    assert "row 3 follows row 1: 1 row(s) missing" in read_event_log(p).warnings[0]
 
 
 def test_foreign_and_damaged_files(tmp_path):
@@ -76,11 +77,11 @@ def test_foreign_and_damaged_files(tmp_path):
     foreign.write_text("subject,rt\n1,0.5\n")
     with pytest.raises(
         EventLogError,
-        match=r"other.csv: row 1: not a tol-tasks event log \(format 1 or 2\): the header lacks row, participant",
+        match=r"other.csv: the header \(line 1\): not a tol-tasks event log \(format 1 or 2\): the header lacks row, participant",
     ):
         read_event_log(foreign)
     binary = tmp_path / "bin.csv"
-    binary.write_bytes(b"\xff\xfe\x00")
+    binary.write_bytes(b"\x80\x81\x00")
     with pytest.raises(EventLogError, match="not UTF-8 text at byte 0"):
         read_event_log(binary)
     empty = tmp_path / "empty.csv"
@@ -91,7 +92,7 @@ def test_foreign_and_damaged_files(tmp_path):
     lines = damaged.read_text().splitlines(keepends=True)
     damaged.write_text(lines[0] + "1,2,3\n" + "".join(lines[2:]))
     with pytest.raises(
-        EventLogError, match=r"d.csv: row 2: 3 fields, expected 24. The file is damaged"
+        EventLogError, match=r"d.csv: row 1 \(line 2\): 3 fields, expected 24. The file is damaged"
     ):
         read_event_log(damaged)
     with pytest.raises(EventLogError, match="cannot be read"):

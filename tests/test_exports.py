@@ -25,7 +25,9 @@ name: tiny-tol
 description: A short Tower of London battery for the export tests.
 task: {type: london}
 display: {fullscreen: false}
-participant_fields: {age: "", handedness: right}
+participant_fields:
+  age: {type: integer, min: 0, max: 120}
+  handedness: {type: choice, choices: [right, left], default: right}
 instructions:
   pages:
     en:
@@ -100,7 +102,7 @@ def test_the_bids_dataset_passes_the_official_validator(sessions, tmp_path):
     missing = {i.get("subCode") for i in issues if i["code"] == "SIDECAR_KEY_RECOMMENDED"}
     assert not missing & {"TaskName", "TaskDescription", "Instructions", "CogAtlasID"}
     desc = json.loads((bids / "dataset_description.json").read_text())
-    assert desc["DatasetType"] == "raw"
+    assert desc["DatasetType"] == "derivative"  # scores derived from the logs (issue 30)
     assert desc["GeneratedBy"][0]["Name"] == "tol-tasks"
     task = json.loads((bids / "task-tinytol_beh.json").read_text())
     assert task["TaskName"] == "tiny-tol"
@@ -132,6 +134,11 @@ def test_the_bids_dataset_passes_the_official_validator(sessions, tmp_path):
         assert beh.loc[0, col] == (p03.loc[0, col] or "n/a"), col
     side = json.loads((bids / "sub-P03/ses-1/beh/sub-P03_ses-1_task-tinytol_beh.json").read_text())
     assert side["SessionStatus"] == "aborted"
+    assert beh.loc[0, "void"] == "true"  # in no score (issue 30)
+    with (bids / "sub-P03" / "sub-P03_sessions.tsv").open(newline="") as f:
+        (visit,) = csv.DictReader(f, delimiter="\t")
+    assert visit["session_id"] == "ses-1"
+    assert visit["tasks"] == "tinytol: aborted"  # marked where BIDS lists sessions
 
 
 def test_scoring_again_replaces_the_dataset_whole(sessions, tmp_path):
@@ -189,8 +196,12 @@ def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp
 
     wide, wmeta = pyreadstat.read_sav(str(out / "wide.sav"))
     csv_wide = pd.read_csv(out / "wide.csv")
+    text = pd.read_csv(out / "wide.csv", dtype=str, keep_default_na=False)
     assert list(wide.columns) == list(csv_wide.columns)
     for col in csv_wide.columns:
+        if wmeta.readstat_variable_types[col] == "string":  # text as text (a version "1")
+            assert wide[col].tolist() == text[col].tolist(), col
+            continue
         for a, b in zip(wide[col], csv_wide[col], strict=True):
             if isinstance(b, str):
                 assert a == b, col
@@ -200,8 +211,11 @@ def test_spss_files_carry_labels_levels_and_the_values_of_wide_csv(sessions, tmp
                 assert a is None or (isinstance(a, float) and math.isnan(a)), col
             else:
                 assert a == pytest.approx(b, abs=1e-5), col
-    assert wmeta.column_names_to_labels["s1_t1_moves"].startswith("s1_t1: ")
-    assert wmeta.variable_value_labels["s1_t1_solved"] == {0.0: "no", 1.0: "yes"}
+    assert wmeta.column_names_to_labels["s1_tiny_tol_t1_moves"].startswith("s1_tiny_tol_t1: ")
+    assert wmeta.variable_value_labels["s1_tiny_tol_t1_solved"] == {0.0: "no", 1.0: "yes"}
+    # what describes each session task, and the typed participant fields (issue 30)
+    assert wmeta.column_names_to_labels["s1_tiny_tol_status"].startswith("s1_tiny_tol: ")
+    assert wmeta.readstat_variable_types["age"] == "double"
 
 
 def test_spss_without_pyreadstat_says_how_to_install(tmp_path):

@@ -22,6 +22,7 @@ import pytest
 
 from tests.import_tools import FIXTURES, run
 from tests.reference import bfs, graph_of
+from tests.trust_tools import place  # a reference session copied as a lab's folder holds it
 from tol_analysis.cli import main as tol_score_main
 
 HERE = Path(__file__).parent
@@ -47,29 +48,6 @@ def tol_score(*args) -> tuple[int, str, str]:
 def rows(path: Path) -> list[dict]:
     with path.open(newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f))
-
-
-def place(folder: Path, name: str, new: str | None = None, **changes) -> Path:
-    """Copy a reference session (log and sidecar) into ``folder`` as ``new``, with its
-    participant or session changed in every row and in the sidecar."""
-    folder.mkdir(parents=True, exist_ok=True)
-    target = folder / (new or name)
-    src = GOLDEN / name
-    with src.open(newline="", encoding="utf-8") as f:
-        data = list(csv.reader(f))
-    header = data[0]
-    for key, value in changes.items():
-        i = header.index(key)
-        for r in data[1:]:
-            r[i] = str(value)
-    with target.open("w", newline="", encoding="utf-8") as f:
-        csv.writer(f, lineterminator="\n").writerows(data)
-    side = json.loads(src.with_suffix(".json").read_text("utf-8"))
-    side.update(changes, event_log=target.name)
-    if "session" in changes:
-        side["session"] = int(changes["session"])
-    target.with_suffix(".json").write_text(json.dumps(side), "utf-8")
-    return target
 
 
 def keys(table: Path, *names: str) -> list[tuple]:
@@ -122,22 +100,28 @@ def test_a_copy_with_the_same_rows_or_the_first_rows_is_left_out(tmp_path):
 
 
 def test_two_different_logs_of_one_session_are_refused_naming_both(tmp_path):
+    # Two logs of one protocol for one participant session (issue 30: two protocols in one
+    # visit are two tasks, scored side by side; tests/test_trust_identity.py)
     data = tmp_path / "data"
-    first = place(data, "demo.csv", "INC_ses-1_a.csv", participant="INC")
-    second = place(data, "london-shallice.csv", "INC_ses-1_b.csv", participant="INC")
+    first = place(data, "london-shallice.csv", "INC_ses-1_a.csv", participant="INC")
+    second = place(data, "resumed.csv", "INC_ses-1_b.csv", participant="INC")
     place(data, "hanoi-classic.csv")
+    sizes = [len(rows(p)) for p in (first, second)]
     code, out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 2
     assert "Traceback" not in err
-    assert (f"tol-score: participant 'INC' session 1 is in 2 different logs: {first} (53 rows, "
-            f"completed); {second} (217 rows, completed). They are not copies of each other "
-            "and none says it was started again on purpose, so tol-score cannot tell which is "
-            "the session. Suggested fix: keep one log of the session") in err  # fmt: skip
+    assert (f"tol-score: participant 'INC' session 1, task london-shallice is in 2 different "
+            f"logs: {first} ({sizes[0]} rows, completed); {second} ({sizes[1]} rows, "
+            "completed). They are not copies of each other and none says it was started "
+            "again on purpose, so tol-score cannot tell which is the session. Suggested fix: "
+            "keep one log of the session") in err  # fmt: skip
     assert not (tmp_path / "out").exists()  # refused before anything was written
     # --skip-bad leaves both out, says so, and scores the rest
     code, out, err = tol_score(data, "--output", tmp_path / "out", "--skip-bad")
     assert code == 0, err
-    assert "skipped: participant 'INC' session 1 is in 2 different logs" in err
+    assert (
+        "skipped: participant 'INC' session 1, task london-shallice is in 2 different logs" in err
+    )
     assert [r["participant"] for r in rows(tmp_path / "out" / "sessions.csv")] == [
         "G-hanoi-classic"
     ]
@@ -149,18 +133,20 @@ def test_a_session_started_again_on_purpose_scores_its_latest_attempt(tmp_path):
     # The fields tol-run --new-attempt writes (issue 22, runner side): session_attempt and
     # earlier_attempts in the sidecar of the new log.
     data = tmp_path / "data"
-    first = place(data, "demo.csv", "INC_ses-1_first.csv", participant="INC")
-    again = place(data, "london-shallice.csv", "INC_ses-1_again.csv", participant="INC")
+    first = place(data, "london-shallice.csv", "INC_ses-1_first.csv", participant="INC")
+    again = place(data, "resumed.csv", "INC_ses-1_again.csv", participant="INC")
     side = json.loads(again.with_suffix(".json").read_text("utf-8"))
     # (sidecar version 3 on the runner's branch; the keys are read from any version)
     side.update(session_attempt=2, earlier_attempts=[first.name])
     again.with_suffix(".json").write_text(json.dumps(side), "utf-8")
     code, out, err = tol_score(data, "--output", tmp_path / "out")
     assert code == 0, err
-    assert (f"left out: {first}: attempt 1 of participant 'INC' session 1, which "
-            f"was started again on purpose as {again} (attempt 2), which is scored.") in err  # fmt: skip
+    assert (f"left out: {first}: attempt 1 of participant 'INC' session 1, task "
+            f"london-shallice, which was started again on purpose as {again} (attempt 2), "
+            "which is scored.") in err  # fmt: skip
     (session,) = rows(tmp_path / "out" / "sessions.csv")
     assert session["protocol"] == "london-shallice"
+    assert session["void_attempts"] == "1"  # the attempt the resumed log cut off
     assert_no_duplicate_keys(tmp_path / "out")
     # --verify notes it, and is content
     code, out, _ = tol_score("--verify", data)
@@ -173,9 +159,10 @@ def test_score_sessions_never_writes_a_key_twice(tmp_path):
     from tol_analysis.read import read_session
     from tol_analysis.score import score_sessions
 
-    a = place(tmp_path, "demo.csv", "a.csv", participant="X")
-    b = place(tmp_path, "london-shallice.csv", "b.csv", participant="X")
-    with pytest.raises(DuplicateSessionError, match="participant 'X' session 1 is in 2 "):
+    a = place(tmp_path, "london-shallice.csv", "a.csv", participant="X")
+    b = place(tmp_path, "resumed.csv", "b.csv", participant="X")
+    with pytest.raises(DuplicateSessionError,
+                       match="participant 'X' session 1, task london-shallice is in 2 "):  # fmt: skip
         score_sessions([read_session(a), read_session(b)])
     with pytest.raises(Exception, match="given twice"):
         score_sessions([read_session(a), read_session(a)])
@@ -185,17 +172,19 @@ def test_score_sessions_never_writes_a_key_twice(tmp_path):
     )
     assert left == [b]
     t = scores.trials
-    assert not t.duplicated(["participant", "session", "trial", "attempt"]).any()
+    assert not t.duplicated(["participant", "session", "protocol", "trial", "attempt"]).any()
 
 
 def test_verify_reports_two_different_logs_and_copies(tmp_path):
     data = tmp_path / "data"
-    place(data, "demo.csv", "a.csv", participant="INC")
-    place(data, "london-shallice.csv", "b.csv", participant="INC")
+    place(data, "london-shallice.csv", "a.csv", participant="INC")
+    place(data, "resumed.csv", "b.csv", participant="INC")
     shutil.copy(data / "a.csv", data / "a-copy.csv")
     code, out, _ = tol_score("--verify", data)
     assert code == 1
-    assert "PROBLEM  participant 'INC' session 1 is in 2 different logs" in out
+    assert (
+        "PROBLEM  participant 'INC' session 1, task london-shallice is in 2 different logs" in out
+    )
     assert f"PROBLEM  {data / 'a-copy.csv'}: an identical copy" in out
 
 
@@ -290,7 +279,7 @@ def test_wide_names_do_not_depend_on_which_sessions_are_present(tmp_path):
     code, _, err = tol_score(one, "--output", tmp_path / "a")
     assert code == 0, err
     before = rows(tmp_path / "a" / "wide.csv")[0]
-    assert "s1_demo_1_solved" in before  # always with the session
+    assert "s1_demo_demo_1_solved" in before  # always with the session and the task
     # A second participant's session 2 arrives: the first participant's names stay
     place(one, "london-shallice.csv", session=2)
     code, _, err = tol_score(one, "--output", tmp_path / "b")
@@ -313,22 +302,27 @@ def test_rescoring_into_a_used_folder_is_refused_then_replaced_whole(tmp_path):
     (data / "hanoi-classic.csv").unlink()
     code, _, err = tol_score(data, "--output", out, "--bids", "--bids-include-simulated")
     assert code == 2
-    assert err.startswith(f"tol-score: {out} already holds tol-score's outputs (moves.csv, "
-                          "trials.csv, sessions.csv, copy_moves.csv, wide.csv, codebook.json, "
-                          "...); scoring into it would leave some of them from the earlier "
-                          "scoring. Suggested fix: pass --replace to replace them all")  # fmt: skip
+    assert err.startswith(f"tol-score: {out} already holds tol-score's outputs (bids, "
+                          "codebook.json, codebook.md, copy_moves.csv, moves.csv, plots, ...); "
+                          "scoring into it would leave some of them from the earlier "
+                          "scoring. Suggested fix: pass --replace to replace them (only what "
+                          "tol-score-manifest.json lists")  # fmt: skip
     assert sorted(p.name for p in (out / "plots").iterdir()) == plots  # untouched
     code, _, err = tol_score(data, "--output", out, "--bids", "--bids-include-simulated",
                              "--replace")  # fmt: skip
     assert code == 0, err
     assert f"replaced: the earlier outputs in {out} (" in err
-    assert "plots/" in err
+    assert "plots" in err
     assert not (out / "plots").exists()  # not asked for this time: no stale figures
     assert [r["participant"] for r in rows(out / "sessions.csv")] == ["G-demo"]
     with (out / "bids" / "participants.tsv").open(encoding="utf-8") as f:
         assert [r["participant_id"] for r in csv.DictReader(f, delimiter="\t")] == ["sub-Gdemo"]
     assert not (out / "bids" / "sub-P2").exists()
-    assert not [p for p in out.iterdir() if p.name.startswith(".tol-score")]
+    # tol-score's own folder holds the outputs in place and nothing else (tests/test_trust_outputs.py)
+    state = sorted(p.name for p in (out / ".tol-score").iterdir())
+    assert state[:2] == ["current", "lock"]
+    assert len(state) == 3
+    assert state[2] == os.readlink(out / ".tol-score" / "current")
 
 
 # ------------------------------------------------- item 7: no traceback, no silent no-op

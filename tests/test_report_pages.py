@@ -447,9 +447,9 @@ def test_a_board_picture_shows_each_piece_on_its_peg():
      (None, "")],
 )  # fmt: skip
 def test_a_cell_a_spreadsheet_would_run_is_escaped(value, shown):
-    from tol_analysis.report import safe_cell
+    from tol_analysis.cells import shown_text
 
-    assert safe_cell(value) == shown
+    assert shown_text(value) == shown
 
 
 def _formula_cells(pages: list[Path], folder: Path) -> dict[str, list[str]]:

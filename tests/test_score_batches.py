@@ -61,16 +61,17 @@ def test_logs_scored_together_give_the_tables_of_each_log_scored_alone(monkeypat
 
 
 def _damage(path: Path) -> int:
-    """Turn the first placement of a log into one that does not follow; its file row."""
+    """Turn the first placement of a log into one that does not follow; its row number (the
+    log's own ``row`` cell, which messages name)."""
     lines = path.read_text(encoding="utf-8").split("\n")
     header = lines[0].split(",")
     for n, line in enumerate(lines[1:], start=2):
         cells = line.split(",")
-        if len(cells) == len(header) and cells[header.index("event")] == "place":
+        if len(cells) == len(header) and cells[header.index("event")] == "place":  # a plain row
             cells[header.index("state")] = "Z" + cells[header.index("state")][1:]
             lines[n - 1] = ",".join(cells)
             path.write_text("\n".join(lines), encoding="utf-8")
-            return n
+            return int(cells[header.index("row")])
     raise AssertionError(f"{path}: no placement")
 
 
@@ -114,6 +115,10 @@ def _random_trials(rng: np.random.Generator, n: int) -> pd.DataFrame:
         "time_out": pd.array(rng.random(n) < 0.1, dtype="boolean"),
         "rule_violations": pd.array(rng.integers(0, 3, n), dtype="Int64"),
         "simulated": pd.array(rng.choice([True, False, None], n), dtype="boolean"),
+        "protocol": pd.Categorical(["proto"] * n),
+        "void": pd.array(rng.random(n) < 0.1, dtype="boolean"),
+        "toldx_move_score": pd.array(rng.integers(0, 18, n), dtype="Int64"),
+        "toldx_time_violation": pd.array(rng.random(n) < 0.3, dtype="boolean"),
     })  # fmt: skip
     t.loc[~solved, "excess_moves"] = pd.NA
     names = ["planning_time", "execution_time", "total_time", "time_per_move",
@@ -166,6 +171,7 @@ def test_session_summaries_are_what_pandas_group_by_computes(seed, practice, row
     got = summarize_sessions(TableData.from_frame(t), infos, Conventions(include_practice=practice))
     got = got.frame()
     data = t if practice else t[~t["practice"].astype(bool)]
+    data = data[~data["void"].astype(bool)]  # void attempts are in no summary (issue 30)
     expected = _pandas_summary(data, ["participant", "session"])
     for _, row in got.iterrows():
         key = (row["participant"], row["session"])
@@ -230,9 +236,10 @@ def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
     people = list(dict.fromkeys(t["participant"].astype(str)))
     named = []  # (participant, [(name, value) per measure]) in order: each person's trials
     for person in people:
-        for _, row in t[t["participant"].astype(str) == person].iterrows():
-            # issue 22: the session always, the attempt from the second on
-            stem = f"s{row['session']}_{row['problem_id']}"
+        mine = t[(t["participant"].astype(str) == person) & ~t["void"].astype(bool)]
+        for _, row in mine.iterrows():
+            # issue 22: the session always, the attempt from the second on; issue 30: the task
+            stem = f"s{row['session']}_{row['protocol']}_{row['problem_id']}"
             stem += f"_a{row['attempt']}" if row["attempt"] > 1 else ""
             cells = [(safe(f"{stem}_{w.name}"), row[w.name]) for w in WIDE_MEASURES]
             named.append((person, cells))
@@ -342,8 +349,8 @@ def test_a_damaged_sidecar_is_read_with_the_model_and_reported(tmp_path, damage,
     assert why in warned[0]
     demo = read_session(log)
     row = scores.sessions[scores.sessions["participant"] == demo.participant].iloc[0]
-    assert row["protocol"] == ""  # from the log alone
-    assert scores.sidecars[(demo.participant, demo.session)] is None
+    assert row["protocol"] == "demo"  # the log names its protocol (its session_start row)
+    assert scores.sidecars[(demo.participant, demo.session, "demo")] is None
     report = verify([folder])
     problems = [p for p in report.problems if str(log) in p]
     assert len(problems) == 1

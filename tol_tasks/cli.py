@@ -217,8 +217,27 @@ def _fields(pairs: list[str], lp) -> dict[str, str]:
                 value=pair,
                 fix=f"give NAME=VALUE with NAME one of the protocol's participant_fields ({names}).",
             )
+        fault = known[name].check(value)
+        if fault:
+            raise TolTasksError(
+                f"--field {pair!r}: {fault} (the protocol {lp.name!r} declares {name!r} a "
+                f"{known[name].type} field).", field="--field", value=pair,
+                fix=f"give {name}=VALUE with VALUE {_allowed(known[name])}.",
+            )  # fmt: skip
         out[name] = value
     return out
+
+
+def _allowed(spec) -> str:
+    """What a participant field accepts, in words."""
+    if spec.type == "choice":
+        return f"one of {', '.join(spec.choices)}"
+    if spec.type == "text":
+        return "one line of text"
+    bounds = (f" from {spec.min:g}" if spec.min is not None else "") + (
+        f" to {spec.max:g}" if spec.max is not None else ""
+    )
+    return ("a whole number" if spec.type == "integer" else "a number") + bounds
 
 
 def _run_error(exc: TolTasksError) -> str:

@@ -3,16 +3,24 @@
 The layout (BIDS 1.10, behavioural data without imaging)::
 
     bids/
-      dataset_description.json      Name, BIDSVersion, DatasetType raw, GeneratedBy tol-tasks
+      dataset_description.json      Name, BIDSVersion, DatasetType derivative, GeneratedBy tol-tasks
       README                        what the dataset holds and how it was made
       participants.tsv, .json       one row per participant, the protocol's participant fields
+      sub-<id>/sub-<id>_sessions.tsv  each session's date and time and how each task ended
       task-<name>_beh.json          TaskName, TaskDescription, Instructions, CogAtlasID,
                                     and every column of the _beh.tsv files with its units
       sub-<id>/ses-<n>/beh/
         sub-<id>_ses-<n>_task-<name>_beh.tsv    one row per problem attempt (trials.csv)
         sub-<id>_ses-<n>_task-<name>_beh.json   that session's software, protocol hash, timing
 
-Missing values are ``n/a``. Sessions played by tol-run's simulated
+The dataset is a *derivative* (``DatasetType: derivative``): it holds scores
+derived from the event logs, which stay the raw data. Missing values are
+``n/a``; text cells that a spreadsheet could run as formulas are escaped
+(:mod:`tol_analysis.cells`). Aborted and cut-off sessions are in it, marked:
+their status is in ``sub-<id>_sessions.tsv`` and each session JSON
+(``SessionStatus``), and their attempts in progress are void (the ``void``
+and ``outcome`` columns). A dataset with no session at all (every session
+simulated) is not written: BIDS has no valid empty dataset. Sessions played by tol-run's simulated
 participant are not data: they are left out unless asked for
 (``include_simulated``; ``tol-score --bids-include-simulated``), and then
 marked in ``participants.tsv`` and in their ``_beh.tsv`` (column
@@ -33,9 +41,11 @@ from pathlib import Path
 
 import pandas as pd
 
+from tol_analysis.cells import safe_text
 from tol_analysis.columns import SIMULATED, TRIALS
 from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
+from tol_analysis.sessions import field_names
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.sidecar import Sidecar
@@ -65,41 +75,49 @@ def simulated_sessions(scores: Scores) -> list[tuple[str, int]]:
 
 def write_bids(scores: Scores, root: str | Path, book: dict,
                include_simulated: bool = False) -> list[Path]:  # fmt: skip
-    """Write (or add to) the BIDS dataset at ``root``; return the files written.
+    """Write (or add to) the BIDS dataset at ``root``; return the files written (none, and no
+    folder, when no session goes in: see :func:`bids_sessions`).
 
     ``book`` is the codebook of :func:`tol_analysis.export.codebook` (kept for the
     callers; the ``_beh.tsv`` columns are described from the column registry,
     as the codebook's trials.csv entries are). Simulated sessions
     (:func:`simulated_sessions`) are left out unless ``include_simulated``.
     """
+    sessions = bids_sessions(scores, include_simulated)
+    if sessions.empty:
+        return []
     root = Path(root)
     root.mkdir(parents=True, exist_ok=True)
     written = [_dataset_description(root), _readme(root)]
-    sessions = scores.sessions
-    if not include_simulated:
-        sessions = sessions[~sessions["simulated"].fillna(False).astype(bool)]
     trials = scores.trials
+    fields = field_names(sessions.columns)
     tasks: dict[str, Sidecar | None] = {}
     participants: dict[str, dict[str, str]] = {}
-    for s in sessions.itertuples():
-        meta = scores.sidecars.get((s.participant, int(s.session)))
-        sub = bids_label(s.participant, "unknown")
-        fields = meta.extra_fields if meta is not None else {}
+    visits: dict[str, dict[int, dict]] = {}
+    for s in sessions.to_dict("records"):
+        meta = scores.sidecars.get((s["participant"], int(s["session"]), s["protocol"]))
+        sub = bids_label(s["participant"], "unknown")
         row = participants.setdefault(sub, {})
-        row.update({k: str(v) for k, v in fields.items()})
-        simulated = "n/a" if pd.isna(s.simulated) else str(bool(s.simulated)).lower()
+        for name in fields:
+            if not pd.isna(s[name]) and name not in row:
+                row[name] = str(s[name])
+        simulated = "n/a" if pd.isna(s["simulated"]) else str(bool(s["simulated"])).lower()
         if row.get(SIMULATED.name) != "true":  # any simulated session marks the participant
             row[SIMULATED.name] = simulated
-        task = bids_label(s.protocol, "tower")
+        task = bids_label(s["protocol"], "tower")
         tasks.setdefault(task, meta)
-        g = trials[(trials["participant"] == s.participant) & (trials["session"] == s.session)]
+        visit = visits.setdefault(sub, {}).setdefault(int(s["session"]), {"tasks": []})
+        visit["acq_time"] = visit.get("acq_time") or _acq_time(s)
+        visit["tasks"].append(f"{task}: {s['status']}")
+        g = trials[(trials["participant"] == s["participant"]) & (trials["session"] == s["session"])
+                   & (trials["protocol"] == s["protocol"])]  # fmt: skip
         if g.empty:
-            continue  # an aborted session with no attempt: listed in participants.tsv only
-        folder = root / f"sub-{sub}" / f"ses-{int(s.session)}" / "beh"
+            continue  # an aborted session with no attempt: listed in its sessions.tsv only
+        folder = root / f"sub-{sub}" / f"ses-{int(s['session'])}" / "beh"
         folder.mkdir(parents=True, exist_ok=True)
-        stem = f"sub-{sub}_ses-{int(s.session)}_task-{task}_beh"
+        stem = f"sub-{sub}_ses-{int(s['session'])}_task-{task}_beh"
         _write_tsv(g, folder / f"{stem}.tsv")
-        session_json = _session_sidecar(meta, s.status)
+        session_json = _session_sidecar(meta, s["status"])
         (folder / f"{stem}.json").write_text(json.dumps(session_json, indent=2) + "\n", "utf-8")
         written += [folder / f"{stem}.tsv", folder / f"{stem}.json"]
     columns = column_descriptions(scores.trials.columns)
@@ -109,8 +127,56 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
             json.dumps({**_task_description(meta), **columns}, indent=2) + "\n", "utf-8"
         )
         written.append(path)
+    written += _sessions_files(root, visits)
     written += _participants(root, participants)
     return written
+
+
+def bids_sessions(scores: Scores, include_simulated: bool = False) -> pd.DataFrame:
+    """The sessions.csv rows that go into the BIDS dataset (simulated ones only if asked)."""
+    sessions = scores.sessions
+    if not include_simulated:
+        sessions = sessions[~sessions["simulated"].fillna(False).astype(bool)]
+    return sessions
+
+
+def _acq_time(s) -> str | None:
+    """BIDS acq_time (YYYY-MM-DDThh:mm:ss) of a sessions.csv row, where recorded."""
+    date, time = s.get("start_date"), s.get("start_time")
+    if pd.isna(date) or pd.isna(time):
+        return None
+    return f"{date}T{time}"
+
+
+def _sessions_files(root: Path, visits: dict[str, dict[int, dict]]) -> list[Path]:
+    """``sub-<id>/sub-<id>_sessions.tsv``: each session, when it began and how each of its
+    tasks ended (completed, aborted, incomplete)."""
+    out = []
+    for sub, sessions in visits.items():
+        folder = root / f"sub-{sub}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"sub-{sub}_sessions.tsv"
+        with path.open("w", newline="", encoding="utf-8") as f:
+            w = csv.writer(f, delimiter="\t", lineterminator="\n")
+            w.writerow(["session_id", "acq_time", "tasks"])
+            for n in sorted(sessions):
+                v = sessions[n]
+                w.writerow([f"ses-{n}", v["acq_time"] or "n/a",
+                            safe_text("; ".join(v["tasks"]))])  # fmt: skip
+        side = path.with_suffix(".json")
+        side.write_text(json.dumps(SESSIONS_COLUMNS, indent=2) + "\n", "utf-8")
+        out += [path, side]
+    return out
+
+
+#: The columns of each sub-<id>_sessions.tsv, described for BIDS.
+SESSIONS_COLUMNS = {
+    "acq_time": {"Description": "When the session began, on the clock where it was recorded "
+                 "(from the sidecar)."},
+    "tasks": {"Description": "Each task (protocol) of the session and how it ended: completed, "
+              "aborted (the session was stopped) or incomplete (cut off). An attempt cut off "
+              "is void: in the _beh.tsv files, but in no score."},
+}  # fmt: skip
 
 
 def _write_tsv(df: pd.DataFrame, path: Path) -> None:
@@ -121,7 +187,7 @@ def _write_tsv(df: pd.DataFrame, path: Path) -> None:
         if str(frame[col].dtype) == "boolean":
             frame[col] = frame[col].map({True: "true", False: "false"}).astype("object")
         elif frame[col].dtype == object:
-            frame[col] = frame[col].replace("", pd.NA)
+            frame[col] = frame[col].replace("", pd.NA).map(safe_text)
     frame.to_csv(
         path, index=False, sep="\t", na_rep="n/a", float_format="%.6g", lineterminator="\n"
     )
@@ -133,7 +199,7 @@ def _dataset_description(root: Path) -> Path:
     desc = {
         "Name": "Tower task sessions scored by tol-tasks",
         "BIDSVersion": BIDS_VERSION,
-        "DatasetType": "raw",
+        "DatasetType": "derivative",
         **{k: v for k, v in old.items() if k not in ("BIDSVersion", "DatasetType", "GeneratedBy")},
         "GeneratedBy": [
             {
@@ -158,6 +224,10 @@ def _readme(root: Path) -> Path:
             "with tol-tasks (tol-run, its PsychoPy engine or its browser task) or converted\n"
             "from other tools' files with tol-import, and scored with `tol-score --bids`.\n"
             "Each session's JSON file says what recorded it (RecordedBy, SourceFormat).\n\n"
+            "This is a derivative dataset: it holds scores derived from the event logs.\n"
+            "Aborted and cut-off sessions are included and marked: sub-<id>_sessions.tsv\n"
+            "and each session's JSON file (SessionStatus) say how each task ended, and an\n"
+            "attempt cut off is void (columns void and outcome), in no score.\n\n"
             "Each sub-<id>/ses-<n>/beh/*_beh.tsv holds one row per problem attempt: the\n"
             "problem, its minimum number of moves (exact, from the solver), the moves made,\n"
             "rule violations, planning and execution times and move-quality measures. The\n"
@@ -255,9 +325,9 @@ def _participants(root: Path, new: dict[str, dict[str, str]]) -> list[Path]:
     keys = sorted({k for r in rows.values() for k in r})
     with tsv.open("w", newline="", encoding="utf-8") as f:
         w = csv.writer(f, delimiter="\t", lineterminator="\n")
-        w.writerow(["participant_id", *keys])
+        w.writerow(["participant_id", *map(safe_text, keys)])
         for pid in sorted(rows):
-            w.writerow([pid, *(rows[pid].get(k) or "n/a" for k in keys)])
+            w.writerow([safe_text(pid), *(safe_text(rows[pid].get(k)) or "n/a" for k in keys)])
     desc = {"participant_id": {"Description": "Participant id, as given to tol-run (sub-<id>)."}}
     old = _read_json(side)
     for k in keys:

@@ -48,9 +48,9 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument(
         outputs.REPLACE_OPTION,
         action="store_true",
-        help="replace the outputs of an earlier scoring in the --output folder (every table, "
-        "the codebook, SPSS files, plots/, reports/ and bids/); without it such a folder is "
-        "refused",
+        help="replace the outputs of an earlier scoring in the --output folder: only what its "
+        "manifest (tol-score-manifest.json) lists; anything else there is left alone and "
+        "named. Without it such a folder is refused",
     )
     ap.add_argument("--verify", action="store_true",
                     help="check the logs instead of scoring: sidecars, replay, duplicates, incomplete sessions")  # fmt: skip
@@ -116,9 +116,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _verify(args.inputs)
     if args.output is None:
         parser.error("--output is required (or use --verify)")
+    out = outputs.OutputFolder(
+        args.output,
+        args.inputs,
+        args.replace,
+        outputs.writes(args.plots, args.report, args.bids, args.spss),
+    )
+    try:
+        return _score(args, out)
+    finally:
+        out.release()
+
+
+def _score(args, out: outputs.OutputFolder) -> int:
+    """Score into the output folder ``out`` (checked here, before anything is read)."""
     try:
         found = scan(args.inputs, exclude=args.output)
-        earlier = outputs.check_output(args.output, args.replace)
+        earlier = out.check()
         _check_extras(args)
     except (TolTasksError, FileNotFoundError, ImportError, ValueError) as exc:
         return _fail(str(exc))
@@ -172,27 +186,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _fail(f"{text}{fix}")
     if show:
         print(file=sys.stderr)
-    folder = outputs.staging(args.output) if earlier else args.output
+    run = out.staging()
     try:
-        written = _write(scores, folder, args)
+        written = _write(scores, run, args)
+        done = out.commit(run, written, args.inputs)
     except BaseException:
-        if earlier:
-            outputs.discard(folder)
+        out.discard(run)
         raise
+    written = [out.visible(run, p) for p in written]
     if earlier:
-        replaced = outputs.replace_outputs(folder, args.output)
-        written = [args.output / p.relative_to(folder) for p in written]
-        print(f"replaced: the earlier outputs in {args.output} ({', '.join(replaced)})",
+        print(f"replaced: the earlier outputs in {args.output} ({', '.join(done.replaced)})",
               file=sys.stderr)  # fmt: skip
-    if args.bids and not args.bids_include_simulated:
-        from tol_analysis.bids import simulated_sessions
-
-        left = simulated_sessions(scores)
-        if left:
-            shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
-            print(f"left out of bids/: {len(left)} simulated session(s) ({shown}"
-                  f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
-                  "--bids-include-simulated to put them in, marked.", file=sys.stderr)  # fmt: skip
+    if done.kept:
+        print(f"kept: {', '.join(done.kept)} (not tol-score's: carried into the new outputs)",
+              file=sys.stderr)  # fmt: skip
+    if done.left_alone and earlier:
+        print(f"left alone: {', '.join(done.left_alone)} (not tol-score's)", file=sys.stderr)
+    for note in bids_notes(scores, args):
+        print(note, file=sys.stderr)
     for w in scores.warnings:
         print(f"warning: {w}", file=sys.stderr)
     for s in skipped:
@@ -204,6 +215,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         + (f"; {len(one.left_out)} copy or earlier attempt(s) left out" if one.left_out else "")
     )
     return 0
+
+
+def bids_notes(scores, args) -> list[str]:
+    """What --bids left out, said after writing."""
+    if not args.bids:
+        return []
+    from tol_analysis.bids import bids_sessions, simulated_sessions
+
+    out = []
+    left = [] if args.bids_include_simulated else simulated_sessions(scores)
+    if left:
+        shown = ", ".join(f"{p} session {s}" for p, s in left[:5])
+        out.append(f"left out of bids/: {len(left)} simulated session(s) ({shown}"
+                   f"{', ...' if len(left) > 5 else ''}): not a person's data; pass "
+                   "--bids-include-simulated to put them in, marked.")  # fmt: skip
+    if bids_sessions(scores, args.bids_include_simulated).empty:
+        out.append("bids/ not written: no session to put in it (a BIDS dataset needs one "
+                   "participant at least); pass --bids-include-simulated to put simulated "
+                   "sessions in, marked.")  # fmt: skip
+    return out
 
 
 def _fail(text: str) -> int:

@@ -67,8 +67,12 @@ class Column:
         column, and the codebook keeps it beside the definition.
     headline : bool
         A headline measure: the session report's results and the study overview's
-        columns show it, in the registry's order. Never a score on which failing looks
-        better than solving.
+        columns show it, in the registry's order (:func:`headline`). Never a score on
+        which failing looks better than solving: a headline score charges a problem
+        failed (not solved, or solved over its limits) at least as much as one solved,
+        as its source does.
+    better : {"higher", "lower", ""}
+        Which values are better, for a measure that has a direction.
     """
 
     name: str
@@ -81,6 +85,7 @@ class Column:
     label: str = ""
     plain: str = ""
     headline: bool = False
+    better: str = ""
 
     @property
     def spss_level(self) -> str:
@@ -109,6 +114,10 @@ class Column:
             out["conventions"] = list(self.conventions)
         if self.plain:
             out["plain"] = self.plain
+        if self.headline:
+            out["headline"] = True
+        if self.better:
+            out["better"] = self.better
         return out
 
 
@@ -145,9 +154,58 @@ def _practice(cols: list[Column]) -> tuple[Column, ...]:
     return tuple(replace(c, conventions=(*c.conventions, PRACTICE)) for c in cols)
 
 
+#: The TOL-DX limits: moves charged for an unsolved problem, and the time within which a
+#: problem must be solved to be scored by its moves (Culbertson & Zillmer 2005).
+TOLDX_MOVES, TOLDX_SECONDS = 20, 120.0
+
+#: The TOL-DX time violation: a problem not completed within this many seconds.
+TOLDX_VIOLATION_SECONDS = 60.0
+
+
 # ------------------------------------------------------------------ identifiers, shared
 PARTICIPANT = Column("participant", STRING, "Participant id.")
-SESSION = Column("session", INTEGER, "Session number.", level=ORDINAL)
+SESSION = Column("session", INTEGER, "Session number (a participant's visit).", level=ORDINAL)
+PROTOCOL = Column(
+    "protocol",
+    STRING,
+    "The task: the protocol the session's log names (its "
+    "session_start row; the source format for data imported with tol-import). "
+    "One visit (participant and session) may hold several tasks, each scored on "
+    "its own. Empty when the log names none.",
+    source="tol-tasks (one session identity: tol_tasks.session_data.identity)",
+)
+#: The rules that keep void, missing and failed apart, each said once (in the codebook's
+#: ``rules``, with its source); column definitions name them.
+RULES = {
+    "void": (
+        "An attempt cut off before its end (the session was interrupted, aborted or crashed "
+        "during it; after a resume the problem is given again) is void: it is kept in "
+        "moves.csv and trials.csv, marked (void = true, outcome = void), and left out of "
+        "every session total and mean, of the levels, of wide.csv and of the reports.",
+        "tol-tasks: the event log's contract (an attempt ends with its trial_end row)",
+    ),
+    "missing": (
+        "A problem of the protocol never given (the session was aborted or cut off before "
+        "it, or the discontinue rule ended its block) is missing, not failed: it counts in "
+        "problems_missing with its reason (missing_reason), never in problems, attempts or "
+        "any score; its wide.csv cells are empty.",
+        "tol-tasks; the discontinue rule as the protocol states it",
+    ),
+    "failed": (
+        "An attempt that ended unsolved (its time or move limit, or another end) is failed "
+        "(outcome = failed): it counts in attempts and is charged by the scores that charge "
+        "failures: not solved (Shallice 1982), not solved in the minimum (Owen et al. 1990; "
+        f"Cambridge Cognition SOC), an item scoring 0 (Pearson D-KEFS FAQ), {TOLDX_MOVES} "
+        "moves charged (Culbertson & Zillmer 2005).",
+        "Shallice 1982; Owen et al. 1990; Culbertson & Zillmer 2005; Pearson D-KEFS FAQ",
+    ),
+    "levels": (
+        "A minimum-move level the session never gave has empty min<k>_ columns, never 0.",
+        "tol-tasks",
+    ),
+}
+
+VOID_DEFINITION = "cut off before its end (the codebook's rule 'void')"
 BLOCK = Column("block", STRING, "Block name ('practice' for practice problems).")
 TRIAL = Column("trial", INTEGER, "Problem attempt number in the session, from 1.", level=ORDINAL)
 ATTEMPT = Column(
@@ -176,7 +234,7 @@ TOL_TASKS = "tol-tasks"
 
 # ------------------------------------------------------------------ moves.csv
 MOVES = Table("moves", (
-    PARTICIPANT, SESSION, BLOCK, TRIAL, ATTEMPT, PROBLEM_ID,
+    PARTICIPANT, SESSION, PROTOCOL, BLOCK, TRIAL, ATTEMPT, PROBLEM_ID,
     Column("move_index", INTEGER, "Completed move number in the trial, from 1.", level=ORDINAL),
     PIECE,
     Column("from_peg", STRING, "Peg the piece came from (A, B, C, ...)."),
@@ -198,6 +256,8 @@ MOVES = Table("moves", (
            source=TOL_TASKS),
     Column("revisit", BOOLEAN, "state_after was already seen earlier in the trial (start "
            "included).", source=TOL_TASKS),
+    Column("void", BOOLEAN, f"The move's attempt is void: {VOID_DEFINITION}.",
+           source=TOL_TASKS),
 ))  # fmt: skip
 
 # ------------------------------------------------------------------ trials.csv
@@ -208,7 +268,7 @@ VIOLATION_KINDS = ("larger_on_smaller", "peg_full", "forbidden_pair")
 FRAME_WORK = ("frame_work_median_ms", "frame_work_p99_ms", "frame_work_max_ms")
 
 TRIALS = Table("trials", (
-    PARTICIPANT, SESSION, SIMULATED, BLOCK,
+    PARTICIPANT, SESSION, PROTOCOL, SIMULATED, BLOCK,
     Column("practice", BOOLEAN, "A practice problem."),
     TRIAL, ATTEMPT, PROBLEM_ID,
     Column("task", STRING, "hanoi or london."),
@@ -235,9 +295,17 @@ TRIALS = Table("trials", (
            plain="The moves the participant made on this problem."),
     Column("placements", INTEGER, "Completed moves (a piece placed on another peg).",
            unit="moves"),
-    Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise).",
+    Column("excess_moves", INTEGER, "moves - min_moves, for solved attempts (empty otherwise: "
+           "an unsolved attempt is charged in toldx_move_score).",
            unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score: moves "
            "above the minimum)", conventions=MOVE_COUNT),
+    Column("toldx_move_score", INTEGER, "TOL-DX move score of the attempt: moves - min_moves, "
+           f"with {TOLDX_MOVES} moves charged for an attempt not solved, solved in more than "
+           f"{TOLDX_MOVES} moves or after {TOLDX_SECONDS:g} s. Empty for a void attempt and for "
+           f"a problem needing more than {TOLDX_MOVES} moves (the rule charges no such "
+           "problem).", unit="moves",
+           source="Culbertson & Zillmer 2005 (TOL-DX move score, 20 moves charged for a "
+           "problem not solved in 20 moves or 2 minutes)", conventions=MOVE_COUNT),
     Column("solved", BOOLEAN, "The goal was reached.", source="Shallice 1982 (problem solved)",
            label="Solved",
            plain="Whether the participant built the goal arrangement before a time or move limit "
@@ -245,8 +313,13 @@ TRIALS = Table("trials", (
     Column("solved_in_min", BOOLEAN, "Solved with moves == min_moves.",
            source="Shallice 1982; Owen et al. 1990 (problems solved in the minimum moves)",
            conventions=MOVE_COUNT),
-    Column("time_out", BOOLEAN, "The time limit was reached (a time violation).",
-           source="Culbertson & Zillmer 1998 (TOL-DX time violation)"),
+    Column("time_out", BOOLEAN, "The protocol's time limit for the problem was reached.",
+           source="Culbertson & Zillmer 1998 (TOL-DX time limit)"),
+    Column("toldx_time_violation", BOOLEAN, "TOL-DX time violation: the problem was not "
+           f"solved within {TOLDX_VIOLATION_SECONDS:g} s (unsolved, or solved later). Empty "
+           "for a void attempt.",
+           source="Culbertson & Zillmer 2005 (TOL-DX time violation: a problem not completed "
+           "within 1 minute)"),
     Column("move_limit_reached", BOOLEAN, "The move limit was reached unsolved.",
            source="Shallice 1982 (a problem is failed when its move limit is reached)"),
     Column("rule_violations", INTEGER, "Illegal attempts, all kinds.",
@@ -318,6 +391,9 @@ TRIALS = Table("trials", (
            label="Complete",
            plain="No: the session was stopped or interrupted during this try (shown in italics); "
                  "it is not a failure of the participant."),
+    Column("outcome", STRING, "solved; failed (ended unsolved: its time or move limit, or "
+           f"another end); or void ({VOID_DEFINITION}).", source=TOL_TASKS),
+    Column("void", BOOLEAN, f"The attempt is void: {VOID_DEFINITION}.", source=TOL_TASKS),
     # Yoked copy trials (event log format 2); empty for attempts without a copy.
     Column("copy_trial", INTEGER, "Trial number of the yoked copy trial that copied this "
            "attempt.", source="Owen et al. 1990 (the yoked copy trial of this problem)"),
@@ -361,56 +437,109 @@ TRIALS = Table("trials", (
 ))  # fmt: skip
 
 # ------------------------------------------------------------------ sessions.csv
+#: What every sessions.csv summary is computed over (said once, in each definition's place).
+OVER = "attempts given (void attempts left out; practice too unless it is included)"
+
 SESSIONS = Table("sessions", (
-    PARTICIPANT, SESSION,
-    Column("protocol", STRING, "Protocol name (from the sidecar, when present).",
-           label="Protocol",
-           plain="The set of problems given, by its name in tol-tasks."),
+    PARTICIPANT, SESSION, replace(
+        PROTOCOL, label="Protocol",
+        plain="The set of problems given, by its name in tol-tasks (one visit may give several: "
+              "each is a task of the session, with its own scores)."),
+    Column("protocol_version", STRING, "The protocol's version (from the sidecar)."),
     Column("status", STRING, "completed, aborted, or incomplete (cut off).",
            label="Status",
            plain="completed: the session ran to its end; aborted: it was stopped with the quit "
                  "key; incomplete: the recording stopped unexpectedly (a crash or the computer "
                  "turned off) and was not resumed."),
     SIMULATED,
+    Column("start_date", STRING, "Date the session started, YYYY-MM-DD, where it was recorded "
+           "(from the sidecar)."),
+    Column("start_time", STRING, "Clock time the session started, HH:MM:SS, where it was "
+           "recorded (from the sidecar)."),
+    Column("recorder", STRING, "What recorded the session: tol-run with its PsychoPy, tol-web "
+           "in a browser, or tol-import and the source format (from the sidecar)."),
     *_practice([
-        Column("problems", INTEGER, "Distinct problems attempted.",
+        Column("problems", INTEGER, f"Distinct problems given: with an attempt among the {OVER}.",
                label="Problems given", headline=True,
-               plain="How many different problems the participant started (practice problems are "
-                     "left out unless the scoring conventions include them)."),
-        Column("attempts", INTEGER, "Problem attempts."),
-        Column("problems_solved", INTEGER, "Distinct problems solved in some attempt.",
-               source="Shallice 1982 (problems solved)",
-               label="Problems solved", headline=True,
+               plain="How many different problems the participant was given and finished (a try "
+                     "cut off by an interruption is not counted; practice problems are left out "
+                     "unless the scoring conventions include them)."),
+        Column("attempts", INTEGER, f"Problem attempts given: the {OVER}."),
+        Column("void_attempts", INTEGER, f"Void attempts: {VOID_DEFINITION}.", source=TOL_TASKS,
+               label="Tries cut off",
+               plain="Tries that an interruption (a stop, a crash) cut off: kept in the problem "
+                     "table, in no score. Not a failure of the participant."),
+        Column("problems_planned", INTEGER, "Distinct problems the protocol holds (from the "
+               "protocol text kept in the sidecar); empty when it is not known (no sidecar, "
+               "imported data)."),
+        Column("problems_missing", INTEGER, "Problems of the protocol never given (planned - "
+               "problems): missing, not failed. Empty when the protocol is not known.",
+               label="Problems not given",
+               plain="Problems of the protocol the participant never reached (the session was "
+                     "stopped, or a rule ended the block early): missing, not failed."),
+        Column("missing_reason", STRING, "Why problems are missing: the discontinue rule (with "
+               "its block), the session aborted, the session cut off, or not given (e.g. a "
+               "protocol changed on resuming). Empty when none is missing.",
+               label="Why not given",
+               plain="Why some problems were never given."),
+        Column("problems_solved", INTEGER, "Distinct problems solved in some attempt (each "
+               "achieved item of the D-KEFS Tower; an item not achieved scores 0).",
+               source="Shallice 1982 (problems solved); Pearson D-KEFS FAQ (an item not "
+               "built in the moves used is failed and scores 0)",
+               label="Problems solved", headline=True, better="higher",
                plain="Of the problems given, how many the participant solved. Higher is better."),
         Column("problems_solved_in_min", INTEGER, "Distinct problems solved in the minimum "
-               "number of moves.", source="Owen et al. 1990 (problems solved in the minimum "
-               "number of moves)", conventions=MOVE_COUNT,
-               label="Solved in the fewest moves", headline=True,
+               "number of moves (an unsolved problem is not).", source="Owen et al. 1990; "
+               "Cambridge Cognition SOC (problems solved in minimum moves); Culbertson & "
+               "Zillmer 2005 (TOL-DX total correct score)", conventions=MOVE_COUNT,
+               label="Solved in the fewest moves", headline=True, better="higher",
                plain="Of the problems given, how many the participant solved with no extra move, "
                      "in the smallest number of moves the problem allows. Higher is better; the "
-                     "main planning score of the Stockings of Cambridge (CANTAB)."),
-        Column("total_moves", INTEGER, "Sum of moves over attempts.", unit="moves",
+                     "main planning score of the Stockings of Cambridge (CANTAB) and the total "
+                     "correct score of the TOL-DX."),
+        Column("total_moves", INTEGER, f"Sum of moves over the {OVER}.", unit="moves",
                source="Culbertson & Zillmer 1998 (TOL-DX total move score counts moves)",
                conventions=MOVE_COUNT,
                label="Total moves",
                plain="All the moves made, over every problem; read it with the problems solved, "
                      "since a problem given up early needs fewer moves."),
-        Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts.",
-               unit="moves", source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
+        Column("total_excess_moves", INTEGER, "Sum of excess moves over solved attempts only "
+               "(an unsolved problem adds nothing here: compare toldx_total_move_score, "
+               "which charges it).", unit="moves",
+               source="Culbertson & Zillmer 1998 (TOL-DX total move score)",
                conventions=MOVE_COUNT,
                label="Excess moves on solved problems",
                plain="Moves beyond the fewest possible, added up over the solved problems only: "
                      "unsolved problems add nothing, so it is not a score by itself."),
+        Column("toldx_total_move_score", INTEGER, f"Sum of toldx_move_score over the {OVER}: "
+               f"moves above the minimum, with {TOLDX_MOVES} moves charged for each attempt "
+               f"not solved in {TOLDX_MOVES} moves or {TOLDX_SECONDS:g} s. Empty when an "
+               "attempt has no such score (a problem needing more moves).", unit="moves",
+               source="Culbertson & Zillmer 2005 (TOL-DX total move score)",
+               conventions=MOVE_COUNT, label="Move score (TOL-DX)", headline=True,
+               better="lower",
+               plain=f"Moves beyond the fewest possible, over every problem, with a problem not "
+                     f"solved (or solved only after {TOLDX_MOVES} moves or "
+                     f"{TOLDX_SECONDS / 60:g} minutes) counted as {TOLDX_MOVES} moves, as the "
+                     "Tower of London-Drexel scores it. Lower is better: failing never scores "
+                     "better than solving."),
         Column("total_rule_violations", INTEGER, "Sum of rule violations.",
                source="Culbertson & Zillmer 1998 (TOL-DX total rule violations)",
-               label="Rule violations", headline=True,
+               label="Rule violations", headline=True, better="lower",
                plain="How many times the participant tried a move the rules forbid (a larger disk "
                      "on a smaller one, a ball on a full peg); each was refused. Lower is better: "
                      "many can mean impulsive responding or a rule not understood."),
-        Column("total_time_violations", INTEGER, "Attempts that hit their time limit.",
+        Column("total_time_violations", INTEGER, "Attempts that hit the protocol's time limit.",
                source="Culbertson & Zillmer 1998 (TOL-DX total time violations)",
-               label="Time limits reached", headline=True,
+               label="Time limits reached", headline=True, better="lower",
                plain="Problems on which the time allowed ran out. Lower is better."),
+        Column("toldx_time_violations", INTEGER, "Attempts not solved within "
+               f"{TOLDX_VIOLATION_SECONDS:g} s (TOL-DX time violations, whatever the "
+               "protocol's limit).",
+               source="Culbertson & Zillmer 2005 (TOL-DX time violations)",
+               label="Over a minute (TOL-DX)", better="lower",
+               plain=f"Problems not solved within {TOLDX_VIOLATION_SECONDS:g} seconds, as the "
+                     "Tower of London-Drexel counts time violations. Lower is better."),
         Column("total_planning_time", FLOAT, "Sum of planning times.", unit="s",
                source="Culbertson & Zillmer 1998 (TOL-DX total initiation time)",
                conventions=(PLANNING,)),
@@ -432,6 +561,17 @@ SESSIONS = Table("sessions", (
                plain="Each problem's total time divided by its moves, averaged over the problems "
                      "(the D-KEFS time-per-move ratio): how fast the participant worked once "
                      "started. Lower is faster."),
+        Column("dkefs_move_accuracy_ratio", FLOAT, "Total moves / total min_moves over the "
+               "problems solved (a ratio of sums; empty when none is solved: read it beside "
+               "problems_solved).", source="Delis et al. 2001 (D-KEFS move accuracy ratio)",
+               conventions=MOVE_COUNT),
+        Column("dkefs_time_per_move_ratio", FLOAT, "Total time / total moves over the "
+               "problems solved (a ratio of sums; empty when none is solved).", unit="s",
+               source="Delis et al. 2001 (D-KEFS time-per-move ratio)",
+               conventions=MOVE_COUNT),
+        Column("dkefs_rule_violations_per_item", FLOAT, f"Rule violations / attempts, over "
+               f"the {OVER}.", source="Delis et al. 2001 (D-KEFS rule-violations-per-item "
+               "ratio)"),
         Column("mean_initial_thinking_time", FLOAT, "Mean initial_thinking_time over attempts "
                "with a complete copy.", unit="s",
                source="Owen et al. 1990 (mean initial thinking time)",
@@ -451,13 +591,27 @@ SESSIONS = Table("sessions", (
     ]),
 ))  # fmt: skip
 
+#: The identifying and describing columns of sessions.csv (before the participant fields);
+#: every column after them is a summary.
+SESSION_IDS = ("participant", "session", "protocol", "protocol_version", "status",
+               "simulated", "start_date", "start_time", "recorder")  # fmt: skip
+
+
+def headline(table: Table | None = None) -> list[Column]:
+    """The headline measures (``headline=True``) of a table (sessions.csv by default), in
+    registry order: what a session report shows first."""
+    return [c for c in (table or SESSIONS) if c.headline]
+
+
 #: Per minimum-move level k, sessions.csv repeats these summaries over the attempts needing
-#: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column).
+#: k moves, as ``min{k}_<name>`` (type, unit and source as the overall column). A level the
+#: session never gave is empty, never 0.
 SESSION_LEVELS = Table("sessions (per level)", tuple(replace(SESSIONS[name], definition=text) for name, text in (
-    ("problems", "Distinct problems needing k moves."),
+    ("problems", "Distinct problems needing k moves given."),
     ("problems_solved", "Of those, solved."),
     ("problems_solved_in_min", "Of those, solved in k moves."),
     ("total_excess_moves", "Excess moves over solved attempts needing k moves."),
+    ("toldx_total_move_score", "TOL-DX move score over attempts needing k moves."),
     ("mean_planning_time", "Mean planning time over attempts needing k moves."),
     ("mean_time_per_move", "Mean time_per_move over attempts needing k moves."),
     ("total_rule_violations", "Rule violations in attempts needing k moves."),
@@ -481,7 +635,7 @@ def level_definition(column: Column, k: int) -> str:
 
 # ------------------------------------------------------------------ copy_moves.csv
 COPY_MOVES = Table("copy_moves", (
-    PARTICIPANT, SESSION,
+    PARTICIPANT, SESSION, PROTOCOL,
     Column("block", STRING, "Block name."),
     Column("trial", INTEGER, "Trial number of the copy trial.", level=ORDINAL),
     Column("copy_of", INTEGER, "Trial number of the attempt it copies (trials.csv trial).",
@@ -509,11 +663,27 @@ WIDE_MEASURES = tuple(
                  "rule_violations")
 )  # fmt: skip
 
-#: The column names of wide.csv, after participant and simulated: the session, the problem
-#: (with ``_a<attempt>`` for a second or later attempt) and the measure, made safe as SPSS
-#: variable names (see tol_analysis.export.wide_table). A name never depends on what else
-#: the data hold.
-WIDE_NAME = "s<session>_<problem>[_a<attempt>]_<measure>"
+#: The column names of wide.csv's cells: the session, the task (the protocol; left out for a
+#: log that names none), the problem (with ``_a<attempt>`` for a second or later attempt)
+#: and the measure, made safe as SPSS variable names (see tol_analysis.export.wide_table). A
+#: name never depends on what else the data hold.
+WIDE_NAME = "s<session>_<task>_<problem>[_a<attempt>]_<measure>"
+
+#: What wide.csv says of each session task, as ``s<session>_<task>_<column>``: these
+#: sessions.csv columns.
+WIDE_SESSION = tuple(SESSIONS[name] for name in ("status", "protocol_version", "start_date",
+                                                  "start_time", "recorder"))  # fmt: skip
+WIDE_SESSION_NAME = "s<session>_<task>_<column>"
+
+
+def participant_field(name: str, kind: str) -> Column:
+    """The column of a participant field the protocol declares (``kind``: its column type)."""
+    return Column(
+        name,
+        kind,
+        f"Participant field {name!r}, as given for the session (the "
+        "protocol's participant_fields; checked against the type it declares).",
+    )
 
 
 #: wide.csv's second column: any of the participant's sessions simulated.
@@ -524,9 +694,18 @@ WIDE_SIMULATED = replace(SIMULATED, definition="Any of the participant's session
 
 def wide_definition() -> str:
     return (
-        "The trials.csv measure for that session and problem: "
+        "The trials.csv measure for that session, task and problem: "
         + ", ".join(m.name for m in WIDE_MEASURES)
-        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem."
+        + " (solved as 0/1); _a<attempt> only for a second or later attempt at the problem. "
+        "Void attempts are left out: a problem never given is an empty cell."
+    )
+
+
+def wide_session_definition() -> str:
+    return (
+        "What sessions.csv says of that session task: "
+        + ", ".join(c.name for c in WIDE_SESSION)
+        + "."
     )
 
 
@@ -550,6 +729,22 @@ REFERENCES = {
     "Archives of Clinical Neuropsychology, 13, 285-301 (TOL-DX).",
     "Delis et al. 2001": "Delis, D. C., Kaplan, E., & Kramer, J. H. (2001). Delis-Kaplan "
     "Executive Function System (D-KEFS): Tower Test. The Psychological Corporation.",
+    "Culbertson & Zillmer 2005": "Culbertson, W. C., & Zillmer, E. A. (2005). Tower of London "
+    "- Drexel University, second edition (TOL-DX): Technical manual. Multi-Health Systems. "
+    "Its scoring as studies apply it (Etnier and colleagues, 2011, "
+    "libres.uncg.edu/ir/uncg/f/J_Etnier_Effects_2011.pdf, quoted in the Experiment "
+    "Factory's tower_of_london task): the total move score is the moves above the minimum "
+    "summed over the problems, 20 moves being charged when a participant exceeded 20 moves "
+    "or did not solve a problem within 2 minutes; the total correct score counts the "
+    "problems solved in the minimum; a time violation is a problem not completed within 1 "
+    "minute.",
+    "Pearson D-KEFS FAQ": "Pearson Assessments support, D-KEFS Tower Test item 9 "
+    "(pearsonassessmentsupport.com, EntryID 2329): an item whose tower cannot have been "
+    "built in the moves used (minimum 26; 23 moves and 2 rule violations) is failed and "
+    "assigned an achievement score of 0.",
+    "Cambridge Cognition SOC": "Cambridge Cognition, CANTAB Stockings of Cambridge outcome "
+    "measures: problems solved in minimum moves, the number of occasions on which a test "
+    "problem was completed in the minimum possible number of moves.",
     "tol-tasks": "Defined by tol-tasks from the exact distance to the goal after each move "
     "(the solver's shortest-path distances); no published norm.",
 }

@@ -3,7 +3,8 @@
 The tables are written as pandas writes them with the options tol-score has
 always used (nullable booleans as ``true``/``false``, floats with ``%.6g``, missing
 values as empty cells, text quoted only when it holds the separator, a quote
-or a line break), but each column is rendered once per distinct value: the
+or a line break; text that a spreadsheet would run as a formula escaped,
+:mod:`tol_analysis.cells`), but each column is rendered once per distinct value: the
 rows are then put together by Arrow's CSV writer (each column a dictionary of
 its rendered cells), or, when a cell needs quotes (which Arrow would put
 around every text), with numpy. A million moves are written in a fraction of
@@ -21,6 +22,7 @@ import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
 from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.cells import safe_text
 from tol_analysis.columns import BOOLEAN, FLOAT, STRING
 from tol_analysis.tables import ColumnData, TableData
 
@@ -39,7 +41,8 @@ def write_csv(df: pd.DataFrame, path: str | Path, sep: str = ",", na: str = "") 
 def write_table(table: TableData, path: str | Path, sep: str = ",", na: str = "") -> None:
     """Write a table (header first) to ``path``, as ``table.frame().to_csv`` would."""
     rendered = [_render(table[c], sep, na) for c in table.names]
-    header = (sep.join(_quote(str(c), sep) for c in table.names) + "\n").encode("utf-8")
+    header = (sep.join(_quote(safe_text(str(c)), sep) for c in table.names) + "\n").encode(
+        "utf-8")  # fmt: skip
     plain = not any(_needs_quotes(t, sep) for _, texts in rendered for t in texts)
     with open(path, "wb") as f:
         f.write(header)
@@ -66,7 +69,7 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
     missing = None
     if col.kind == STRING:
         codes = np.asarray(col.values)
-        texts = [_quote(v, sep) for v in col.categories]
+        texts = [_quote(safe_text(v), sep) for v in col.categories]
     elif col.kind == BOOLEAN:  # nullable booleans as true/false, numpy's as pandas writes them
         codes = np.asarray(col.values).astype(np.int8)
         texts = ["False", "True"] if col.plain else ["false", "true"]
@@ -82,7 +85,10 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
         texts = [str(v) for v in uniq.tolist()]
         missing = col.missing
     texts = [*texts, na]  # the last code is for missing cells
-    codes = np.where(np.asarray(codes) < 0, len(texts) - 1, codes).astype(np.int32)
+    # Codes as small as the cells allow (a column of true/false takes a byte a row).
+    small = np.int8 if len(texts) < 128 else np.int16 if len(texts) < 32768 else np.int32
+    codes = np.asarray(codes)
+    codes = np.where(codes < 0, len(texts) - 1, codes).astype(small, copy=False)
     if missing is not None:
         codes[missing] = len(texts) - 1
     return codes, texts

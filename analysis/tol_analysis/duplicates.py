@@ -1,6 +1,9 @@
-"""One session, one log: copies and restarts of a participant session found before scoring.
+"""One session task, one log: copies and restarts found before scoring.
 
-A data folder can hold more than one log of a participant session:
+What makes two logs the same session is declared once, in
+:mod:`tol_tasks.session_data.identity` (participant, session and task: a
+Hanoi and a London protocol played in one visit are two tasks of one session,
+both scored). A data folder can hold more than one log of a session task:
 
 - a **copy** (a backup, a file copied twice): the same bytes, the same rows,
   or the rows of the other log up to some point (a copy made while the
@@ -12,56 +15,57 @@ A data folder can hold more than one log of a participant session:
   session; the earlier ones are left out with a note.
 - **two different logs** of one session with neither of the above (a session
   started again after a crash instead of resumed, a participant id typed
-  twice): which one is the participant's session cannot be known, so it is an
-  error (:class:`DuplicateSessionError`) naming every file and the fix.
+  twice, a browser link opened in two browsers): which one is the participant's
+  session cannot be known, so it is an error (:class:`DuplicateSessionError`)
+  naming every file and a fix that fits where the logs came from (the lab,
+  the browser, an import).
 
 :func:`sort_out` looks only at each log's first row (and reads whole only the
 logs of sessions that have several), so scoring stays one pass over the data.
 :func:`tol_analysis.score.score_sessions` refuses a second log of a session
-that reaches it anyway: a (participant, session, trial, attempt) key is never
-written twice.
+that reaches it anyway: a (participant, session, protocol, trial, attempt) key is
+never written twice.
 """
 
 from __future__ import annotations
 
-import csv
 import hashlib
 import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_tasks.session_data.eventlog import EventLogError, read_event_log
+from tol_tasks.session_data.eventlog import EventLogError, first_row, read_event_log
+from tol_tasks.session_data.identity import SessionKey, conflict_fix, origin, task_of
 
-#: What to do about two different logs of one participant session (said in every such error).
-TWO_LOGS_FIX = (
-    "keep one log of the session in the folders scored (move the other away). To go on with "
-    "an interrupted session use tol-run --resume LOG; to run it again on purpose, "
-    "tol-run --new-attempt (the earlier log is then left out with a note); if they are "
-    "different sessions, one was given the wrong --participant or --session. With "
-    "--skip-bad, tol-score leaves out every log of the session."
-)
+#: Said after the fix of every conflict: what --skip-bad does with it.
+SKIP_BAD_NOTE = "With --skip-bad, tol-score leaves out every log of the session task."
 
 
 class DuplicateSessionError(EventLogError):
-    """Two different logs of one participant session (neither a copy nor a deliberate restart).
+    """Two different logs of one session task (neither a copy nor a deliberate restart).
 
     Attributes
     ----------
     paths : list of Path
-        Every log of the session.
+        Every log of the session task.
+    key : SessionKey
     """
 
-    def __init__(self, participant: str, session: int, paths: list[Path],
-                 facts: list[str] | None = None) -> None:  # fmt: skip
+    def __init__(self, key: SessionKey, paths: list[Path], facts: list[str] | None = None,
+                 origins: list[str] | None = None) -> None:  # fmt: skip
         self.paths = list(paths)
+        self.key = SessionKey(*key)
         listed = "; ".join(facts) if facts else ", ".join(map(str, paths))
+        if origins is None:
+            origins = [origin(_sidecar(Path(p))) for p in paths]
         super().__init__(
-            f"participant {participant!r} session {session} is in {len(paths)} different logs: "
-            f"{listed}. They are not copies of each other and none says it was started again "
-            "on purpose, so tol-score cannot tell which is the session.",
-            where=", ".join(map(str, paths)), field="participant, session",
-            value=f"{participant} {session}", fix=TWO_LOGS_FIX,
+            f"{self.key.describe()} is in {len(paths)} different logs: {listed}. They are not "
+            "copies of each other and none says it was started again on purpose, so "
+            "tol-score cannot tell which is the session.",
+            where=", ".join(map(str, paths)), field="participant, session, protocol",
+            value=f"{self.key.participant} {self.key.session} {self.key.task}".rstrip(),
+            fix=f"{conflict_fix(origins)}. {SKIP_BAD_NOTE}",
         )  # fmt: skip
 
 
@@ -92,47 +96,57 @@ class Sorted:
         return [*self.copies, *self.earlier_attempts]
 
 
-def session_key(path: Path) -> tuple[str, int] | None:
-    """(participant, session) from a log's first row, or None when it does not say."""
+def session_key(path: Path) -> SessionKey | None:
+    """(participant, session, task) from a log's first row (rule I1 of
+    :mod:`tol_tasks.session_data.identity`), or None when it does not say."""
+    row = first_row(path)
     try:
-        with path.open(newline="", encoding="utf-8-sig") as f:
-            reader = csv.reader(f)
-            header = next(reader)
-            first = next(reader)
-        row = dict(zip(header, first, strict=False))
-        return row["participant"], int(row["session"])
-    except (OSError, UnicodeDecodeError, csv.Error, StopIteration, KeyError, ValueError):
+        return SessionKey(row["participant"], int(row["session"]), task_of(row["detail"]))
+    except (TypeError, KeyError, ValueError):
         return None  # reading the log says what is wrong with it
 
 
 def sort_out(paths: list[Path]) -> Sorted:
     """The logs to score, one per participant session; copies and earlier attempts are
     left out with a note, and several different logs of one session are a conflict."""
-    groups: dict[tuple[str, int], list[Path]] = defaultdict(list)
+    groups: dict[tuple[str, int], list[tuple[Path, SessionKey]]] = defaultdict(list)
     for p in paths:
         key = session_key(p)
         if key is not None:
-            groups[key].append(p)
+            groups[key[:2]].append((p, key))
     out = Sorted()
     dropped: set[Path] = set()
-    for (participant, session), group in groups.items():
-        if len(group) == 1:
-            continue
-        # A log that does not read is left to the reader, which says what is wrong with it.
-        logs = [log for log in map(_Log, group) if log.rows is not None]
-        if len(logs) < 2:
-            continue
-        kept = _without_copies(logs, out.copies)
-        kept = _latest_attempt(kept, out.earlier_attempts, participant, session)
-        if len(kept) > 1:
-            out.conflicts.append(DuplicateSessionError(participant, session,
-                                                       [k.path for k in kept],
-                                                       [k.describe() for k in kept]))  # fmt: skip
-            dropped.update(log.path for log in logs)
-        else:
-            dropped.update(log.path for log in logs if log not in kept)
+    for group in groups.values():
+        for key, same in _same_task(group):
+            if len(same) > 1:
+                _sort_task(key, same, out, dropped)
     out.logs = [p for p in paths if p not in dropped]
     return out
+
+
+def _same_task(group: list[tuple[Path, SessionKey]]) -> list[tuple[SessionKey, list[Path]]]:
+    """A session's logs by task (rule I2); a log naming no task goes with every task of its
+    session (rule I4), or stands alone when all name none."""
+    named = [k for _, k in group if k.task]
+    tasks = list(dict.fromkeys(named)) or [group[0][1]]
+    return [(key, [p for p, k in group if k == key or not k.task]) for key in tasks]
+
+
+def _sort_task(key: SessionKey, group: list[Path], out: Sorted, dropped: set[Path]) -> None:
+    """Copies and earlier attempts of one session task left out (with notes), or a conflict."""
+    # A log that does not read is left to the reader, which says what is wrong with it.
+    logs = [log for log in map(_Log, group) if log.rows is not None]
+    if len(logs) < 2:
+        return
+    kept = _without_copies(logs, out.copies)
+    kept = _latest_attempt(kept, out.earlier_attempts, key)
+    if len(kept) > 1:
+        out.conflicts.append(DuplicateSessionError(
+            key, [k.path for k in kept], [k.describe() for k in kept],
+            [origin(k.sidecar) for k in kept]))  # fmt: skip
+        dropped.update(log.path for log in logs)
+    else:
+        dropped.update(log.path for log in logs if log not in kept)
 
 
 class _Log:
@@ -217,8 +231,7 @@ def _copy_of(log: _Log, other: _Log) -> str:
     return ""
 
 
-def _latest_attempt(logs: list[_Log], notes: list[str], participant: str,
-                    session: int) -> list[_Log]:  # fmt: skip
+def _latest_attempt(logs: list[_Log], notes: list[str], key: SessionKey) -> list[_Log]:
     """The logs left when a deliberate new attempt supersedes the earlier logs it names."""
     superseded = set()
     for log in logs:
@@ -232,8 +245,8 @@ def _latest_attempt(logs: list[_Log], notes: list[str], participant: str,
     for log in logs:
         if log.path in superseded:
             notes.append(
-                f"{log.path}: attempt {log.attempt} of participant {participant!r} "
-                f"session {session}, which was started again on purpose as {latest.path} "
+                f"{log.path}: attempt {log.attempt} of {key.describe()}, which was started "
+                f"again on purpose as {latest.path} "
                 f"(attempt {latest.attempt}), which is scored. To score the earlier attempt "
                 "instead, score it without the later one"
             )

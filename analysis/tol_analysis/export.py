@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -9,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from tol_analysis.cells import ESCAPE_NOTE
 from tol_analysis.columns import (
     BOOLEAN,
     FLOAT,
@@ -17,18 +19,27 @@ from tol_analysis.columns import (
     PARTICIPANT,
     PRACTICE,
     REFERENCES,
+    RULES,
+    SESSION_IDS,
     SESSION_LEVELS,
+    STRING,
     TABLES,
     WIDE_MEASURES,
     WIDE_NAME,
+    WIDE_SESSION,
+    WIDE_SESSION_NAME,
     WIDE_SIMULATED,
+    Column,
     level_definition,
     level_name,
+    participant_field,
     wide_definition,
+    wide_session_definition,
 )
 from tol_analysis.conventions import EXPLAINED, Conventions
 from tol_analysis.csvfile import write_table
 from tol_analysis.score import Scores
+from tol_analysis.sessions import field_names
 from tol_analysis.tables import ColumnData, TableData, smallest_int_type
 from tol_tasks import __version__
 
@@ -37,44 +48,148 @@ if TYPE_CHECKING:
 
 
 def wide_table(scores: Scores) -> pd.DataFrame:
-    """One row per participant, one column per session, problem and measure (for SPSS).
+    """One row per participant, one column per session task, problem and measure (for SPSS).
 
     After ``participant`` and ``simulated`` (true when any of the participant's
-    sessions was played by the simulated participant), the columns are
-    ``s<session>_<problem>_<measure>``, with ``_a<attempt>`` after the problem
-    for a second or later attempt at it (:data:`tol_analysis.columns.WIDE_NAME`):
-    a cell's name depends only on its own session, problem, attempt and
-    measure, never on what else the data hold, so a syntax file written for
-    the first participants works for the next. Names are made safe as SPSS
-    variable names, in the order the participants' problems first appear; the
-    measures are :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as
-    0/1). Practice problems are left out unless the conventions include them.
+    sessions was played by the simulated participant) come the participant
+    fields (each participant's value from their first session that has one),
+    then, for each session task, its status, protocol version, start date and
+    time and recorder (``s<session>_<task>_status``, ...), then the cells
+    ``s<session>_<task>_<problem>_<measure>``, with ``_a<attempt>`` after the
+    problem for a second or later attempt at it
+    (:data:`tol_analysis.columns.WIDE_NAME`): a cell's name depends only on its
+    own session, task, problem, attempt and measure, never on what else the
+    data hold, so a syntax file written for the first participants works for
+    the next. Names are made safe as SPSS variable names, in the order the
+    participants' problems first appear; the measures are
+    :data:`tol_analysis.columns.WIDE_MEASURES` (``solved`` as 0/1). Void
+    attempts are left out (a problem never given is an empty cell, never a
+    failure), and practice unless the conventions include it.
     """
-    return wide_data(scores.table("trials"), scores.conventions).frame()
+    return wide_data(scores.table("trials"), scores.conventions,
+                     scores.table("sessions")).frame()  # fmt: skip
 
 
-def wide_data(trials: TableData, conv: Conventions) -> TableData:
-    """:func:`wide_table` as columns."""
-    keep = np.ones(len(trials), bool)
+def wide_data(trials: TableData, conv: Conventions,
+              sessions: TableData | None = None) -> TableData:  # fmt: skip
+    """:func:`wide_table` as columns (without ``sessions``: no participant fields and no
+    session columns, participants and ``simulated`` from the trials)."""
+    keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
+        len(trials), bool)  # fmt: skip
     if not conv.include_practice:
-        keep = ~np.asarray(trials["practice"].values, bool)
-    if not keep.any():
-        empty = {"participant": ColumnData.texts([], plain=True),
-                 "simulated": ColumnData(BOOLEAN, np.empty(0, bool))}  # fmt: skip
-        return TableData(list(empty), empty, 0)
+        keep &= ~np.asarray(trials["practice"].values, bool)
+    who = trials["participant"]
+    people, rank_of = _people(who, keep, sessions)
+    out = {"participant": ColumnData.texts(people, plain=True)}
+    if sessions is not None:
+        out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
+                                          _ranks(sessions["participant"], people),
+                                          len(people))  # fmt: skip
+        out.update(_participant_fields(sessions, people))
+        out.update(_session_cells(sessions, people))
+    else:
+        codes = np.asarray(who.values, np.int64)[keep]
+        out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes], len(people))
+    if keep.any():
+        out.update(_problem_cells(trials, keep, rank_of, len(people)))
+    return TableData(list(out), out, len(people))
+
+
+def _people(who: ColumnData, keep: np.ndarray,
+            sessions: TableData | None) -> tuple[list[str], np.ndarray]:  # fmt: skip
+    """The participants, in order of first appearance (in the sessions table when given,
+    which holds those without a trial too), and each participant code's rank among them."""
+    codes = np.asarray(who.values, np.int64)[keep]
+    if sessions is not None:
+        people = list(dict.fromkeys(sessions["participant"].categories[c] for c in
+                                    np.asarray(sessions["participant"].values).tolist()))  # fmt: skip
+    else:
+        people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
+    place = {p: k for k, p in enumerate(people)}
+    rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
+    return people, rank_of
+
+
+def _ranks(column: ColumnData, people: list[str]) -> np.ndarray:
+    place = {p: k for k, p in enumerate(people)}
+    return np.array([place[column.categories[c]] for c in np.asarray(column.values).tolist()],
+                    np.int64)  # fmt: skip
+
+
+def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
+    """Each participant field: the participant's value from their first session with one."""
+    rank = _ranks(sessions["participant"], people)
+    out = {}
+    for name in field_names(sessions.names):
+        col = sessions[name]
+        have = ~col.is_missing()
+        first = np.full(len(people), -1, np.int64)
+        for k in np.flatnonzero(have)[::-1].tolist():  # the first session's value wins
+            first[rank[k]] = k
+        take = np.maximum(first, 0)
+        safe = _spss_name(name)  # wide.csv's names are SPSS variable names
+        if col.kind == STRING:
+            codes = np.where(first >= 0, np.asarray(col.values, np.int64)[take], -1)
+            out[safe] = ColumnData(STRING, codes, categories=col.categories)
+        else:
+            values = np.where(first >= 0, col.as_float()[take], np.nan)
+            out[safe] = (ColumnData(FLOAT, values) if col.kind == FLOAT else
+                         ColumnData(col.kind, np.nan_to_num(values).astype(np.int64),
+                                    first < 0))  # fmt: skip
+    return out
+
+
+def _session_cells(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
+    """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`)."""
+    rank = _ranks(sessions["participant"], people)
+    task = sessions["protocol"]
+    rows_of: dict[str, list[int]] = {}  # each session task's stem, in order of appearance
+    for k, (number, code) in enumerate(
+        zip(
+            np.asarray(sessions["session"].values).tolist(),
+            np.asarray(task.values).tolist(),
+            strict=True,
+        )
+    ):
+        rows_of.setdefault(_stem(number, task.categories[code]), []).append(k)
+    out: dict[str, ColumnData] = {}
+    for stem, rows in rows_of.items():
+        at = np.array(rows, np.int64)
+        for c in WIDE_SESSION:
+            source = sessions[c.name]
+            codes = np.full(len(people), -1, np.asarray(source.values).dtype)
+            codes[rank[at]] = np.asarray(source.values)[at]
+            out[_spss_name(f"{stem}_{c.name}")] = ColumnData(
+                STRING, codes, categories=source.categories
+            )
+    return out
+
+
+def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1) -> str:
+    """The start of a wide.csv name: ``s<session>_<task>`` (no task part for a log that
+    names none), then ``_<problem>`` and ``_a<attempt>`` for a later attempt."""
+    out = f"s{session}" + (f"_{task}" if task else "")
+    if problem is not None:
+        out += f"_{problem}" + (f"_a{attempt}" if attempt > 1 else "")
+    return out
+
+
+def _problem_cells(trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
+                   n_people: int) -> dict[str, ColumnData]:  # fmt: skip
+    """Each (session, task, problem, attempt) and measure as a column, each participant's
+    last value under each name."""
     problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
     attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
     session = np.asarray(trials["session"].values, np.int64)[keep]
-    # Each trial's stem, made once per distinct (problem, attempt, session).
-    triples, which = np.unique(np.c_[problem, attempt, session], axis=0, return_inverse=True)
+    proto = trials["protocol"] if "protocol" in trials.names else None
+    task = (np.asarray(proto.values, np.int64)[keep] if proto is not None
+            else np.zeros(len(problem), np.int64))  # fmt: skip
+    tasks = proto.categories if proto is not None else [""]
+    # Each trial's stem, made once per distinct (problem, attempt, session, task).
+    quads, which = np.unique(np.c_[problem, attempt, session, task], axis=0, return_inverse=True)
     names = trials["problem_id"].categories
-    stems = [f"s{s}_{names[p]}" + (f"_a{a}" if a > 1 else "") for p, a, s in triples.tolist()]
-    who = trials["participant"]
-    codes = np.asarray(who.values, np.int64)[keep]
-    first = dict.fromkeys(codes.tolist())  # participants in order of appearance
-    people = [who.categories[c] for c in first]
-    rank_of = np.full(len(who.categories), -1, np.int64)
-    rank_of[list(first)] = np.arange(len(people))
+    stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
+    codes = np.asarray(trials["participant"].values, np.int64)[keep]
     rank = rank_of[codes]
     order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
     trial_stem = np.asarray(which).ravel()[order]
@@ -97,10 +212,9 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
     col_measure = np.array([measure[name] for name in columns], np.int64)
     shown = col_measure[cell_col] == np.arange(m)
     values = np.column_stack([trials[w.name].as_float()[keep][order] for w in WIDE_MEASURES])
-    grid = np.full((len(people), len(columns)), np.nan, order="F")
+    grid = np.full((n_people, len(columns)), np.nan, order="F")
     grid[np.repeat(rank[order], m).reshape(-1, m)[shown], cell_col[shown]] = values[shown]
-    out = {"participant": ColumnData.texts(people, plain=True),
-           "simulated": _any_simulated(trials["simulated"], keep, rank, len(people))}  # fmt: skip
+    out = {}
     for k, name in enumerate(columns):
         column = grid[:, k]
         if WIDE_MEASURES[col_measure[k]].type == FLOAT:
@@ -109,7 +223,7 @@ def wide_data(trials: TableData, conv: Conventions) -> TableData:
             missing = np.isnan(column)
             whole = np.where(missing, 0, column)
             out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
-    return TableData(list(out), out, len(people))
+    return out
 
 
 def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
@@ -122,10 +236,43 @@ def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
 
 
 def _spss_name(name: str) -> str:
+    """A variable name SPSS accepts (letters, digits, ``_``; a letter first; at most 64
+    characters). A longer name keeps its first 55 characters and its end, joined by a
+    short hash of the whole name, so that two long names never become one."""
     out = re.sub(r"[^A-Za-z0-9_]", "_", name)
     if not out[0].isalpha():
         out = "p_" + out
-    return out[:64]
+    if len(out) > _SPSS_NAME_MAX:
+        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
+        out = f"{out[:40]}_{digest}_{out[-(_SPSS_NAME_MAX - 48) :]}"
+    return out
+
+
+#: The longest variable name SPSS accepts.
+_SPSS_NAME_MAX = 64
+
+
+def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, str]]:
+    """Each wide.csv column's registry entry and its label (its definition, naming the session
+    task, problem and measure where the name carries them), from the column registry."""
+    fields = {}
+    if sessions is not None:
+        for name in field_names(sessions.names):
+            fields[_spss_name(name)] = participant_field(name, sessions[name].kind)
+    out: dict[str, tuple[Column, str]] = {
+        PARTICIPANT.name: (PARTICIPANT, PARTICIPANT.definition),
+        WIDE_SIMULATED.name: (WIDE_SIMULATED, WIDE_SIMULATED.definition),
+        **{name: (c, c.definition) for name, c in fields.items()},
+    }
+    by_suffix = sorted((*WIDE_SESSION, *WIDE_MEASURES), key=lambda c: len(c.name), reverse=True)
+    for name in names:
+        if name in out:
+            continue
+        for c in by_suffix:
+            if name.endswith("_" + c.name):
+                out[name] = (c, f"{name[: -len(c.name) - 1]}: {c.definition}")
+                break
+    return out
 
 
 def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
@@ -145,14 +292,21 @@ def codebook(scores: Scores) -> dict:
     conventions its values depend on.
     """
     tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
+    sessions = scores.table("sessions")
+    fields = [participant_field(n, sessions[n].kind).entry() for n in field_names(sessions.names)]
+    ids = [c["name"] for c in tables["sessions.csv"]].index(SESSION_IDS[-1]) + 1
+    tables["sessions.csv"][ids:ids] = fields
     tables["sessions.csv"] += [
         c.entry(level_name(k, c.name), level_definition(c, k))
-        for k in session_levels(scores.table("sessions"))
+        for k in session_levels(sessions)
         for c in SESSION_LEVELS
     ]
     tables["wide.csv"] = [
         PARTICIPANT.entry(),
         WIDE_SIMULATED.entry(),
+        *fields,
+        {"name": WIDE_SESSION_NAME, "type": STRING, "unit": "",
+         "description": wide_session_definition(), "source": "", "level": "nominal"},
         {"name": WIDE_NAME, "type": "", "unit": "", "description": wide_definition(),
          "source": "", "conventions": sorted({v for m in WIDE_MEASURES for v in m.conventions}
                                              | {PRACTICE})},
@@ -162,6 +316,8 @@ def codebook(scores: Scores) -> dict:
         "conventions": scores.conventions.as_dict(),
         "conventions_explained": dict(EXPLAINED),
         "missing_values": MISSING_VALUES,
+        "text_cells": ESCAPE_NOTE,
+        "rules": {k: {"rule": text, "source": source} for k, (text, source) in RULES.items()},
         "tables": tables,
         "references": REFERENCES,
     }
@@ -172,6 +328,13 @@ def codebook_markdown(book: dict) -> str:
     for k, v in book["conventions"].items():
         lines.append(f"- `{k}` = `{v}`: {book['conventions_explained'][k]}")
     lines += ["", f"Missing values: {book['missing_values']}.", ""]
+    if book.get("text_cells"):
+        lines += [f"Text cells: {book['text_cells']}.", ""]
+    if book.get("rules"):
+        lines += ["## Rules: void, missing and failed", ""]
+        lines += [f"- **{k}**: {r['rule']} (source: {r['source']})"
+                  for k, r in book["rules"].items()]  # fmt: skip
+        lines.append("")
     for table, cols in book["tables"].items():
         lines += [
             f"## {table}",
@@ -216,7 +379,7 @@ def export(
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    wide = wide_data(scores.table("trials"), scores.conventions)
+    wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
     for name in ("moves", "trials", "sessions", "wide", "copy_moves"):
         path = out / f"{name}.csv"
         write_table(wide if name == "wide" else scores.table(name), path)

@@ -54,6 +54,7 @@ class LogView:
         self.spans = spans = attempt_spans(
             d.coded("event"), d.coded("trial"), d.coded("attempt"), d.coded("problem_id"),
             d.coded("copy_of"), path=[log.path for log in logs], starts=self.starts,
+            numbers=d.numbers,
         )  # fmt: skip
         self.onset = spans.onset
         self.n_attempts = len(spans.onset)
@@ -113,11 +114,42 @@ class LogView:
         """Each log's text of ``column`` on its first row (participant, session)."""
         return self.texts(column, self.starts)
 
-    def error(self, row: int, text: str) -> EventLogError:
-        """An error naming the file and the file row of row ``row``."""
+    def row_number(self, row: int) -> int:
+        """The log's own ``row`` number of row ``row`` (an index into the rows)."""
+        if self.data.numbers is not None:
+            return int(self.data.numbers[row])
+        return int(row - self.starts[self.log_of[row]] + 1)
+
+    def error(self, row: int, text: str, **about) -> EventLogError:
+        """An error naming the file and the log's row number of row ``row``."""
         k = int(self.log_of[row])
-        where = f"{self.logs[k].path}: row {row - self.starts[k] + 2}"
-        return EventLogError(f"{where}: {text}", where=where)
+        where = f"{self.logs[k].path}: row {self.row_number(row)}"
+        return EventLogError(f"{where}: {text}", where=where, **about)
+
+    def check_trial_times(self) -> None:
+        """Refuse a log whose time since onset (``trial_time``) goes backwards within an
+        attempt (the session time is checked as the log is read).
+
+        Raises
+        ------
+        EventLogError
+            Naming the row, its time and the earlier row's.
+        """
+        rows = np.flatnonzero((self.member >= 0) & ~np.isnan(self.time))
+        if len(rows) < 2:
+            return
+        t, g = self.time[rows], self.member[rows]
+        back = np.flatnonzero((np.diff(t) < 0) & (g[1:] == g[:-1]))
+        if not len(back):
+            return
+        a, b = int(rows[back[0]]), int(rows[back[0] + 1])
+        raise self.error(
+            b, f"its trial_time {self.time[b]:.6f} s is before that of row "
+            f"{self.row_number(a)} ({self.time[a]:.6f} s) in the same attempt: the times "
+            "go backwards.", field="trial_time", value=f"{self.time[b]:.6f}",
+            fix="restore the log from a backup (a recorder's clock never runs backwards: the "
+            "rows were edited, or two logs were pasted together).",
+        )  # fmt: skip
 
 
 # ------------------------------------------------------------------- group helpers

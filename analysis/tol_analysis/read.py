@@ -22,6 +22,7 @@ import os
 import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,8 +33,10 @@ from pyarrow import csv as pacsv
 
 from tol_analysis.arrow import from_numpy, strings, to_numpy
 from tol_tasks.session_data.attempts import Coded
+from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
     CELL_FIX,
+    RESAVED_FIX,
     EventLogError,
     check_cells,
     codebook,
@@ -41,6 +44,7 @@ from tol_tasks.session_data.eventlog import (
     events,
     read_event_log,
 )
+from tol_tasks.session_data.identity import SessionKey, task_in
 
 if TYPE_CHECKING:
     from tol_tasks.session_data.sidecar import Sidecar
@@ -125,18 +129,26 @@ class LogColumns:
     """
 
     def __init__(self, strings: dict[str, pa.Array], time: np.ndarray,
-                 coded: dict[str, Coded] | None = None) -> None:  # fmt: skip
+                 coded: dict[str, Coded] | None = None,
+                 numbers: np.ndarray | None = None) -> None:  # fmt: skip
         self._strings = strings
         self.time = time
         self.n = len(time)
         self._coded: dict[str, Coded] = dict(coded or {})
+        #: Each row's ``row`` number, when the log's numbering skips (None: 1, 2, ... n).
+        self.numbers = numbers
         #: (columns, start) when these rows are a slice of other columns (read together).
         self.parent: tuple[LogColumns, int] | None = None
 
     @classmethod
-    def from_texts(cls, texts: dict[str, list[str]], time: np.ndarray) -> LogColumns:
+    def from_texts(cls, texts: dict[str, list[str]], time: np.ndarray,
+                   numbers: np.ndarray | None = None) -> LogColumns:  # fmt: skip
         """From lists of texts (one per row) for each of :data:`TEXT_COLUMNS`."""
-        return cls({c: strings(texts[c]) for c in TEXT_COLUMNS}, time)
+        return cls({c: strings(texts[c]) for c in TEXT_COLUMNS}, time, numbers=numbers)
+
+    def row_numbers(self) -> np.ndarray:
+        """Each row's ``row`` number (the log's own numbering)."""
+        return self.numbers if self.numbers is not None else np.arange(1, self.n + 1)
 
     def coded(self, name: str) -> Coded:
         """A whole column as codes (``values[codes[i]]`` is row ``i``'s text)."""
@@ -168,6 +180,7 @@ class LogColumns:
             {c: a.slice(start, stop - start) for c, a in self._strings.items()},
             self.time[cut],
             {c: Coded(np.asarray(v.codes)[cut], v.values) for c, v in self._coded.items()},
+            None if self.numbers is None else self.numbers[cut],
         )
         out.parent = (self, start)
         return out
@@ -192,7 +205,25 @@ class LogColumns:
             values = parts[0]._coded[c].values
             if all(p._coded[c].values is values for p in parts):  # slices of one read
                 coded[c] = Coded(np.concatenate([p._coded[c].codes for p in parts]), values)
-        return cls(strings, np.concatenate([p.time for p in parts]), coded)
+        numbers = None
+        if any(p.numbers is not None for p in parts):  # each log's own numbering
+            numbers = np.concatenate([p.row_numbers() for p in parts])
+        return cls(strings, np.concatenate([p.time for p in parts]), coded, numbers)
+
+
+class _once:  # noqa: N801 - used as a decorator, like property
+    """A property computed once per object, then kept in the object (as
+    ``functools.cached_property``, without its lock: a log is read by one thread)."""
+
+    def __init__(self, func) -> None:
+        self.func, self.name = func, func.__name__
+        self.__doc__ = func.__doc__
+
+    def __get__(self, obj, owner=None):
+        if obj is None:
+            return self
+        value = obj.__dict__[self.name] = self.func(obj)
+        return value
 
 
 @dataclass
@@ -223,15 +254,32 @@ class SessionLog:
     sidecar_path: Path | None = None
     sidecar_error: str | None = None
 
+    @_once
+    def start(self) -> dict[str, str]:
+        """The pairs of the session_start row's detail (its protocol and its SHA-256, or an
+        import's format and source)."""
+        return parse_detail(self.data.cell("detail", 0)) if self.data.n else {}
+
+    @_once
+    def task(self) -> str:
+        """The task (protocol) the log's session_start row names
+        (:func:`tol_tasks.session_data.identity.task_in`; empty when none)."""
+        return task_in(self.start)
+
+    @_once
+    def key(self) -> SessionKey:
+        """(participant, session, task): what the log is a session of (rule I1)."""
+        return SessionKey(self.participant, self.session, self.task)
+
     @property
     def n_events(self) -> int:
         return self.data.n
 
-    @property
+    @_once
     def participant(self) -> str:
         return self.data.cell("participant", 0) if self.data.n else ""
 
-    @property
+    @_once
     def session(self) -> int:
         text = self.data.cell("session", 0) if self.data.n else ""
         return int(text) if text.isdigit() else 0
@@ -282,7 +330,7 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     CSV files, such as an ExperimentHandler's data file or a participant list
     kept beside the logs, are left out (:attr:`Scan.left_out`), as are the
     tables tol-score writes and anything under ``exclude``. A file named as an
-    input is always read as an event log.
+    input, or named by the sidecar beside it, is always read as an event log.
 
     Raises
     ------
@@ -319,7 +367,9 @@ def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Pat
 
 
 def _looks_like_a_log(path: Path) -> bool:
-    """Whether a CSV file found in a folder is (or was meant to be) an event log: by its header."""
+    """Whether a CSV file found in a folder is (or was meant to be) an event log: by its
+    header, or because the sidecar beside it names it (a log a spreadsheet re-saved, whose
+    header no longer reads as a log's: reading it says what became of it)."""
     try:
         with path.open("rb") as f:
             head = f.readline(65536)
@@ -332,7 +382,21 @@ def _looks_like_a_log(path: Path) -> bool:
     if names[:1] == ["row"]:
         return True
     ours = set(columns())
-    return len(ours & set(names)) * 2 > len(ours)
+    return len(ours & set(names)) * 2 > len(ours) or _named_by_sidecar(path)
+
+
+def _named_by_sidecar(path: Path) -> bool:
+    """Whether the .json file beside ``path`` is a sidecar naming it as its event log."""
+    import json
+
+    side = path.with_suffix(".json")
+    if not side.is_file():
+        return False
+    try:
+        data = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(data, dict) and data.get("event_log") == path.name
 
 
 # --------------------------------------------------------------------------- reading a log
@@ -347,12 +411,13 @@ def read_session(path: str | Path) -> SessionLog:
     p = Path(path)
     batch = _Batch()
     data = None
+    resaved: list[str] = []
     if batch.add(p):
         warnings = batch.files[0][2]
         data = batch.parse()
     if data is None:
-        data, warnings = _read_careful(p)
-    return _session(p, data, warnings)
+        data, warnings, resaved = _read_careful(p)
+    return _session(p, data, warnings, resaved)
 
 
 def read_sessions(paths: Iterable[str | Path]) -> Iterator[tuple[Path, SessionLog | EventLogError]]:
@@ -396,14 +461,16 @@ def _flush(batch: _Batch):
         start += rows
 
 
-def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
+def _session(p: Path, data: LogColumns, warnings: list[str],
+             resaved: list[str] | None = None) -> SessionLog:  # fmt: skip
     if data.n == 0:
         raise EventLogError(f"{p}: has a header but no events.", where=str(p), fix=CELL_FIX)
     first = data.cell("event", 0)
     if first != "session_start":
+        where = f"{p}: row {data.row_numbers()[0]}"
         raise EventLogError(
-            f"{p}: row 2: starts with {first!r}, not session_start: the beginning of the log "
-            "is missing.", where=f"{p}: row 2", field="event", value=first, fix=CELL_FIX,
+            f"{where}: starts with {first!r}, not session_start: the beginning of the log "
+            "is missing.", where=where, field="event", value=first, fix=CELL_FIX,
         )  # fmt: skip
     side = p.with_suffix(".json")
     if not side.is_file():
@@ -411,17 +478,103 @@ def _session(p: Path, data: LogColumns, warnings: list[str]) -> SessionLog:
     from tol_tasks.session_data.sidecar import Sidecar, SidecarError
 
     try:
-        return SessionLog(p, data, warnings, Sidecar.read(side), side)
+        log = SessionLog(p, data, warnings, Sidecar.read(side), side)
     except SidecarError as exc:
         return SessionLog(p, data, warnings, sidecar_error=str(exc))
+    faults = sidecar_disagrees(log, every=bool(resaved))
+    if faults:
+        where, text, fix = faults[0]
+        how = (f" The log was re-saved by a spreadsheet ({', '.join(resaved)}), which can "
+               "change cells." if resaved else "")  # fmt: skip
+        raise EventLogError(f"{where}: {text}.{how}", where=where, field="sidecar",
+                            fix=RESAVED_FIX if resaved else fix)  # fmt: skip
+    return log
+
+
+#: What to do about a sidecar that does not match its log.
+SIDECAR_FIX = (
+    "put back the sidecar (.json) the recorder wrote beside this log (a sidecar is never "
+    "edited, nor copied from another session); to score the log alone, move the sidecar away."
+)
+
+
+def sidecar_disagrees(log: SessionLog, every: bool = False) -> list[tuple[str, str, str]]:
+    """Where the sidecar beside a log contradicts it: ``(where, what, fix)`` for each fault.
+
+    Always checked: the sidecar names this log's protocol (its SHA-256 is the one the
+    log's session_start row gives, or one a resume row of the log or the sidecar's own
+    ``resumes`` took up), and its protocol text has that SHA-256. With ``every`` (a log a
+    spreadsheet re-saved), also its participant, session and number of rows.
+    """
+    meta = log.sidecar
+    if meta is None or not log.data.n:
+        return []
+    first = _FirstRow(log)
+    out = []
+    detail = log.start
+    stated = detail.get("sha256", "")
+    proto = meta.protocol
+    if stated and "protocol" in detail and proto is not None and proto.sha256:
+        taken_up = {stated} | {n.rsplit("sha256 ", 1)[-1].rstrip(")") for n in
+                               (r.note or "" for r in meta.resumes) if "sha256 " in n}  # fmt: skip
+        if proto.sha256 not in taken_up:
+            out.append((first, f"the sidecar {log.sidecar_path} names protocol "
+                        f"{proto.name!r} with SHA-256 {proto.sha256[:12]}..., but the log's "
+                        f"session_start row gives {stated[:12]}...: the sidecar belongs to "
+                        "another session or protocol", SIDECAR_FIX))  # fmt: skip
+    if proto is not None and proto.sha256 and (proto.text or "protocol" in detail):
+        digest = _sha256(proto.text or "")
+        if digest != proto.sha256:
+            out.append((first, f"the protocol text kept in the sidecar {log.sidecar_path} "
+                        f"does not have the SHA-256 it states ({proto.sha256[:12]}...; the "
+                        f"text's is {digest[:12]}...): the text was changed after the "
+                        "session", SIDECAR_FIX))  # fmt: skip
+    source = meta.source
+    if (
+        stated
+        and "format" in detail
+        and source is not None
+        and source.sha256
+        and (stated not in source.sha256)
+    ):
+        out.append((first, f"the sidecar {log.sidecar_path} names the source file(s) "
+                        f"{', '.join(source.files)}, but the log's session_start row gives "
+                        f"another source's SHA-256 ({stated[:12]}...)", SIDECAR_FIX))  # fmt: skip
+    if every:
+        if meta.participant != log.participant:
+            out.append((first, f"the sidecar's participant is {meta.participant!r}, the "
+                        f"log's {log.participant!r}", RESAVED_FIX))  # fmt: skip
+        if meta.session != log.session:
+            out.append((first, f"the sidecar's session is {meta.session}, the log's "
+                        f"{log.session}", RESAVED_FIX))  # fmt: skip
+    return [(str(where), text, fix) for where, text, fix in out]
+
+
+class _FirstRow:
+    """Where a log's first row is, as a message names it (made only when said)."""
+
+    def __init__(self, log: SessionLog) -> None:
+        self.log = log
+
+    def __str__(self) -> str:
+        return f"{self.log.path}: row {self.log.data.row_numbers()[0]}"
+
+
+@lru_cache(maxsize=64)
+def _sha256(text: str) -> str:
+    """The SHA-256 of a protocol text (the same text is kept in many sidecars)."""
+    import hashlib
+
+    return hashlib.sha256(text.encode()).hexdigest()
 
 
 def _kinds() -> dict[str, str]:
     return {c["name"]: c["type"] for c in codebook()["columns"]}
 
 
-def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
-    """The event log's own reader, then every cell checked against the codebook."""
+def _read_careful(path: Path) -> tuple[LogColumns, list[str], list[str]]:
+    """The event log's own reader, then every cell checked against the codebook, and times
+    that go backwards refused: (columns, warnings, how a spreadsheet re-saved it)."""
     data = read_event_log(path)
     check_cells(data)
     names = columns()
@@ -430,16 +583,43 @@ def _read_careful(path: Path) -> tuple[LogColumns, list[str]]:
     kinds = _kinds()
     for name in names:
         if kinds[name] == "integer":
-            for n, value in enumerate(by_name[name], start=2):
+            for row, value in zip(by_name["row"], by_name[name], strict=True):
                 if len(value) > _DIGITS:
                     raise EventLogError(
-                        f"{path}: row {n}: column {name!r} holds {value!r}, a whole number "
+                        f"{path}: row {row}: column {name!r} holds {value!r}, a whole number "
                         f"of more than {_DIGITS} digits, which no recorder writes.",
-                        where=f"{path}: row {n}", field=name, value=value, fix=CELL_FIX,
+                        where=f"{path}: row {row}", field=name, value=value, fix=CELL_FIX,
                     )  # fmt: skip
+    numbers = np.array([int(r) for r in by_name["row"]], np.int64)
+    if np.array_equal(numbers, np.arange(1, len(numbers) + 1)):
+        numbers = None
+    clock = np.array([float(v) if v else np.nan for v in by_name["time"]], np.float64)
+    _check_clock(path, clock, by_name["row"])
     time = np.array([float(v) if v else np.nan for v in by_name[TIME]], np.float64)
     texts = {c: list(by_name[c]) for c in TEXT_COLUMNS}
-    return LogColumns.from_texts(texts, time), list(data.warnings)
+    return LogColumns.from_texts(texts, time, numbers), list(data.warnings), data.resaved
+
+
+#: What to do about a log whose times go backwards.
+CLOCK_FIX = (
+    "restore the log from a backup (a recorder's clock never runs backwards: the rows were "
+    "edited, or two logs were pasted together)."
+)
+
+
+def _check_clock(path: Path, clock: np.ndarray, rows) -> None:
+    """Refuse a log whose session time (the ``time`` column) goes backwards."""
+    have = np.flatnonzero(~np.isnan(clock))
+    back = np.flatnonzero(np.diff(clock[have]) < 0)
+    if not len(back):
+        return
+    a, b = int(have[back[0]]), int(have[back[0] + 1])
+    where = f"{path}: row {rows[b]}"
+    raise EventLogError(
+        f"{where}: its time {clock[b]:.6f} s is before the time of row {rows[a]} "
+        f"({clock[a]:.6f} s): the times go backwards.", where=where, field="time",
+        value=f"{clock[b]:.6f}", fix=CLOCK_FIX,
+    )  # fmt: skip
 
 
 class _Batch:
@@ -478,8 +658,8 @@ class _Batch:
         rows = self.buf.count(b"\n", start, end)
         warnings = []
         if end < stop:
-            warnings.append(f"{path}: row {rows + 2}: torn last line ignored (the session was "
-                            "cut off).")  # fmt: skip
+            warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
+                            "was cut off).")  # fmt: skip
         self.files.append((path, rows, warnings))
         self.size = end
         return True
@@ -494,6 +674,20 @@ class _Batch:
 
 def _one_array(column: pa.ChunkedArray) -> pa.Array:
     return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
+
+
+def _goes_back(clock: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether any file's session times (``counts`` rows each, one after another) go back."""
+    if not len(clock):
+        return False
+    have = ~np.isnan(clock)
+    if have.all():
+        step = np.diff(clock) < 0
+        step[(np.cumsum(counts) - 1)[:-1]] = False  # from one file's last row to the next's first
+        return bool(step.any())
+    file_of = np.repeat(np.arange(len(counts)), counts)[have]
+    kept = clock[have]
+    return bool(((np.diff(kept) < 0) & (file_of[1:] == file_of[:-1])).any())
 
 
 def _parse(body, counts: np.ndarray) -> LogColumns | None:
@@ -531,6 +725,8 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
             values = to_numpy(column)
             if np.count_nonzero(~np.isfinite(values)) != column.null_count:
                 return None  # nan, inf: the careful reader names the cell
+            if c == "time" and _goes_back(values, counts):
+                return None  # the careful reader names the row
     texts = {c: _one_array(table[c]) for c in TEXT_COLUMNS}
     data = LogColumns(texts, to_numpy(_one_array(table[TIME])))
     for c in (*TEXT_COLUMNS, "moves"):

@@ -25,6 +25,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from tol_analysis.cells import shown_text
 from tol_analysis.columns import (
     BOOLEAN,
     FLOAT,
@@ -57,10 +58,6 @@ DROPPED_FRAMES_FLAG = 0.05
 #: means comes from the registry.
 PROBLEM_COLUMNS = ("problem_id", "start", "min_moves", "moves", "solved", "planning_time",
                    "total_time", "rule_violations")  # fmt: skip
-#: Text that a spreadsheet would run as a formula if it began a cell (OWASP's list).
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
-#: A plain number (left alone: ``-2`` is a value, not a formula).
-_NUMBER = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?")
 
 
 def headline_columns() -> list[Column]:
@@ -83,7 +80,7 @@ def _jinja():
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["cell"] = safe_cell
+    env.filters["cell"] = shown_text
     return env
 
 
@@ -118,17 +115,6 @@ def column_text(column: Column, t: dict) -> dict:
     own = t.get("columns", {}).get(column.name, {})
     return {"key": column.name, "label": own.get("label", column.label),
             "plain": own.get("plain", column.plain)}  # fmt: skip
-
-
-def safe_cell(value) -> str:
-    """Text as a report shows it: one that a spreadsheet would run (``=``, ``+``, ``-``, ``@``
-    or a control character first) gets a leading apostrophe, the common escape, so that a
-    table copied from the page into a spreadsheet holds no formula. Numbers are left alone.
-    HTML escaping is the template's (Jinja2's autoescape)."""
-    text = "" if value is None else str(value)
-    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
-        return "'" + text
-    return text
 
 
 def _empty(value) -> bool:
@@ -273,7 +259,7 @@ def _measure_rows(row, meta: Sidecar | None, t: dict) -> list[dict]:
 
 def _level_table(row, levels: list[int], t: dict) -> dict:
     """Results by difficulty: one row per minimum-move level, the headline measures as columns."""
-    cols = [c for c in SESSION_LEVELS if c.headline
+    cols = [c for c in SESSION_LEVELS if c.headline and not _empty(row.get(c.name))  # defined above
             and any(not _empty(row.get(level_name(k, c.name))) for k in levels)]  # fmt: skip
     return {
         "columns": [column_text(c, t) for c in cols],
@@ -461,8 +447,11 @@ def _date(meta: Sidecar | None) -> str | None:
     return str(meta.start_time or "")[:16].replace("T", " ") or None if meta else None
 
 
-def report_name(participant, session) -> str:
-    """The file name of a session's report: ``<participant>_ses-<n>.html``."""
+def report_name(participant, session, task: str | None = None) -> str:
+    """The file name of a session's report: ``<participant>_ses-<n>.html``, with
+    ``_task-<protocol>`` for a visit that gave several protocols (one report each)."""
+    if task:
+        return f"{participant}_ses-{session}_task-{re.sub(r'[^A-Za-z0-9]', '', task)}.html"
     return f"{participant}_ses-{session}.html"
 
 
@@ -484,12 +473,16 @@ def write_reports(
     overview = []
     layouts: dict = {}
     protocols: dict = {}
-    for _, row in scores.sessions.iterrows():
+    visits = scores.sessions.groupby(["participant", "session"])["protocol"].transform("size")
+    for k, row in scores.sessions.iterrows():
         key = (row["participant"], row["session"])
-        meta = scores.sidecars.get(key)
-        trials = data[(data["participant"] == key[0]) & (data["session"] == key[1])]
+        own = (row["participant"], row["session"], row["protocol"])  # one task of the visit
+        meta = scores.sidecars.get(own)
+        trials = data[(data["participant"] == key[0]) & (data["session"] == key[1])
+                      & (data["protocol"] == own[2])]  # fmt: skip
         moves = scores.moves[(scores.moves["participant"] == key[0])
-                             & (scores.moves["session"] == key[1])]  # fmt: skip
+                             & (scores.moves["session"] == key[1])
+                             & (scores.moves["protocol"] == own[2])]  # fmt: skip
         levels = sorted(
             int(m.group(1)) for c in scores.sessions.columns
             if (m := _LEVEL.match(c)) and not _empty(row[c]) and row[c] > 0
@@ -509,7 +502,7 @@ def write_reports(
             figures=_figures(trials, moves, layouts, t),
             technical=_technical(meta, trials, scores.conventions, t), version=__version__,
         )  # fmt: skip
-        path = out / report_name(*key)
+        path = out / report_name(*key, own[2] if visits[k] > 1 else None)
         path.write_text(html, encoding="utf-8")
         written.append(path)
         overview.append({"participant": key[0], "session": key[1], "href": path.name,
@@ -549,7 +542,7 @@ def _task_sections(overview: list[dict], trials: pd.DataFrame, t: dict) -> list[
                                  columns=["participant", "session", "protocol"])  # fmt: skip
         one_task = bool(task) and "+" not in task  # never two tasks on one axis
         task_trials = trials[trials["task"] == task] if one_task else trials.iloc[:0]
-        task_trials = task_trials.merge(protocols, on=["participant", "session"])
+        task_trials = task_trials.merge(protocols, on=["participant", "session", "protocol"])
         sections.append({
             "task": task or "none", "name": _task_name(task, t), "columns": [column_text(c, t) for c in cols],
             "rows": [{**r, "cells": [{"key": c.name, "value": _show(r["values"].get(c.name), c.type)}

@@ -28,7 +28,7 @@ from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.logview import LogView, last_in_group
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
-from tol_analysis.sessions import SessionInfo, summarize_sessions
+from tol_analysis.sessions import SessionInfo, session_info, summarize_sessions
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -47,7 +47,8 @@ BATCH_ROWS = 1 << 18
 
 class Sidecars(Mapping):
     """Each session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or None),
-    by (participant, session).
+    by (participant, session, protocol); a key of (participant, session) finds the sidecar
+    when the session has one task only.
 
     A sidecar read from the file beside its log is read again from that file
     when asked for, so that scoring thousands of sessions does not hold every
@@ -55,13 +56,22 @@ class Sidecars(Mapping):
     """
 
     def __init__(self) -> None:
-        self._where: dict[tuple[str, int], Path | Sidecar | None] = {}
+        self._where: dict[tuple[str, int, str], Path | Sidecar | None] = {}
+        self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
 
-    def add(self, key: tuple[str, int], log: SessionLog) -> None:
+    def add(self, key: tuple[str, int, str], log: SessionLog) -> None:
         on_disk = log.sidecar is not None and log.sidecar_path is not None
+        key = tuple(key)
         self._where[key] = log.sidecar_path if on_disk else log.sidecar
+        self._tasks.setdefault(key[:2], []).append(key)
 
-    def __getitem__(self, key: tuple[str, int]) -> Sidecar | None:
+    def __getitem__(self, key: tuple) -> Sidecar | None:
+        key = tuple(key)
+        if len(key) == 2:
+            tasks = self._tasks.get(key, [])
+            if len(tasks) != 1:
+                raise KeyError(key)  # none, or several tasks: say which
+            key = tasks[0]
         where = self._where[key]
         if not isinstance(where, Path):
             return where
@@ -72,7 +82,7 @@ class Sidecars(Mapping):
         except SidecarError:
             return None  # gone or damaged since it was read
 
-    def __iter__(self) -> Iterator[tuple[str, int]]:
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
         return iter(self._where)
 
     def __len__(self) -> int:
@@ -101,7 +111,7 @@ class Scores:
     warnings : list of str
         Recoverable faults found while reading (torn last lines, ...).
     sidecars : Mapping
-        Each session's sidecar model (or None), by (participant, session): the
+        Each session's sidecar model (or None), by (participant, session, protocol): the
         protocol text, software and timing that exports and reports describe
         (:class:`Sidecars`: read from disk when asked for).
     """
@@ -183,21 +193,21 @@ def score_sessions(
               (("moves", MOVES), ("trials", TRIALS), ("copy_moves", COPY_MOVES))}  # fmt: skip
     warnings: list[str] = []
     infos: list[SessionInfo] = []
+    plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
     sidecars = Sidecars()
     with gc_paused():
         for batch in _batches(_one_log_per_session(logs, on_error)):
             for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
                 for name, (n, columns) in parts.items():
                     tables[name].add(n, columns)
-                for log, (participant, session, status) in zip(scored, sessions, strict=True):
+                for log, (status, discontinued) in zip(scored, sessions, strict=True):
                     warnings.extend(log.warnings)
                     if log.sidecar_error is not None:
                         warnings.append(f"sidecar unreadable: {log.sidecar_error} The session "
                                         "is scored from its log alone.")  # fmt: skip
-                    protocol = log.sidecar.protocol.name if log.sidecar is not None else ""
-                    infos.append(SessionInfo(participant, session, protocol, status,
-                                             is_simulated(log)))  # fmt: skip
-                    sidecars.add((participant, session), log)
+                    infos.append(session_info(log, status, discontinued, is_simulated(log), conv,
+                                              plans, warnings))  # fmt: skip
+                    sidecars.add(log.key, log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
     done["sessions"] = summarize_sessions(done["trials"], infos, conv)
@@ -212,15 +222,15 @@ def is_simulated(log: SessionLog) -> bool | None:
 
 
 def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[SessionLog]:
-    """The logs, each participant session's first only: another log of a session already
-    scored is an error naming both (:mod:`tol_analysis.duplicates` sorts copies and new
-    attempts out before scoring), so that no (participant, session, trial, attempt) key is
-    written twice."""
+    """The logs, each session task's first only: another log of a (participant, session,
+    protocol) already scored is an error naming both (:mod:`tol_analysis.duplicates` sorts
+    copies and new attempts out before scoring), so that no (participant, session,
+    protocol, trial, attempt) key is written twice."""
     from tol_analysis.duplicates import DuplicateSessionError
 
-    first: dict[tuple[str, int], Path] = {}
+    first: dict[tuple[str, int, str], Path] = {}
     for log in logs:
-        key = (log.participant, log.session)
+        key = log.key
         seen = first.setdefault(key, log.path)
         if seen is log.path:
             yield log
@@ -229,7 +239,7 @@ def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[Sessi
             exc = EventLogError(f"{log.path}: given twice.", where=str(log.path),
                                 fix="give each log once.")  # fmt: skip
         else:
-            exc = DuplicateSessionError(*key, [seen, log.path])
+            exc = DuplicateSessionError(key, [seen, log.path])
         if on_error is None:
             raise exc
         on_error(log, exc)
@@ -281,7 +291,7 @@ def _score_batch(batch: list[SessionLog], conv: Conventions, replays: Replays, o
 def score_logs(logs: list[SessionLog], conv: Conventions,
                replays: Replays) -> tuple[dict[str, tuple[int, dict]], list[str]]:  # fmt: skip
     """The rows of the moves, trials and copy_moves tables of some logs, scored together:
-    ``({table: (rows, columns)}, each log's (participant, session, status))``.
+    ``({table: (rows, columns)}, each log's (status, blocks discontinued))``.
 
     Raises
     ------
@@ -289,8 +299,10 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
         Naming the file and the row where a log contradicts itself.
     """
     view = LogView(logs)
+    view.check_trial_times()
     participant = view.per_log("participant")
     session = np.array([int(s) if s.isdigit() else 0 for s in view.per_log("session")], np.int64)
+    protocol = [log.task for log in logs]
     problems = problem_attempts(view, replays, conv)
     n_trials = len(problems.index)
     problems.columns.update(empty_copy_columns(n_trials))
@@ -300,14 +312,25 @@ def score_logs(logs: list[SessionLog], conv: Conventions,
     simulated = np.array([np.nan if (s := is_simulated(log)) is None else s for log in logs],
                          np.float64)  # fmt: skip
     ids = {"participant": Coded(of_trial, participant), "session": session[of_trial],
-           "simulated": simulated[of_trial]}  # fmt: skip
+           "protocol": Coded(of_trial, protocol), "simulated": simulated[of_trial]}  # fmt: skip
     of_copy = view.attempt_log[view.spans.is_copy]
+    who = (participant, session, protocol)
     parts = {
-        "moves": _moves_table(problems, participant, session, of_trial),
+        "moves": _moves_table(problems, who, of_trial),
         "trials": (n_trials, {**ids, **problems.columns}),
-        "copy_moves": _copy_moves_table(copies, participant, session, of_copy),
+        "copy_moves": _copy_moves_table(copies, who, of_copy),
     }
-    return parts, list(zip(participant, session.tolist(), _statuses(view), strict=True))
+    return parts, list(zip(_statuses(view), _discontinued(view), strict=True))
+
+
+def _discontinued(view: LogView) -> list[tuple[str, ...]]:
+    """Each log's blocks ended by the discontinue rule (its ``discontinue`` rows)."""
+    rows = np.flatnonzero(view.event("discontinue"))
+    out: list[list[str]] = [[] for _ in view.logs]
+    for log, block in zip(view.log_of[rows].tolist(), view.texts("block", rows), strict=True):
+        if block not in out[log]:
+            out[log].append(block)
+    return [tuple(b) for b in out]
 
 
 def _not_recorded(columns: dict, logs: list[SessionLog], of_trial: np.ndarray) -> None:
@@ -331,11 +354,12 @@ def _statuses(view: LogView) -> list[str]:
     return [next(reasons) or "completed" if row >= 0 else "incomplete" for row in last.tolist()]
 
 
-def _moves_table(problems, participant: list[str], session: np.ndarray,
-                 of_trial: np.ndarray) -> tuple[int, dict]:  # fmt: skip
+def _moves_table(problems, who: tuple, of_trial: np.ndarray) -> tuple[int, dict]:
     """moves.csv's columns of the problem attempts, puzzle by puzzle, put back in row order."""
+    participant, session, protocol = who
     parts = []
     cols = problems.columns
+    void = np.asarray(cols["void"], bool)
     for m, space in problems.moves:
         r = m.replayed
         g = r.group
@@ -345,6 +369,7 @@ def _moves_table(problems, participant: list[str], session: np.ndarray,
         before = np.where(r.first, len(space.texts) + np.asarray(start.codes)[g], r.before)
         parts.append((r.rows, {
             "participant": Coded(of_trial[g], participant), "session": session[of_trial[g]],
+            "protocol": _per_log(protocol, of_trial, g),
             "block": _per_move(cols["block"], g), "trial": cols["trial"][g],
             "attempt": cols["attempt"][g], "problem_id": _per_move(cols["problem_id"], g),
             "move_index": m.move_index, "piece": Coded(r.piece, list(space.piece_texts())),
@@ -353,9 +378,16 @@ def _moves_table(problems, participant: list[str], session: np.ndarray,
             "time": m.time, "latency": m.latency, "distance_before": m.distance_before,
             "distance_after": m.distance_after, "optimal": m.optimal,
             "counterproductive": m.counterproductive, "backtrack": m.backtrack,
-            "revisit": m.revisit,
+            "revisit": m.revisit, "void": void[g],
         }))  # fmt: skip
     return _in_row_order(parts, MOVES.names)
+
+
+def _per_log(texts: list[str], of_trial: np.ndarray, group: np.ndarray) -> Coded | str:
+    """A per-log text for each move (one text when every log of the batch has it)."""
+    if len(set(texts)) == 1:
+        return texts[0]
+    return Coded(of_trial[group], texts)
 
 
 def _per_move(per_attempt: Coded, group: np.ndarray) -> Coded:
@@ -363,14 +395,14 @@ def _per_move(per_attempt: Coded, group: np.ndarray) -> Coded:
     return Coded(np.asarray(per_attempt.codes)[group], per_attempt.values)
 
 
-def _copy_moves_table(c, participant: list[str], session: np.ndarray,
-                      of_copy: np.ndarray) -> tuple[int, dict]:  # fmt: skip
+def _copy_moves_table(c, who: tuple, of_copy: np.ndarray) -> tuple[int, dict]:
+    participant, session, protocol = who
     parts = []
     for r, space in c.replayed:
         g = r.group
         parts.append((r.rows, {
             "participant": Coded(of_copy[g], participant), "session": session[of_copy[g]],
-            "block": Coded(g, c.block), "trial": c.trial[g], "copy_of": c.copy_of[g],
+            "protocol": Coded(of_copy[g], protocol), "block": Coded(g, c.block), "trial": c.trial[g], "copy_of": c.copy_of[g],
             "problem_id": Coded(g, c.problem_id), "piece": Coded(r.piece, list(space.piece_texts())),
             "from_peg": r.from_peg, "to_peg": r.to_peg,
         }))  # fmt: skip
@@ -391,7 +423,9 @@ def _in_row_order(parts: list, names: list[str]) -> tuple[int, dict]:
     merged = {}
     for name in parts[0][1]:
         values = [cols[name] for _, cols in parts]
-        if isinstance(values[0], Coded):
+        if isinstance(values[0], str):  # one text for every row (see _per_log)
+            merged[name] = values[0]
+        elif isinstance(values[0], Coded):
             texts = [list(v.values) for v in values]
             offsets = np.cumsum([0] + [len(t) for t in texts[:-1]])
             codes = np.concatenate([np.asarray(v.codes) + o for v, o in

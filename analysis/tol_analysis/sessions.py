@@ -1,24 +1,36 @@
-"""Session summaries: one sessions.csv row per participant session, overall and per level.
+"""Session summaries: one sessions.csv row per session task, overall and per level.
 
 Computed over the whole trials table at once, with numpy (so it stays fast for
 tens of thousands of sessions); the columns and their order come from
 :data:`tol_analysis.columns.SESSIONS` and :data:`~tol_analysis.columns.SESSION_LEVELS`.
 Sums and means of times are added exactly as pandas' group-by adds them (which
 is how tol-score computed them before; see :func:`_sums`).
+
+Void, missing and failed are kept apart (each rule said once, in the column
+registry): a void attempt (cut off) is in trials.csv but in no summary; a
+problem of the protocol never given is *missing* (``problems_missing``, with
+its reason), not failed; a level the session never gave is empty, never 0.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, SESSION_LEVELS, SESSIONS, level_name
+from tol_analysis.columns import (
+    BOOLEAN,
+    FLOAT,
+    INTEGER,
+    SESSION_IDS,
+    SESSION_LEVELS,
+    SESSIONS,
+    STRING,
+    level_name,
+)
 from tol_analysis.conventions import Conventions
 from tol_analysis.tables import ColumnData, TableData
-
-#: The identifying columns of sessions.csv; every other column is a summary.
-_IDS = ("participant", "session", "protocol", "status", "simulated")
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -32,61 +44,263 @@ _TIMES = (
     ("mean_subsequent_thinking_time_per_move", "subsequent_thinking_time_per_move", "mean"),
 )
 
+#: Why problems of the protocol were never given, by the session's status.
+_MISSING_BECAUSE = {"aborted": "session aborted", "incomplete": "session cut off"}
 
-@dataclass
+
+@dataclass(slots=True)
 class SessionInfo:
-    """What the log (and its sidecar) says about a session, beside its trials."""
+    """What the log (and its sidecar) says about a session task, beside its trials.
+
+    ``planned`` holds the (block, problem id) pairs the protocol gives this session (None
+    when the protocol is not known); ``discontinued`` the blocks the discontinue rule ended;
+    ``fields`` the participant fields (texts), and ``field_types`` the type the protocol
+    declares for each.
+    """
 
     participant: str
     session: int
     protocol: str
     status: str
     simulated: bool | None = None
+    version: str | None = None
+    start: str | None = None
+    recorder: str | None = None
+    fields: dict[str, str] = field(default_factory=dict)
+    field_types: dict[str, str] = field(default_factory=dict)
+    planned: tuple[tuple[str, str], ...] | None = None
+    discontinued: tuple[str, ...] = ()
+    key: tuple[str, int, str] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        self.key = (self.participant, self.session, self.protocol)
+
+
+def session_info(log, status: str, discontinued: tuple[str, ...], simulated: bool | None,
+                 conv: Conventions, plans: dict, warnings: list[str]) -> SessionInfo:  # fmt: skip
+    """A scored log's :class:`SessionInfo`; its protocol read once per SHA-256 (``plans``),
+    and its participant fields checked against the types the protocol declares (a value
+    that breaks its type is left out, with a warning naming it)."""
+    from tol_analysis.recorder import recorded_by
+
+    meta = log.sidecar
+    info = SessionInfo(log.participant, log.session, log.task, status, simulated,
+                       discontinued=discontinued)  # fmt: skip
+    if meta is None:
+        return info
+    proto = meta.protocol
+    info.version = proto.version if proto is not None else None
+    info.start = meta.start_time
+    info.recorder = recorded_by(meta)
+    lp = _protocol(proto, plans)
+    if lp is not None:
+        _, blocks = lp.form_for(log.participant, log.session)
+        key = (proto.sha256, tuple(blocks), conv.include_practice)
+        if key not in plans:  # each form's problems listed once
+            model = lp.model
+            problems = [(model.blocks[i].name, p.id) for i in blocks
+                        for p in model.blocks[i].problems]  # fmt: skip
+            if conv.include_practice:
+                problems = [("practice", p.id) for p in model.practice.problems] + problems
+            plans[key] = tuple(dict.fromkeys(problems))
+        info.planned = plans[key]
+    declared = lp.model.participant_fields if lp is not None else {}
+    for name, value in (meta.extra_fields or {}).items():
+        text = "" if value is None else str(value)
+        spec = declared.get(name)
+        fault = spec.check(text) if spec is not None else None
+        if fault:
+            warnings.append(f"{log.sidecar_path}: participant field {name!r} holds "
+                            f"{text!r}: {fault}. Left empty in the tables; fix the value in "
+                            "the sidecar's extra_fields only if it was mistyped.")  # fmt: skip
+            text = ""
+        info.fields[name] = text
+        info.field_types[name] = spec.type if spec is not None else "text"
+    return info
+
+
+def _protocol(proto, plans: dict):
+    """The protocol a sidecar keeps (read once per SHA-256; None when there is none or this
+    version cannot read it)."""
+    if proto is None or not proto.text:
+        return None
+    if proto.sha256 not in plans:
+        from tol_tasks.errors import TolTasksError
+        from tol_tasks.protocol_format import load_protocol_text
+
+        try:
+            plans[proto.sha256] = load_protocol_text(proto.text, f"{proto.name} (sidecar copy)")
+        except TolTasksError:
+            plans[proto.sha256] = None
+    return plans[proto.sha256]
 
 
 def summarize_sessions(trials: TableData, infos: list[SessionInfo],
                        conv: Conventions) -> TableData:  # fmt: skip
-    """One row per participant session (the first log of each, in order); see the registry's
-    ``SESSIONS`` and ``SESSION_LEVELS``.
+    """One row per session task (the first log of each, in order); see the registry's
+    ``SESSIONS`` and ``SESSION_LEVELS``, and the participant fields after the identifying
+    columns (:func:`field_columns`).
 
-    Counts are 0 and means missing for a session without trials (or without
-    trials at that level); a sum of times over trials that all lack one is 0.
+    Counts are 0 and means missing for a session without attempts given; a level the
+    session never gave is empty; a sum of times over attempts that all lack one is 0.
     """
-    index: dict[tuple[str, int], int] = {}
+    index: dict[tuple[str, int, str], int] = {}
     sessions: list[SessionInfo] = []
     for info in infos:
-        key = (info.participant, info.session)
-        if key not in index:
-            index[key] = len(sessions)
+        if info.key not in index:
+            index[info.key] = len(sessions)
             sessions.append(info)
     n = len(sessions)
-    keep = np.ones(len(trials), bool)
+    shown = np.ones(len(trials), bool)
     if not conv.include_practice:
-        keep = ~np.asarray(trials["practice"].values, bool)
-    group = _session_of(trials, index)[keep]
-    overall = _summaries(trials, keep, group, n)
-    number = np.array([s.session for s in sessions], np.int64)
-    data = {
+        shown = ~np.asarray(trials["practice"].values, bool)
+    void = np.asarray(trials["void"].values, bool)
+    keep = shown & ~void
+    of = _session_of(trials, index)
+    group = of[keep]
+    # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt shown
+    # (void ones included), which adds a column without a missing value pairwise, else in
+    # order; void attempts then add nothing.
+    gaps = np.array([np.isnan(trials[c].as_float()[shown]).any() for _, c, _ in _TIMES])
+    overall = _summaries(trials, keep, group, n, gaps)
+    overall["void_attempts"] = np.bincount(of[shown & void], minlength=n)
+    planned, missing, reasons = _missing(trials, keep, group, sessions)
+    overall.update(problems_planned=planned, problems_missing=missing)
+    data = _ids(sessions)
+    data.update(field_columns(sessions))
+    for c in SESSIONS:
+        if c.name in SESSION_IDS:
+            continue
+        data[c.name] = (ColumnData.texts(reasons, plain=True) if c.name == "missing_reason"
+                        else _column(c.type, overall[c.name]))  # fmt: skip
+    min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
+    levels = np.unique(min_moves).tolist()
+    if levels:
+        at = np.searchsorted(levels, min_moves)
+        per = _summaries(trials, keep, group * len(levels) + at, n * len(levels), gaps)
+        given = per["attempts"] > 0
+        for j, k in enumerate(levels):
+            here = given[j :: len(levels)]
+            for c in SESSION_LEVELS:
+                values = np.asarray(per[c.name][j :: len(levels)], np.float64)
+                data[level_name(k, c.name)] = _column(c.type, np.where(here, values, np.nan))
+    return TableData(list(data), data, n)
+
+
+def _ids(sessions: list[SessionInfo]) -> dict[str, ColumnData]:
+    """The identifying and describing columns (:data:`~tol_analysis.columns.SESSION_IDS`)."""
+    start = [_date_time(s.start) for s in sessions]
+    return {
         "participant": ColumnData.texts([s.participant for s in sessions], plain=True),
-        "session": ColumnData(INTEGER, number, plain=True),
+        "session": ColumnData(INTEGER, np.array([s.session for s in sessions], np.int64),
+                              plain=True),
         "protocol": ColumnData.texts([s.protocol for s in sessions], plain=True),
+        "protocol_version": ColumnData.texts([s.version for s in sessions]),
         "status": ColumnData.texts([s.status for s in sessions], plain=True),
         "simulated": ColumnData(
             BOOLEAN,
             np.array([bool(s.simulated) for s in sessions], bool),
             np.array([s.simulated is None for s in sessions], bool),
         ),
-    }
-    data.update({c.name: _column(c.type, overall[c.name]) for c in SESSIONS if c.name not in _IDS})
-    min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
-    levels = np.unique(min_moves).tolist()
-    if levels:
-        at = np.searchsorted(levels, min_moves)
-        per = _summaries(trials, keep, group * len(levels) + at, n * len(levels))
-        for j, k in enumerate(levels):
-            for c in SESSION_LEVELS:
-                data[level_name(k, c.name)] = _column(c.type, per[c.name][j :: len(levels)])
-    return TableData(list(data), data, n)
+        "start_date": ColumnData.texts([d for d, _ in start]),
+        "start_time": ColumnData.texts([t for _, t in start]),
+        "recorder": ColumnData.texts([s.recorder for s in sessions]),
+    }  # fmt: skip
+
+
+def _date_time(text: str | None) -> tuple[str | None, str | None]:
+    """(YYYY-MM-DD, HH:MM:SS) of an ISO 8601 time as recorded (its own clock and zone)."""
+    if not text or len(text) < 19 or text[4] != "-" or text[10] not in "T " or text[13] != ":":
+        return None, None
+    return text[:10], text[11:19]
+
+
+#: The column types of participant fields, by the type their protocol declares.
+_FIELD_KINDS = {"integer": INTEGER, "number": FLOAT}
+
+
+def field_name(name: str, taken=SESSIONS.names) -> str:
+    """The column of participant field ``name``: its own name, or ``field_<name>`` when a
+    table already has a column of that name (``status``, ``session``, ...)."""
+    return f"field_{name}" if name in taken else name
+
+
+_LEVEL_COLUMN = re.compile(r"^min\d+_")
+
+
+def field_names(names) -> list[str]:
+    """The participant field columns among a sessions table's column names."""
+    return [n for n in names if n not in SESSIONS.names and not _LEVEL_COLUMN.match(n)]
+
+
+def field_columns(sessions: list[SessionInfo], taken=SESSIONS.names) -> dict[str, ColumnData]:
+    """One column per participant field of any session (in order of first appearance),
+    typed as its protocol declares it (text when it declares no type); empty for a session
+    without the field."""
+    names: dict[str, str] = {}
+    for s in sessions:
+        for name in s.fields:
+            names.setdefault(name, s.field_types.get(name, "text"))
+    out = {}
+    for name, kind in names.items():
+        texts = [s.fields.get(name) or None for s in sessions]
+        kind = _FIELD_KINDS.get(kind, STRING)
+        if kind == STRING:
+            out[field_name(name, taken)] = ColumnData.texts(texts)
+            continue
+        values = np.array([float(t) if t else np.nan for t in texts], np.float64)
+        out[field_name(name, taken)] = _column(kind, values)
+    return out
+
+
+def _missing(trials: TableData, keep: np.ndarray, group: np.ndarray,
+             sessions: list[SessionInfo]) -> tuple[np.ndarray, np.ndarray, list]:  # fmt: skip
+    """Per session: the problems the protocol plans, those never given, and why.
+
+    Counted over whole columns: each distinct plan (many sessions share one) is turned into
+    the (block, problem) codes of the trials once; only a session with problems missing
+    has them listed, for the reason."""
+    n = len(sessions)
+    planned, missing = np.full(n, np.nan), np.full(n, np.nan)
+    reasons: list[str | None] = [None] * n
+    plans = {}  # each distinct plan's number (plans are shared tuples)
+    plan_of = np.array([-1 if s.planned is None else plans.setdefault(id(s.planned), len(plans))
+                        for s in sessions], np.int64)  # fmt: skip
+    if not plans:
+        return planned, missing, reasons  # no protocol known: nothing is known to be missing
+    block, pid = trials["block"], trials["problem_id"]
+    width = len(pid.categories) + 1
+    code_of = {(b, p): i * width + j for i, b in enumerate(block.categories)
+               for j, p in enumerate(pid.categories)}  # fmt: skip
+    problem = (np.asarray(block.values, np.int64) * width + np.asarray(pid.values))[keep]
+    keys, span = _pair_keys(group, problem)
+    low = int(problem.min()) if len(problem) else 0
+    given = np.unique(keys)
+    given_group, given_code = given // span, given % span + low
+    found = np.zeros(n, np.int64)
+    first = {}
+    for k, s in enumerate(sessions):
+        if s.planned is not None:
+            first.setdefault(int(plan_of[k]), s.planned)
+    for j, plan in first.items():
+        codes = np.array([code_of.get(bp, -1) for bp in plan], np.int64)
+        mine = plan_of[given_group] == j
+        hit = np.isin(given_code[mine], codes[codes >= 0])
+        found += np.bincount(given_group[mine][hit], minlength=n)
+    has = plan_of >= 0
+    sizes = np.array([len(s.planned) if s.planned is not None else 0 for s in sessions])
+    planned[has], missing[has] = sizes[has], (sizes - found)[has]
+    lost_ones = np.flatnonzero(has & (sizes > found))  # the sessions with problems missing
+    starts = np.searchsorted(given_group, lost_ones)  # keys are sorted by session
+    stops = np.searchsorted(given_group, lost_ones, side="right")
+    for k, a, b in zip(lost_ones.tolist(), starts.tolist(), stops.tolist(), strict=True):
+        s = sessions[k]
+        codes = set(given_code[a:b].tolist())
+        lost = [bp for bp in s.planned if code_of.get(bp, -1) not in codes]
+        why = [f"discontinue rule (block {name})" if name in s.discontinued
+               else _MISSING_BECAUSE.get(s.status, "not given") for name, _ in lost]  # fmt: skip
+        reasons[k] = "; ".join(dict.fromkeys(why)) or None
+    return planned, missing, reasons
 
 
 def _column(kind: str, values: np.ndarray) -> ColumnData:
@@ -98,20 +312,24 @@ def _column(kind: str, values: np.ndarray) -> ColumnData:
     return ColumnData(FLOAT, values.astype(np.float64))
 
 
-def _session_of(trials: TableData, index: dict[tuple[str, int], int]) -> np.ndarray:
-    """Each trial's session (its row in sessions.csv)."""
-    who = trials["participant"]
+def _session_of(trials: TableData, index: dict[tuple[str, int, str], int]) -> np.ndarray:
+    """Each trial's session task (its row in sessions.csv)."""
+    who, proto = trials["participant"], trials["protocol"]
     number = np.asarray(trials["session"].values, np.int64)
     codes = np.asarray(who.values, np.int64)
-    _, first, inverse = np.unique(_pair_keys(codes, number)[0], return_index=True,
-                                  return_inverse=True)  # fmt: skip
-    rows = np.array([index[(who.categories[c], s)] for c, s in
-                     zip(codes[first].tolist(), number[first].tolist(), strict=True)], np.int64)  # fmt: skip
+    tasks = np.asarray(proto.values, np.int64)
+    keys = _pair_keys(_pair_keys(codes, number)[0], tasks)[0]
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    rows = np.array([index[(who.categories[c], s, proto.categories[t])] for c, s, t in
+                     zip(codes[first].tolist(), number[first].tolist(), tasks[first].tolist(),
+                         strict=True)], np.int64)  # fmt: skip
     return rows[inverse.ravel()] if len(rows) else np.empty(0, np.int64)
 
 
-def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -> dict:
-    """The summary measures of the kept trials per group (``n`` groups)."""
+def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
+               gaps: np.ndarray) -> dict:  # fmt: skip
+    """The summary measures of the kept trials per group (``n`` groups); ``gaps`` says which
+    time columns :func:`_sums` adds in order (see :func:`summarize_sessions`)."""
 
     def values(name: str) -> np.ndarray:
         return trials[name].as_float()[keep]
@@ -122,6 +340,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -
     problem = _pair(trials["block"], trials["problem_id"])[keep]
     solved, in_min = flag("solved"), flag("solved_in_min")
     attempts = np.bincount(group, minlength=n)
+    violations = _total(group, values("rule_violations"), n, keep_missing=True)
     out = {
         "problems": _distinct_count(group, problem, n),
         "attempts": attempts,
@@ -129,16 +348,42 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int) -
         "problems_solved_in_min": _distinct_count(group[in_min], problem[in_min], n),
         "total_moves": _total(group, values("moves"), n),
         "total_excess_moves": _total(group, np.nan_to_num(values("excess_moves")), n),
-        "total_rule_violations": _total(group, values("rule_violations"), n, keep_missing=True),
+        "toldx_total_move_score": _total(group, values("toldx_move_score"), n,
+                                         keep_missing=True),
+        "total_rule_violations": violations,
         "total_time_violations": _total(group, flag("time_out").astype(np.float64), n),
-    }
-    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n)
+        "toldx_time_violations": _total(group, flag("toldx_time_violation").astype(np.float64),
+                                        n),
+    }  # fmt: skip
+    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps)
     for j, (name, _, how) in enumerate(_TIMES):
         with np.errstate(invalid="ignore", divide="ignore"):
             got = sums[:, j] if how == "sum" else np.where(counts[:, j] > 0,
                                                             sums[:, j] / counts[:, j], np.nan)  # fmt: skip
         out[name] = np.where(attempts > 0, got, np.nan)  # no trials: missing
+    out.update(_dkefs(group[solved], values("moves")[solved], values("min_moves")[solved],
+                      values("total_time")[solved], n))  # fmt: skip
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out["dkefs_rule_violations_per_item"] = np.where(
+            attempts > 0, np.asarray(violations, np.float64) / attempts, np.nan
+        )
     return out
+
+
+def _dkefs(group: np.ndarray, moves: np.ndarray, fewest: np.ndarray, time: np.ndarray,
+           n: int) -> dict:  # fmt: skip
+    """The D-KEFS ratios of sums over the problems solved: moves / minimum moves, and time /
+    moves (time over the solved attempts that have one)."""
+    moved = np.bincount(group, weights=moves, minlength=n)
+    need = np.bincount(group, weights=fewest, minlength=n)
+    timed = ~np.isnan(time)
+    spent = np.bincount(group[timed], weights=time[timed], minlength=n)
+    moved_timed = np.bincount(group[timed], weights=moves[timed], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return {
+            "dkefs_move_accuracy_ratio": np.where(need > 0, moved / need, np.nan),
+            "dkefs_time_per_move_ratio": np.where(moved_timed > 0, spent / moved_timed, np.nan),
+        }
 
 
 def _pair(a: ColumnData, b: ColumnData) -> np.ndarray:
@@ -177,12 +422,14 @@ def _total(group: np.ndarray, values: np.ndarray, n: int,
     return total.astype(np.int64)
 
 
-def _sums(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+def _sums(group: np.ndarray, values: np.ndarray, n: int,
+          gaps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Per group and column of ``values``, the sum of the values that are not NaN and their
     count, added as pandas' group-by adds them (tol-score's sums at ab09369, exactly).
 
-    When each group's rows are together and a column has no NaN, pandas adds each group's
-    values with ``numpy.add.reduceat``; otherwise in row order with Kahan's compensation.
+    When each group's rows are together and a column has no NaN (``gaps``, per column:
+    whether pandas saw one), pandas adds each group's values with ``numpy.add.reduceat``;
+    otherwise in row order with Kahan's compensation.
     """
     sums, counts = _kahan(group, values, n)
     if not len(group):
@@ -190,7 +437,9 @@ def _sums(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np
     starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     if len(starts) != len(np.unique(group)):  # a group's rows are apart
         return sums, counts
-    for j in np.flatnonzero(~np.isnan(values).any(axis=0)):
+    if gaps is None:
+        gaps = np.isnan(values).any(axis=0)
+    for j in np.flatnonzero(~gaps):
         sums[group[starts], j] = np.add.reduceat(np.ascontiguousarray(values[:, j]), starts)
     return sums, counts
 

@@ -15,14 +15,8 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.columns import (
-    PARTICIPANT,
-    SESSION_START,
-    TRIALS,
-    WIDE_MEASURES,
-    WIDE_SIMULATED,
-    Column,
-)
+from tol_analysis.cells import safe_text
+from tol_analysis.columns import SESSION_START, TRIALS, Column
 from tol_analysis.score import Scores
 
 #: SPSS variable labels may hold at most 256 bytes.
@@ -50,8 +44,9 @@ def _label(column: Column, definition: str | None = None) -> str:
     return text.encode("utf-8")[:_LABEL_MAX].decode("utf-8", errors="ignore")
 
 
-def session_starts(scores: Scores) -> dict[tuple[str, int], pd.Timestamp]:
-    """Each session's start (local time, from its sidecar), where known."""
+def session_starts(scores: Scores) -> dict[tuple[str, int, str], pd.Timestamp]:
+    """Each session task's start (local time, from its sidecar), where known, by
+    (participant, session, protocol)."""
     out = {}
     for key, meta in scores.sidecars.items():
         text = meta.start_time if meta is not None else None
@@ -75,7 +70,7 @@ def _sav_frame(df: pd.DataFrame, columns: dict[str, Column]) -> tuple[pd.DataFra
             frame[name] = pd.to_numeric(frame[name], errors="coerce").astype("float64")
         elif col.type == "string":
             frame[name] = frame[name].astype("object").where(frame[name].notna(), "")
-            frame[name] = frame[name].map(str)
+            frame[name] = frame[name].map(str).map(safe_text)
         if col.value_labels:
             value_labels[name] = col.value_labels
         levels[name] = col.spss_level
@@ -86,8 +81,9 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
     """trials.csv with the session's start, its labels, value labels and levels."""
     t = scores.trials.copy()
     starts = session_starts(scores)
-    t.insert(2, SESSION_START.name, [starts.get((p, int(s))) for p, s in
-                                     zip(t["participant"], t["session"], strict=True)])  # fmt: skip
+    t.insert(3, SESSION_START.name, [starts.get((p, int(s), task)) for p, s, task in
+                                     zip(t["participant"], t["session"], t["protocol"],
+                                         strict=True)])  # fmt: skip
     t[SESSION_START.name] = pd.to_datetime(t[SESSION_START.name])
     columns = {c.name: c for c in (*TRIALS, SESSION_START)}
     labels = {name: _label(columns[name]) for name in t.columns}
@@ -96,17 +92,13 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
 
 
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
-    """wide.csv with labels naming the problem and the measure."""
-    columns = {c.name: c for c in (PARTICIPANT, WIDE_SIMULATED)}
-    labels = {c.name: _label(c) for c in (PARTICIPANT, WIDE_SIMULATED)}
-    for name in wide.columns:
-        if name in columns:
-            continue
-        for m in sorted(WIDE_MEASURES, key=lambda m: len(m.name), reverse=True):
-            if name.endswith("_" + m.name):
-                columns[name] = m
-                labels[name] = _label(m, f"{name[: -len(m.name) - 1]}: {m.definition}")
-                break
+    """wide.csv with labels naming the session task, the problem and the measure (and the
+    participant fields and what describes each session), from the column registry."""
+    from tol_analysis.export import describe_wide
+
+    described = describe_wide(wide.columns, scores.table("sessions"))
+    columns = {name: c for name, (c, _) in described.items()}
+    labels = {name: _label(c, text) for name, (c, text) in described.items()}
     frame, value_labels, levels = _sav_frame(wide, columns)
     return frame, labels, value_labels, levels
 

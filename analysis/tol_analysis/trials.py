@@ -13,7 +13,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.columns import FRAME_WORK, VIOLATION_KINDS
+from tol_analysis.columns import (
+    FRAME_WORK,
+    TOLDX_MOVES,
+    TOLDX_SECONDS,
+    TOLDX_VIOLATION_SECONDS,
+    VIOLATION_KINDS,
+)
 from tol_analysis.conventions import Conventions
 from tol_analysis.logview import (
     LogView,
@@ -180,6 +186,8 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
                                  np.nan)  # fmt: skip
     frames = _frames(view, end_row)
     block = view.coded("block", onset)
+    void = end_row < 0
+    outcome = Coded(np.where(void, 2, np.where(solved, 0, 1)), ["solved", "failed", "void"])
     columns = {
         "block": block,
         "practice": np.array([b == "practice" for b in block.values] + [False])[block.codes],
@@ -196,10 +204,12 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         "moves": moves,
         "placements": placements,
         "excess_moves": (moves - min_moves, ~solved),
+        "toldx_move_score": toldx_move_score(moves, min_moves, solved, end_time, void),
         "solved": solved,
         "solved_in_min": solved & (moves == min_moves),
         "time_out": time_out,
         "move_limit_reached": move_limit,
+        "toldx_time_violation": (~(solved & ~(end_time > TOLDX_VIOLATION_SECONDS)), void),
         "rule_violations": violations,
         **{f"violations_{k}": by_kind[i] for i, k in enumerate(VIOLATION_KINDS)},
         "same_peg_drops": same_peg,
@@ -222,8 +232,28 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         "revisits": counts["revisits"],
         **frames,
         "complete": end_row >= 0,
+        "outcome": outcome,
+        "void": void,
     }
     return ProblemAttempts(idx, columns, all_moves, first_pick, last_place)
+
+
+def toldx_move_score(
+    moves: np.ndarray,
+    min_moves: np.ndarray,
+    solved: np.ndarray,
+    total_time: np.ndarray,
+    void: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each attempt's TOL-DX move score and whether it is missing (Culbertson & Zillmer
+    2005): the moves made above the minimum, :data:`~tol_analysis.columns.TOLDX_MOVES`
+    moves being charged for an attempt not solved within that many moves or within
+    :data:`~tol_analysis.columns.TOLDX_SECONDS` (a time that was not recorded does not
+    charge). Missing for a void attempt and for a problem needing more moves than the
+    charge."""
+    within = solved & (moves <= TOLDX_MOVES) & ~(total_time > TOLDX_SECONDS)
+    charged = np.where(within, moves, TOLDX_MOVES)
+    return charged - min_moves, void | (min_moves > TOLDX_MOVES)
 
 
 def _any(view: LogView, event: str, member: np.ndarray, n: int) -> np.ndarray:

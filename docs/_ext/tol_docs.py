@@ -91,12 +91,15 @@ def protocol_reference() -> str:
 def codebook_page() -> str:
     """Every column tol-score writes, from the column registry."""
     from tol_analysis import columns as reg
+    from tol_analysis.cells import ESCAPE_NOTE
     from tol_analysis.conventions import EXPLAINED, Conventions
 
     def row(c, name=None, definition=None) -> str:
         conv = ", ".join(f"`{v}`" for v in c.conventions)
-        return (f"| `{name or c.name}` | {c.type} | {c.unit} | {definition or c.definition} "
-                f"| {c.source} | {conv} |")  # fmt: skip
+        mark = f" **Headline** ({c.better} is better)." if c.headline and c.better else (
+            " **Headline**." if c.headline else "")  # fmt: skip
+        return (f"| `{name or c.name}` | {c.type} | {c.unit} | {definition or c.definition}"
+                f"{mark} | {c.source} | {conv} |")  # fmt: skip
 
     head = ["| column | type | unit | definition | source | depends on |",
             "| --- | --- | --- | --- | --- | --- |"]  # fmt: skip
@@ -106,7 +109,12 @@ def codebook_page() -> str:
         "Generated from the column registry (`analysis/tol_analysis/columns.py`) when the "
         "documentation is built. `tol-score` writes the same facts beside every scoring as "
         "`codebook.json` and `codebook.md`, with the conventions that run used. *Depends on* "
-        "names the [conventions](#conventions) a column's values change with.",
+        "names the [conventions](#conventions) a column's values change with; the "
+        "**headline** measures are what a session report shows first.",
+        "",
+        "## Rules: void, missing and failed",
+        "",
+        *(f"- **{k}**: {text} (source: {source})" for k, (text, source) in reg.RULES.items()),
         "",
         "## Conventions",
         "",
@@ -115,7 +123,7 @@ def codebook_page() -> str:
     ]
     for name, default in Conventions().as_dict().items():
         lines.append(f"| `{name}` | `{default}` | {EXPLAINED[name]} |")
-    lines += ["", f"Missing values: {reg.MISSING_VALUES}.", ""]
+    lines += ["", f"Missing values: {reg.MISSING_VALUES}.", "", f"Text cells: {ESCAPE_NOTE}.", ""]
     for table in reg.TABLES.values():
         lines += [f"## {table.file}", "", *head, *(row(c) for c in table), ""]
         if table is reg.SESSIONS:
@@ -134,6 +142,10 @@ def codebook_page() -> str:
         "",
         *head,
         row(reg.PARTICIPANT),
+        row(reg.WIDE_SIMULATED),
+        "| `<field>` | | | Each participant field of the protocol (`participant_fields`), typed "
+        "as declared: the participant's first session with a value. | | |",
+        f"| `{reg.WIDE_SESSION_NAME}` | string | | {reg.wide_session_definition()} | | |",
         f"| `{reg.WIDE_NAME}` | | | {reg.wide_definition()} | | |",
         "",
         "## trials.sav only",

@@ -19,6 +19,7 @@ from pydantic import (
     ConfigDict,
     Field,
     field_validator,
+    model_validator,
 )
 
 from tol_tasks.config import (
@@ -415,6 +416,62 @@ class Counterbalance(_Model):
     )
 
 
+class ParticipantField(_Model):
+    """A participant field (asked with the participant's id, kept in the sidecar's
+    ``extra_fields``): its type, checked where the value is given (``tol-run --field``) and
+    where it is scored, and its default. A field written as plain text (``age: ""``) is a
+    text field with that default."""
+
+    type: Literal["text", "integer", "number", "choice"] = Field(
+        "text", description="text, integer (a whole number), number, or choice (one of choices)"
+    )
+    default: str = Field("", description="the value the dialog shows first")
+    choices: list[str] = Field(default_factory=list, description="for a choice: the values "
+                               "allowed")  # fmt: skip
+    min: float | None = Field(None, description="for a number or integer: the smallest allowed")
+    max: float | None = Field(None, description="for a number or integer: the largest allowed")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _plain_text(cls, v: Any) -> Any:
+        if v is None or (isinstance(v, (str, int, float)) and not isinstance(v, bool)):
+            return {"default": "" if v is None else str(v)}
+        return v
+
+    @field_validator("default", mode="before")
+    @classmethod
+    def _default_text(cls, v: Any) -> Any:
+        return str(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+    @model_validator(mode="after")
+    def _choices_given(self) -> ParticipantField:
+        if self.type == "choice" and not self.choices:
+            raise ValueError("a choice field needs choices: [...]")
+        return self
+
+    def check(self, value: str) -> str | None:
+        """What is wrong with ``value`` for this field (None: nothing; an empty value is
+        always allowed: the field was not filled in)."""
+        if value == "":
+            return None
+        if self.type == "choice":
+            return None if value in self.choices else f"not one of {', '.join(self.choices)}"
+        if self.type in ("integer", "number"):
+            try:
+                number = int(value) if self.type == "integer" else float(value)
+            except ValueError:
+                return f"not {'a whole number' if self.type == 'integer' else 'a number'}"
+            if number != number or number in (float("inf"), float("-inf")):
+                return "not a finite number"
+            if self.min is not None and number < self.min:
+                return f"below {self.min:g}"
+            if self.max is not None and number > self.max:
+                return f"above {self.max:g}"
+        elif any(ord(c) < 32 for c in value):
+            return "holds a control character (a line break or tab)"
+        return None
+
+
 class Protocol(_Model):
     """A whole protocol file. See ``docs/protocols.md``."""
 
@@ -440,10 +497,15 @@ class Protocol(_Model):
     counterbalance: Counterbalance | None = Field(
         None, description="parallel forms or counterbalanced block orders (see Counterbalance)"
     )
-    participant_fields: dict[str, str] = Field(
+    participant_fields: dict[str, ParticipantField] = Field(
         default_factory=dict,
-        description="extra fields for the participant dialog, with default values",
+        description="extra fields for the participant dialog: name -> its default value "
+        "(a text field), or name -> {type, default, choices, min, max} (see ParticipantField)",
     )
+
+    def field_defaults(self) -> dict[str, str]:
+        """Each participant field's default value (what a dialog shows first)."""
+        return {name: f.default for name, f in self.participant_fields.items()}
 
     @field_validator("version", mode="before")
     @classmethod

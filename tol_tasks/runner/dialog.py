@@ -16,7 +16,7 @@ def participant_dialog(lp, session: int):
     # platform plugins; PyQt6 finds its own when the variable is unset.
     if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
         del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
-    fields = {"participant": "", "session": str(session), **lp.model.participant_fields}
+    fields = {"participant": "", "session": str(session), **lp.model.field_defaults()}
     dlg = gui.DlgFromDict(fields, title=f"tol-tasks: {lp.name}", sortKeys=False)
     if not dlg.OK:
         return None

@@ -104,6 +104,7 @@ def walk_attempts(
     reason: Column,
     *,
     path: str | Path = "<event log>",
+    rows: Sequence[str] | None = None,
 ) -> list[Attempt]:
     """The attempts of one log, in order, from its columns (one text per row).
 
@@ -114,6 +115,9 @@ def walk_attempts(
         or :class:`Coded` columns).
     path : str or Path
         Names the file in error messages.
+    rows : sequence of str, optional
+        The log's ``row`` column, for the row numbers in error messages (by
+        default, each row's place in the log, from 1).
 
     Raises
     ------
@@ -123,7 +127,8 @@ def walk_attempts(
         ``trial``, ``attempt`` or ``copy_of`` is not a whole number.
     """
     cols = [_coded(c) for c in (event, trial, attempt, problem_id, block, copy_of, reason)]
-    spans = attempt_spans(*cols[:4], cols[5], path=path)
+    numbers = None if rows is None else [int(r) for r in rows]
+    spans = attempt_spans(*cols[:4], cols[5], path=path, numbers=numbers)
     (_, tr, at, pid, bl, cp, rs) = cols
     out = []
     for k in range(len(spans.onset)):
@@ -160,6 +165,7 @@ class Spans(NamedTuple):
 def attempt_spans(
     event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, copy_of: Coded, *,
     path: str | Path | Sequence[str | Path] = "<event log>", starts: Any = None,
+    numbers: Any = None,
 ) -> Spans:  # fmt: skip
     """The attempts of one log (or of several logs, one after another) as arrays of row indices.
 
@@ -178,6 +184,9 @@ def attempt_spans(
         each log's first row, in order, the first being 0. No attempt reaches
         across the start of a log: each log is walked as if alone, and row
         indices are those of the whole columns.
+    numbers : array of int, optional
+        Each row's ``row`` number (of the whole columns), for error messages; by
+        default each row's place in its log, from 1.
 
     Raises
     ------
@@ -242,8 +251,10 @@ def attempt_spans(
         k = int(bad_logs[0])
         a, b = int(first_rows[k]), int(log_stop[k])
         where = path if starts is None else path[k]
+        own = np.arange(1, b - a + 1) if numbers is None else np.asarray(numbers)[a:b]
         _walk_rows(*(Coded(np.asarray(c.codes)[a:b], c.values)
-                     for c in (event, trial, attempt, problem_id, copy_of)), where)  # fmt: skip
+                     for c in (event, trial, attempt, problem_id, copy_of)), where,
+                   [int(x) for x in own])  # fmt: skip
         raise AssertionError(f"{where}: the attempt walker's two paths disagree")  # a bug
     return Spans(opens_copy, onset, stop, end)
 
@@ -288,8 +299,9 @@ def _int_or(text: str, default):
 
 
 def _walk_rows(event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, copy_of: Coded,
-               path) -> None:  # fmt: skip
-    """Walk a log row by row, raising at the first row that breaks the rules."""
+               path, numbers: list[int]) -> None:  # fmt: skip
+    """Walk a log row by row, raising at the first row that breaks the rules (named by its
+    ``row`` number, ``numbers``)."""
     ev, tr, at, pid, cp = (
         [c.values[k] for k in c.codes] for c in (event, trial, attempt, problem_id, copy_of)
     )
@@ -297,30 +309,32 @@ def _walk_rows(event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, co
     open_copy: tuple | None = None
     for n, name in enumerate(ev):
         t, k = tr[n], (tr[n], at[n], pid[n])
+        row = numbers[n]
         if cp[n]:
             open_problem = None
             if name == "copy_onset":
-                _check_onset(path, n, t, at[n], cp[n])
+                _check_onset(path, row, t, at[n], cp[n])
                 open_copy = (n, k)
                 continue
             if open_copy is None:
                 raise EventLogError(
-                    f"{path}: row {n + 2}: {name} belongs to a copy trial (copy_of {cp[n]}) "
-                    "that has no copy_onset row before it.", where=f"{path}: row {n + 2}",
+                    f"{path}: row {row}: {name} belongs to a copy trial (copy_of {cp[n]}) "
+                    "that has no copy_onset row before it.", where=f"{path}: row {row}",
                     field="event", value=name, fix=CELL_FIX,
                 )  # fmt: skip
             if k != open_copy[1]:
                 raise EventLogError(
-                    f"{path}: row {n + 2}: {name} belongs to trial {t} ({pid[n]}), but "
-                    f"copy trial {open_copy[1][0]} began at row {open_copy[0] + 2} and has not "
-                    "ended.", where=f"{path}: row {n + 2}", field="trial", value=t, fix=CELL_FIX,
+                    f"{path}: row {row}: {name} belongs to trial {t} ({pid[n]}), but "
+                    f"copy trial {open_copy[1][0]} began at row {numbers[open_copy[0]]} and has "
+                    "not ended.", where=f"{path}: row {row}", field="trial", value=t,
+                    fix=CELL_FIX,
                 )  # fmt: skip
             if name == "copy_end":
                 open_copy = None
             continue
         if name == "trial_onset":
             open_copy = None
-            _check_onset(path, n, t, at[n], "")
+            _check_onset(path, row, t, at[n], "")
             open_problem = (n, k)
             continue
         if open_problem is None or not t:
@@ -328,26 +342,26 @@ def _walk_rows(event: Coded, trial: Coded, attempt: Coded, problem_id: Coded, co
         if k != open_problem[1]:
             o = open_problem[1]
             raise EventLogError(
-                f"{path}: row {n + 2}: {name} belongs to trial {t} ({pid[n]}), but trial "
-                f"{o[0]} ({o[2]}) began at row {open_problem[0] + 2} and has not ended.",
-                where=f"{path}: row {n + 2}", field="trial", value=t, fix=CELL_FIX,
+                f"{path}: row {row}: {name} belongs to trial {t} ({pid[n]}), but trial "
+                f"{o[0]} ({o[2]}) began at row {numbers[open_problem[0]]} and has not ended.",
+                where=f"{path}: row {row}", field="trial", value=t, fix=CELL_FIX,
             )  # fmt: skip
         if name == "trial_end":
             open_problem = None
 
 
-def _check_onset(path, n: int, trial: str, attempt: str, copy_of: str) -> None:
-    _check_int(path, n, "trial", trial)
+def _check_onset(path, row: int, trial: str, attempt: str, copy_of: str) -> None:
+    _check_int(path, row, "trial", trial)
     for column, value in (("attempt", attempt), ("copy_of", copy_of)):
         if value:
-            _check_int(path, n, column, value)
+            _check_int(path, row, column, value)
 
 
-def _check_int(path, n: int, column: str, value: str) -> None:
+def _check_int(path, row: int, column: str, value: str) -> None:
     if not value.isdigit():
         raise EventLogError(
-            f"{path}: row {n + 2}: column {column!r} holds {value!r}; expected a whole number "
-            "of 0 or more on an onset row.", where=f"{path}: row {n + 2}", field=column,
+            f"{path}: row {row}: column {column!r} holds {value!r}; expected a whole number "
+            "of 0 or more on an onset row.", where=f"{path}: row {row}", field=column,
             value=value, fix=CELL_FIX,
         )  # fmt: skip
 
@@ -362,4 +376,5 @@ def log_attempts(data: EventLogData) -> list[Attempt]:
     return walk_attempts(
         cols[c["event"]], cols[c["trial"]], cols[c["attempt"]], cols[c["problem_id"]],
         cols[c["block"]], cols[c["copy_of"]], cols[c["reason"]], path=data.path,
+        rows=cols[c["row"]],
     )  # fmt: skip

@@ -119,6 +119,11 @@ class EventLog:
             If the file is not an event log or is damaged before its end.
         """
         data = read_event_log(path)
+        if data.resaved:
+            raise EventLogError(
+                f"{path}: re-saved by a spreadsheet program ({', '.join(data.resaved)}); rows "
+                "written after it would not match it.", where=str(path), fix=RESAVED_FIX,
+            )  # fmt: skip
         raw = Path(path).read_bytes()
         end = raw.rfind(b"\n") + 1
         if end < len(raw):
@@ -243,16 +248,21 @@ def check_cells(data: EventLogData) -> None:
     Raises
     ------
     EventLogError
-        Naming the file, the row, the column, the bad value and what was
-        expected (``where``, ``field``, ``value`` and ``fix`` attributes too).
+        Naming the file, the row (the log's own ``row`` number), the column,
+        the bad value and what was expected (``where``, ``field``, ``value`` and
+        ``fix`` attributes too).
     """
-    for n, row in enumerate(data.records, start=2):
+    for row in data.records:
         fault = cell_fault(row)
         if fault is not None:
             column, value, expected = fault
+            where = f"{data.path}: row {row[0]}"
+            resaved = (f" The file was re-saved by a spreadsheet ({', '.join(data.resaved)}), "
+                       "which may have changed the cell." if data.resaved else "")  # fmt: skip
             raise EventLogError(
-                f"{data.path}: row {n}: column {column!r} holds {value!r}; expected {expected}.",
-                where=f"{data.path}: row {n}", field=column, value=value, fix=CELL_FIX,
+                f"{where}: column {column!r} holds {value!r}; expected {expected}.{resaved}",
+                where=where, field=column, value=value,
+                fix=RESAVED_FIX if data.resaved else CELL_FIX,
             )  # fmt: skip
 
 
@@ -281,12 +291,16 @@ class EventLogData:
         Recoverable faults, e.g. a torn last line left by a crash.
     version : int
         The format the file was written in (from its header).
+    resaved : list of str
+        How a spreadsheet's re-save changed the file (its encoding, separator,
+        line ends); empty for a log as the recorder wrote it.
     """
 
     path: Path
     records: list[list[str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     version: int = EVENT_LOG_VERSION
+    resaved: list[str] = field(default_factory=list)
     _rows: list[dict[str, str]] | None = field(default=None, repr=False)
 
     @property
@@ -299,44 +313,43 @@ class EventLogData:
 
 
 def read_event_log(path: str | Path) -> EventLogData:
-    """Read an event log, tolerating a torn last line.
+    """Read an event log, tolerating a torn last line and a spreadsheet's re-save.
 
     The writer ends every row with a newline in the same write, so a last line
     without one was cut off by a crash. It is never trusted, even when its
     fields look complete (the last of them may be truncated), and a warning
-    says so.
+    says so. A log opened and saved again by a spreadsheet program (UTF-16 text,
+    a byte-order mark, ``;`` or tabs between cells, Windows line ends) is read
+    as the spreadsheet wrote it, with a warning (:attr:`EventLogData.resaved`
+    says how); its cells must still be what the codebook says.
 
     Raises
     ------
     EventLogError
-        If the file is missing, not an event log, or damaged before its last line.
+        If the file is missing, not an event log, damaged before its last
+        line, or has rows out of order.
     """
     p = Path(path)
     try:
         raw = p.read_bytes()
     except OSError as exc:
         raise EventLogError(f"{p}: cannot be read: {exc.strerror}.", where=str(p)) from None
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise EventLogError(
-            f"{p}: not a tol-tasks event log (not UTF-8 text at byte {exc.start}).", where=str(p)
-        ) from None
     out = EventLogData(p)
+    text = _decode(p, raw, out.resaved)
     lines = text.split("\n")
     torn = lines.pop()
     if not lines:
         lines = [torn] if torn else []  # only a header, cut before its newline
     elif torn:
-        out.warnings.append(
-            f"{p}: row {len(lines) + 1}: torn last line ignored (the session was cut off)."
-        )
+        out.warnings.append("")  # said once the last whole row's number is known
     expected = list(columns())
     if not lines or not lines[0].strip():
         raise EventLogError(
             f"{p}: empty file, not a tol-tasks event log (no header row).", where=str(p)
         )
-    header = next(csv.reader([lines[0]]))
+    delimiter, header = _header(lines[0])
+    if delimiter != ",":
+        out.resaved.append(f"{_DELIMITER_NAMES[delimiter]} between cells")
     for version in READABLE_VERSIONS:
         if header == list(columns(version)):
             out.version = version
@@ -344,20 +357,114 @@ def read_event_log(path: str | Path) -> EventLogData:
     else:
         missing = [c for c in expected if c not in header]
         raise EventLogError(
-            f"{p}: row 1: not a tol-tasks event log (format "
+            f"{p}: the header (line 1): not a tol-tasks event log (format "
             f"{' or '.join(map(str, READABLE_VERSIONS))}): the header "
             + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns."),
-            where=f"{p}: row 1",
+            where=f"{p}: line 1",
             field="header",
             fix="give the .csv event log written by tol-run.",
+        )
+    if out.resaved:
+        out.warnings.append(
+            f"{p}: re-saved by a spreadsheet program ({', '.join(out.resaved)}); read as it "
+            "was saved. Keep the log the recorder wrote: a spreadsheet can change cells "
+            "(numbers, dates, leading zeros) without saying so."
         )
     width = len(header)
     records = out.records
     with gc_paused():
-        _parse_rows(p, lines, width, records, out.warnings)
+        _parse_rows(p, lines, width, records, out.warnings, delimiter, out.resaved)
+        if "" in out.warnings:
+            last = int(records[-1][0]) if records else 0
+            out.warnings[out.warnings.index("")] = (
+                f"{p}: row {last + 1}: torn last line ignored (the session was cut off)."
+            )
         if out.version != EVENT_LOG_VERSION:
             _widen(records, header, expected)
     return out
+
+
+#: The cell separators a spreadsheet's "save as CSV" may use, by name.
+_DELIMITER_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
+
+#: What to do about a log a spreadsheet re-saved that cannot be read as it is.
+RESAVED_FIX = (
+    "use the log tol-run (or the browser, or tol-import) wrote, from a backup if need be; or "
+    "save it again from the spreadsheet as \"CSV UTF-8 (comma delimited)\" with '.' as the "
+    "decimal point, every cell as text."
+)
+
+
+def _decode(p: Path, raw: bytes, resaved: list[str]) -> str:
+    """The text of a log: UTF-8 as written, or what a spreadsheet's re-save made of it
+    (a UTF-8 byte-order mark, UTF-16 with its mark, Windows line ends: noted in ``resaved``)."""
+    try:
+        if raw.startswith(b"\xef\xbb\xbf"):
+            text = raw[3:].decode("utf-8")
+            resaved.append("a UTF-8 byte-order mark")
+        elif raw.startswith(_UTF16):
+            text = raw.decode("utf-16")
+            resaved.append("UTF-16 text")
+        else:
+            text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise EventLogError(
+            f"{p}: not a tol-tasks event log: not {exc.encoding.upper()} text at byte "
+            f"{exc.start} (a file saved by a spreadsheet in a legacy encoding, or not a log).",
+            where=str(p),
+            field="encoding", value=exc.encoding, fix=RESAVED_FIX,
+        ) from None  # fmt: skip
+    if "\r\n" in text:
+        text = text.replace("\r\n", "\n")
+        resaved.append("Windows line ends")
+    return text
+
+
+def _header(line: str) -> tuple[str, list[str]]:
+    """The separator of a log's header line and its names (commas unless another separator
+    gives a header this release reads)."""
+    header = next(csv.reader([line]))
+    if any(header == list(columns(v)) for v in READABLE_VERSIONS):
+        return ",", header
+    for sep in (";", "\t"):
+        other = next(csv.reader([line], delimiter=sep))
+        if any(other == list(columns(v)) for v in READABLE_VERSIONS):
+            return sep, other
+    return ",", header
+
+
+#: The byte-order marks of UTF-16 text.
+_UTF16 = (b"\xff\xfe", b"\xfe\xff")
+
+
+def first_row(path: str | Path) -> dict[str, str] | None:
+    """A log's first row (column name -> text), read as :func:`read_event_log` reads the
+    file (a spreadsheet's re-save too); None when it has none or is not a log."""
+    p = Path(path)
+    try:
+        with p.open("rb") as f:
+            raw = f.read(1 << 12)  # a header and a first row, most often
+            if raw.count(b"\n") < 2:
+                raw += f.read((1 << 16) - len(raw))
+        newline = (
+            b"\n\x00" if raw[:2] == b"\xff\xfe" else b"\x00\n" if raw[:2] == b"\xfe\xff" else b"\n"
+        )
+        first = raw.find(newline)
+        second = raw.find(newline, first + len(newline)) if first >= 0 else -1
+        if second < 0:
+            return None  # no whole first row
+        text = _decode(p, raw[: second + len(newline)], [])  # the two lines only
+    except (OSError, EventLogError):
+        return None
+    lines = text.split("\n")
+    if len(lines) < 3:  # a header and a whole first row (its newline read)
+        return None
+    delimiter, header = _header(lines[0])
+    try:
+        values = next(csv.reader([lines[1]], delimiter=delimiter))
+    except (csv.Error, StopIteration):
+        return None
+    return dict(zip(header, values, strict=False))
 
 
 def _widen(records: list[list[str]], header: list[str], expected: list[str]) -> None:
@@ -367,20 +474,37 @@ def _widen(records: list[list[str]], header: list[str], expected: list[str]) -> 
         records[k] = [row[i] if i is not None else "" for i in where]
 
 
-def _parse_rows(p: Path, lines: list[str], width: int, records: list, warnings: list) -> None:
+def _parse_rows(p: Path, lines: list[str], width: int, records: list, warnings: list,
+                delimiter: str = ",", resaved: list[str] | None = None) -> None:  # fmt: skip
+    """The rows after the header, checked for their width and their numbering: a row
+    number that skips is a lost row (a warning); one that does not increase is rows out of
+    order (an error: a log is written in order, so it was edited or sorted)."""
+    last = 0
     try:
-        for i, values in enumerate(csv.reader(lines[1:]), start=2):
+        for i, values in enumerate(csv.reader(lines[1:], delimiter=delimiter), start=2):
             if len(values) != width:
+                label = f"row {values[0]}" if values and values[0].isdigit() else "a row"
+                where = f"{p}: {label} (line {i})"
                 raise EventLogError(
-                    f"{p}: row {i}: {len(values)} fields, expected {width}. The file is "
-                    "damaged before its end.", where=f"{p}: row {i}",
-                    fix="restore it from a backup.",
+                    f"{where}: {len(values)} fields, expected {width}. The file is damaged "
+                    "before its end" + (f" (re-saved by a spreadsheet: {', '.join(resaved)})"
+                                        if resaved else "") + ".",
+                    where=where, fix=RESAVED_FIX if resaved else "restore it from a backup.",
                 )  # fmt: skip
-            if values[0] != str(i - 1):
-                warnings.append(
-                    f"{p}: row {i}: numbered {values[0]!r}, expected {i - 1}: a row is missing."
-                )
+            number = values[0]
+            if not number.isdigit() or int(number) <= last:
+                where = f"{p}: line {i}"
+                raise EventLogError(
+                    f"{where}: row {number!r} comes after row {last}: the rows are out of "
+                    "order (or a row number was changed), so the log was edited or sorted "
+                    "after it was written.", where=where, field="row", value=number,
+                    fix=CELL_FIX,
+                )  # fmt: skip
+            if int(number) != last + 1:
+                warnings.append(f"{p}: row {number} follows row {last}: "
+                                f"{int(number) - last - 1} row(s) missing.")  # fmt: skip
+            last = int(number)
             records.append(values)
     except csv.Error as exc:
-        where = f"{p}: row {len(records) + 2}"
+        where = f"{p}: line {len(records) + 2}"
         raise EventLogError(f"{where}: unreadable CSV ({exc}).", where=where) from None

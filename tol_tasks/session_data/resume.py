@@ -21,6 +21,7 @@ from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
 
 from .attempts import PROBLEM, log_attempts
 from .eventlog import EventLogData, EventLogError, column_index, columns, read_event_log
+from .identity import same_task, task_of
 from .sidecar import Sidecar, SidecarError
 
 
@@ -180,7 +181,9 @@ class SessionLog:
 def session_logs(folder: str | Path, participant: str, session: int,
                  protocol: str | None = None) -> list[SessionLog]:  # fmt: skip
     """Every event log of ``participant``'s ``session`` in ``folder`` (of ``protocol`` if
-    given), oldest first, with or without a sidecar, whatever its status.
+    given: the same task by :func:`tol_tasks.session_data.identity.same_task`, so another
+    protocol played in the same visit is another task), oldest first, with or without a
+    sidecar, whatever its status.
 
     Sidecars are read as plain JSON (a folder can hold thousands); a log without one
     is known by its first row.
@@ -193,7 +196,7 @@ def session_logs(folder: str | Path, participant: str, session: int,
         side = log.with_suffix(".json")
         entry = _from_sidecar(log, side) if side.is_file() else _from_first_row(log)
         if (entry is not None and entry.participant == participant and entry.session == session
-                and (protocol is None or entry.protocol in (protocol, None))):  # fmt: skip
+                and (protocol is None or same_task(entry.protocol, protocol))):  # fmt: skip
             found.append(entry)
     return sorted(found, key=lambda e: (e.log.stat().st_mtime, e.log.name))
 
@@ -220,8 +223,7 @@ def _from_first_row(log: Path) -> SessionLog | None:
             if header[: len(_V1_COLUMNS)] != _V1_COLUMNS:
                 return None  # another CSV (e.g. Builder's own data file beside it)
             first = dict(zip(header, next(reader), strict=False))
-        detail = first.get("detail", "")
-        protocol = detail.split("protocol=", 1)[1].split(";")[0] if "protocol=" in detail else None
+        protocol = task_of(first.get("detail", "")) or None
         return SessionLog(log, first["participant"], int(first["session"]), protocol, None, None)
     except (OSError, UnicodeDecodeError, csv.Error, StopIteration, KeyError, ValueError):
         return None  # not an event log

@@ -147,7 +147,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
             }
             for lang in lp.languages()
         },
-        "participant_fields": dict(m.participant_fields),
+        "participant_fields": m.field_defaults(),
         "plan": compile_plan(lp),
         "sidecar": sidecar_template(lp),
         "layout_puzzle": lp.block_problems(0)[0].puzzle.code,
