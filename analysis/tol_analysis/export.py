@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -364,6 +365,9 @@ def export(
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
+    Tables already written as they were scored (``score_sessions(..., write_to=output)``,
+    :attr:`Scores.written`) are left as they are.
+
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
     dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
@@ -382,7 +386,11 @@ def export(
     wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
     for name in ("moves", "trials", "sessions", "wide", "copy_moves"):
         path = out / f"{name}.csv"
-        write_table(wide if name == "wide" else scores.table(name), path)
+        done = scores.written.get(name)
+        if done is None:
+            write_table(wide if name == "wide" else scores.table(name), path)
+        elif done.resolve() != path.resolve():  # written as scored, elsewhere
+            shutil.copyfile(done, path)
         written.append(path)
     book = codebook(scores)
     (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")

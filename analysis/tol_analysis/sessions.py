@@ -44,6 +44,14 @@ _TIMES = (
     ("mean_subsequent_thinking_time_per_move", "subsequent_thinking_time_per_move", "mean"),
 )
 
+#: The trials.csv columns the session summaries are made from (all that
+#: :func:`summarize_sessions` reads).
+SESSION_TRIALS = (
+    "participant", "session", "protocol", "block", "problem_id", "practice", "void",
+    "min_moves", "solved", "solved_in_min", "moves", "excess_moves", "rule_violations",
+    "toldx_move_score", "time_out", "toldx_time_violation", *(c for _, c, _ in _TIMES),
+)  # fmt: skip
+
 #: Why problems of the protocol were never given, by the session's status.
 _MISSING_BECAUSE = {"aborted": "session aborted", "incomplete": "session cut off"}
 

@@ -18,7 +18,7 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -283,27 +283,45 @@ class TableBuilder:
     their values need, a mask of missing values only for chunks that have
     one); the table is then made one column at a time, each column's chunks
     let go (and their memory given back, by ``release``) as it is made.
+
+    With a ``sink`` (a :class:`tol_analysis.csvfile.TableWriter`, or anything with
+    its ``write``), each batch's rows are written there as they come and only the
+    columns named in ``keep`` are gathered: memory then holds those, not the table.
     """
 
-    def __init__(self, table: Table, release: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, table: Table, release: Callable[[], None] = lambda: None,
+                 sink=None, keep: Iterable[str] | None = None) -> None:  # fmt: skip
         self.table = table
         self.rows = 0
+        self.sink = sink
         self._release = release
-        self._columns = {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
-                         for c in table}  # fmt: skip
+        kept = set(table.names if keep is None else keep)
+        self._names = [c.name for c in table if c.name in kept]
+        self._columns = _new_columns(table, self._names)
 
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
+        if self.sink is not None and n:
+            batch = _new_columns(self.table, self.table.names)
+            for name, column in batch.items():
+                column.add(n, columns[name])
+            self.sink.write(TableData(self.table.names,
+                                      {k: c.done() for k, c in batch.items()}, n))  # fmt: skip
         for name, column in self._columns.items():
             column.add(n, columns[name])
         self.rows += n
 
     def done(self) -> TableData:
         out = {}
-        for name in self.table.names:
+        for name in self._names:
             out[name] = self._columns.pop(name).done()
             self._release()
-        return TableData(self.table.names, out, self.rows)
+        return TableData(self._names, out, self.rows)
+
+
+def _new_columns(table: Table, names: list[str]) -> dict:
+    return {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
+            for c in table if c.name in names}  # fmt: skip
 
 
 def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
