@@ -68,12 +68,4 @@ def test_a_table_written_in_batches_is_the_table_written_at_once(tmp_path):
 
 
 def _rows(table, rows):
-    from tol_analysis.tables import ColumnData, TableData
-
-    at = list(rows)
-    cols = {}
-    for name in table.names:
-        c = table[name]
-        missing = None if c.missing is None else c.missing[at]
-        cols[name] = ColumnData(c.kind, c.values[at], missing, c.categories, c.plain)
-    return TableData(table.names, cols, len(at))
+    return table.slice(rows.start, rows.stop)

@@ -76,6 +76,20 @@ class ColumnData:
         return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
                    plain=plain)  # fmt: skip
 
+    def slice(self, start: int, stop: int) -> ColumnData:
+        """Rows ``start`` to ``stop`` (views, not copies; text with only the categories
+        they use when they are few of many)."""
+        missing = None if self.missing is None else self.missing[start:stop]
+        values, categories = self.values[start:stop], self.categories
+        if self.kind == STRING and len(categories) > 2 * len(values) + 64:
+            codes = np.asarray(values, np.int64)
+            used, which = np.unique(codes, return_inverse=True)
+            shift = 1 if len(used) and used[0] < 0 else 0
+            categories = [categories[c] for c in used[shift:].tolist()]
+            values = np.where(codes < 0, -1, which.ravel() - shift).astype(
+                _code_type(len(categories)))  # fmt: skip
+        return ColumnData(self.kind, values, missing, categories, self.plain)
+
     def is_missing(self) -> np.ndarray:
         if self.kind == FLOAT:
             return np.isnan(self.values)
@@ -159,6 +173,11 @@ class TableData:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
+
+    def slice(self, start: int, stop: int) -> TableData:
+        """Rows ``start`` to ``stop`` (views of the columns, not copies)."""
+        return TableData(self.names, {name: self.columns[name].slice(start, stop)
+                                      for name in self.names}, max(0, stop - start))  # fmt: skip
 
     def frame(self, consume: bool = False) -> pd.DataFrame:
         """The table as a pandas DataFrame; with ``consume``, each column is let go as its
