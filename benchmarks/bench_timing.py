@@ -1,23 +1,29 @@
-"""Input timestamp precision: the X Input 2 listener, PsychoPy's iohub and the polled mouse.
+"""Input timestamps as a session records them: X Input 2, ioHub and polled, each in a real
+``tol-run`` session.
 
 Run with (starts its own Xvfb display)::
 
-    uv run python benchmarks/bench_timing.py
+    uv run python benchmarks/bench_timing.py                 # 300 clicks a method
+    uv run python benchmarks/bench_timing.py --load 2        # with both cores kept busy
 
-A window process shows the real task screen (the demo's first problem) and
-runs a frame loop paced at 60 Hz (Xvfb has no vsync, so the frame rate of a
-real display is simulated by sleeping to the next 1/60 s boundary). In that
-loop it keeps, side by side, the three ways tol-tasks can stamp a press:
-its X Input 2 listener process (on arrival, Linux/X11), PsychoPy's ioHub
-server process (on arrival, every platform) and PsychoPy's plain
-``event.Mouse``, polled once per frame (a press is stamped when a poll first
-sees the button down), all reading the same clicks. A separate injector process sends a
-few hundred clicks with X test events at random intervals, noting the time
-of each press on the same clock (PsychoPy's ``getTime``, a system-wide clock). For each method the benchmark reports the
-median, 95th and 99th percentiles and maximum of (recorded - injected) and the
-clicks lost. It also reports the time from the ``tol-run`` command to the
-first problem on screen. The machine is shared: compare the methods of one run,
-not runs.
+For each input method (``--input-timing xinput2``, ``iohub``, ``polled``) the benchmark
+runs a real ``tol-run`` session of a short protocol in its own window, passes its
+instruction pages as a person would (the space bar, pressed with X test events), and on
+the problem's screen sends a few hundred clicks on one peg at random intervals from a
+separate process (X test events), noting the time of each press on tol-tasks' clock
+(PsychoPy's ``getTime``, a system-wide clock). Each press on a peg makes exactly one row
+(a pick-up, then putting the disk back: a same-peg drop, and so on), so the log is
+matched against the presses: the **stamp error** of each row (recorded - injected: median,
+95th and 99th percentiles, maximum, in ms), the presses **lost** (no row) and the presses
+**doubled** (a second row for one press), with the session's own counts of presses only the
+window saw and late twins dropped. It also reports the time from the ``tol-run`` command
+to the first screen and to the problem (its pages passed). The session ends with the quit
+key, confirmed.
+
+``--load N`` keeps N busy loops running meanwhile (2 loads both cores of this machine).
+The machine is shared: compare the methods of one run, not runs. The benchmark fails
+(exit status 1) if it cannot produce a figure: a session that does not start, a method
+that falls back to another, clicks that do not reach it.
 """
 
 from __future__ import annotations
@@ -34,60 +40,37 @@ import tempfile
 import time
 from pathlib import Path
 
-FRAME = 1 / 60
+#: The protocol every session runs: instruction pages, then one problem without limits.
+PROTOCOL = """format: 1
+name: bench
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false, window_size: [800, 600]}
+feedback: none
+instructions:
+  pages:
+    en:
+      - text: "A benchmark session: the clicks come by themselves."
+      - text: "Press space to go on."
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: CCC}
+"""
+#: The method each --input-timing records in the sidecar.
+RECORDED = {"xinput2": "xinput2-raw", "iohub": "iohub", "polled": "polled"}
+#: Rows a press on a peg makes.
+PRESS_ROWS = ("pick_up", "place", "same_peg_drop", "illegal", "empty_pick", "cancel")
+#: Seconds to wait for a screen before giving up (a loaded machine is slow to start PsychoPy).
+TIMEOUT_S = 180.0
 
 
-def window_process(seconds: float, ready_file: str, methods: list[str]) -> None:
-    from psychopy import core, event, visual
-    from psychopy.clock import getTime
-
-    from tol_tasks.protocol_format.load import load_protocol
-    from tol_tasks.runner.arrival import _start_iohub, _start_xlistener
-    from tol_tasks.runner.screen import TaskScreen
-
-    lp = load_protocol("demo")
-    win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
-    screen = TaskScreen(win, lp, lp.messages())
-    spec = lp.block_problems(0)[0]
-    areas = screen.layout(spec.puzzle, base_y=-0.46, scale=0.95)
-    board = screen.board("board", spec.puzzle, areas)
-    board.show(spec.start)
-    clock = core.Clock()
-    sources = {}
-    for name, start in (("xinput2", _start_xlistener), ("iohub", _start_iohub)):
-        if name not in methods:
-            continue
-        source, reason = start(win, ["escape"])
-        if source is None:
-            raise SystemExit(f"no {name} input: {reason}")
-        sources[name] = source
-    mouse = event.Mouse(win=win)
-    polled, down = [], False
-    arrived = {name: [] for name in sources}
-    pos = win.winHandle.get_location()
-    Path(ready_file).write_text(json.dumps({"x": pos[0] + 512, "y": pos[1] + 300}))
-    end = time.monotonic() + seconds
-    next_frame = time.monotonic()
-    zero = clock.getLastResetTime()
-    while time.monotonic() < end:
-        board.draw()
-        win.flip()
-        pressed = mouse.getPressed()[0]  # the plain way: button state once per frame
-        if pressed and not down:
-            polled.append(getTime())
-        down = bool(pressed)
-        for name, source in sources.items():
-            arrived[name] += [e.t + zero for e in source.read(clock) if e.kind == "press"]
-        next_frame += FRAME
-        time.sleep(max(0.0, next_frame - time.monotonic()))
-    for source in sources.values():
-        source.close()
-    win.close()
-    print(json.dumps({"polled": polled, **arrived}))
+class BenchmarkError(Exception):
+    """A figure could not be produced; the message says which and why."""
 
 
 def injector(n: int, x: int, y: int, seed: int) -> None:
-    from psychopy.clock import getTime  # the clock tol-tasks stamps with
+    """(Its own process.) ``n`` clicks at window pixel x, y at random intervals; print the
+    time of each press on tol-tasks' clock."""
+    from psychopy.clock import getTime
     from Xlib import X, display
     from Xlib.ext import xtest
 
@@ -108,113 +91,203 @@ def injector(n: int, x: int, y: int, seed: int) -> None:
     print(json.dumps(times))
 
 
-def _match(injected: list[float], recorded: list[float]) -> tuple[list[float], int]:
-    """Lag of the first recording after each injection and before the next; lost count."""
-    lags, lost, j = [], 0, 0
+def _key(env: dict, name: str, at: tuple[int, int]) -> None:
+    """A key pressed and released with X test events, the pointer over the window (``at``)."""
+    from Xlib import XK, X, display
+    from Xlib.ext import xtest
+
+    d = display.Display(env["DISPLAY"])
+    try:
+        xtest.fake_input(d, X.MotionNotify, x=at[0], y=at[1])
+        code = d.keysym_to_keycode(XK.string_to_keysym(name))
+        xtest.fake_input(d, X.KeyPress, code)
+        d.sync()
+        time.sleep(0.03)
+        xtest.fake_input(d, X.KeyRelease, code)
+        d.sync()
+    finally:
+        d.close()
+
+
+def _rows(out: Path) -> list[dict]:
+    from tol_tasks.session_data.eventlog import read_event_log
+
+    logs = list(out.glob("*.csv")) if out.exists() else []
+    return read_event_log(logs[0]).rows if logs else []
+
+
+def _wait(out: Path, proc: subprocess.Popen, what: str, predicate) -> list[dict]:
+    end = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < end:
+        rows = _rows(out)
+        if rows and predicate(rows):
+            return rows
+        if proc.poll() is not None:
+            raise BenchmarkError(f"tol-run ended ({proc.returncode}) before {what}: "
+                                 f"{proc.communicate()[1][-800:]}")  # fmt: skip
+        time.sleep(0.02)
+    raise BenchmarkError(f"tol-run did not reach {what} within {TIMEOUT_S:.0f} s")
+
+
+def _match(injected: list[float], recorded: list[float]) -> tuple[list[float], int, int]:
+    """The lag (ms) of each injected press's row; the presses with no row (lost) and the rows
+    beyond one a press (doubled).
+
+    Each press makes one row, in order: when there are as many rows as presses, none before
+    its press, the k-th row is the k-th press's (whatever its lag, even past the next press).
+    Otherwise each press takes the first row after it and before the next press."""
+    if len(recorded) == len(injected) and all(
+        r >= i for r, i in zip(recorded, injected, strict=True)
+    ):
+        return [(r - i) * 1000 for r, i in zip(recorded, injected, strict=True)], 0, 0
+    lags, lost, doubled, j = [], 0, 0, 0
+    while j < len(recorded) and recorded[j] < injected[0]:
+        doubled += 1
+        j += 1
     for i, t in enumerate(injected):
         nxt = injected[i + 1] if i + 1 < len(injected) else float("inf")
-        while j < len(recorded) and recorded[j] < t:
+        rows = []
+        while j < len(recorded) and recorded[j] < nxt:
+            rows.append(recorded[j])
             j += 1
-        if j < len(recorded) and recorded[j] < nxt:
-            lags.append((recorded[j] - t) * 1000)
-            j += 1
+        if rows:
+            lags.append((rows[0] - t) * 1000)
+            doubled += len(rows) - 1
         else:
             lost += 1
-    return lags, lost
+    return lags, lost, doubled
+
+
+def measure(method: str, clicks: int, seed: int, env: dict) -> dict:
+    """One session with ``--input-timing method``: its figures."""
+    exe = shutil.which("tol-run") or str(Path(sys.executable).with_name("tol-run"))
+    with tempfile.TemporaryDirectory() as tmp:
+        proto, out = Path(tmp) / "bench.yaml", Path(tmp) / "data"
+        proto.write_text(PROTOCOL)
+        t0 = time.monotonic()
+        proc = subprocess.Popen([exe, str(proto), "--participant", "B1", "--windowed",
+                                 "--input-timing", method, "--output", str(out)], env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+        try:
+            rows = _wait(
+                out, proc, "its first screen", lambda r: any(x["event"] == "page_shown" for x in r)
+            )
+            meta = json.loads(next(out.glob("*.json")).read_text())
+            zero_mono = meta["timing"]["clock_zero_monotonic"]
+            first = next(r for r in rows if r["event"] == "page_shown")
+            to_screen = float(first["time"]) + zero_mono - t0
+            if meta["timing"]["input_method"] != RECORDED[method]:
+                raise BenchmarkError(f"{method}: the session fell back to "
+                                     f"{meta['timing']['input_method']} "
+                                     f"({meta['timing']['input_fallback_reason']})")  # fmt: skip
+            at = tuple(v + 40 for v in meta["window"]["position"])
+            shown = 1
+            while True:  # pass the pages as a person would: space, page after page
+                _key(env, "space", at)
+                rows = _wait(out, proc, f"the page after page {shown}",
+                             lambda r, n=shown: sum(x["event"] == "page_left" for x in r) >= n)  # fmt: skip
+                rows = _wait(out, proc, "the next screen",
+                             lambda r: r[-1]["event"] in ("page_shown", "trial_onset"))  # fmt: skip
+                if any(r["event"] == "trial_onset" for r in rows):
+                    break
+                shown += 1
+            onset = next(r for r in rows if r["event"] == "trial_onset")
+            to_problem = float(onset["time"]) + zero_mono - t0
+            meta = json.loads(next(out.glob("*.json")).read_text())
+            peg = next(p for p in meta["layout"]["pegs"] if p["peg"] == "A")
+            wx, wy = meta["window"]["position"]
+            x = int(wx + peg["left"] + peg["width"] / 2)
+            y = int(wy + peg["top"] + peg["height"] * 0.6)
+            inj = subprocess.run([sys.executable, __file__, "--inject", str(clicks), str(x), str(y),
+                                  "--seed", str(seed)], env=env, capture_output=True, text=True,
+                                 check=False)  # fmt: skip
+            if inj.returncode:
+                raise BenchmarkError(f"{method}: the clicks could not be sent: {inj.stderr[-500:]}")
+            injected = json.loads(inj.stdout)
+            time.sleep(1.0)  # the last rows
+            for _ in range(2):  # the quit key, confirmed
+                _key(env, "Escape", at)
+                time.sleep(0.5)
+            proc.communicate(timeout=TIMEOUT_S)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.communicate()
+        rows = _rows(out)
+        meta = json.loads(next(out.glob("*.json")).read_text())
+    zero = meta["timing"]["clock_zero"]
+    presses = [float(r["time"]) + zero for r in rows if r["event"] in PRESS_ROWS]
+    lags, lost, doubled = _match(injected, presses)
+    if not lags:
+        raise BenchmarkError(f"{method}: none of the {len(injected)} clicks reached the session")
+    timing = meta["timing"]
+    return {"lags": lags, "lost": lost, "doubled": doubled, "clicks": len(injected),
+            "to_screen": to_screen, "to_problem": to_problem,
+            "unmatched": timing.get("unmatched_presses"), "late_twins": timing.get("late_twins"),
+            "polled_rows": sum(r["stamp"] == "polled" for r in rows if r["event"] in PRESS_ROWS)}  # fmt: skip
 
 
 def _stats(lags: list[float]) -> str:
     s = sorted(lags)
     q = lambda p: s[min(len(s) - 1, int(p * len(s)))]  # noqa: E731
-    return f"median {statistics.median(s):7.3f}  p95 {q(0.95):7.3f}  p99 {q(0.99):7.3f}  max {max(s):7.3f}"
+    return (f"median {statistics.median(s):7.3f}  p95 {q(0.95):7.3f}  p99 {q(0.99):7.3f}  "
+            f"max {max(s):7.3f}")  # fmt: skip
 
 
-def _startup_time(env: dict) -> float:
-    """Seconds from the tol-run command to the flip that first shows a problem."""
-    proto = "format: 1\nname: startup\ntask: {type: hanoi, disks: 3}\nblocks:\n  - problems:\n      - {id: p1, start: AAA, goal: CCC}\n"
-    with tempfile.TemporaryDirectory() as tmp:
-        p = Path(tmp) / "startup.yaml"
-        p.write_text(proto)
-        out = Path(tmp) / "data"
-        exe = shutil.which("tol-run") or str(Path(sys.executable).with_name("tol-run"))
-        t0 = time.monotonic()
-        proc = subprocess.Popen([exe, str(p), "--participant", "B1", "--windowed", "--output", str(out)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
-        try:
-            from tol_tasks.session_data.eventlog import read_event_log
-
-            while True:
-                logs = list(out.glob("*.csv"))
-                if logs:
-                    rows = read_event_log(logs[0]).rows
-                    onset = [r for r in rows if r["event"] == "trial_onset"]
-                    if onset:
-                        meta = json.loads(logs[0].with_suffix(".json").read_text())
-                        return float(onset[0]["time"]) + meta["timing"]["clock_zero_monotonic"] - t0
-                if time.monotonic() - t0 > 60:
-                    raise RuntimeError("tol-run did not show a problem within 60 s")
-                time.sleep(0.01)
-        finally:
-            proc.kill()
-            proc.wait()
-
-
-def main() -> None:
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clicks", type=int, default=300)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--methods", default="xinput2,iohub",
-                    help="on-arrival sources to run beside the polled mouse (xinput2,iohub); "
-                    "each one more process on the machine's cores")  # fmt: skip
-    ap.add_argument("--window", nargs=2, help=argparse.SUPPRESS)
+    ap.add_argument("--clicks", type=int, default=300, help="clicks a method (300)")
+    ap.add_argument("--seed", type=int, default=1, help="the clicks' random intervals (1)")
+    ap.add_argument("--methods", default="xinput2,iohub,polled",
+                    help="input methods, comma-separated (xinput2,iohub,polled)")  # fmt: skip
+    ap.add_argument("--load", type=int, default=0,
+                    help="busy loops kept running meanwhile (2: both cores of this machine)")  # fmt: skip
     ap.add_argument("--inject", nargs=3, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.window:
-        window_process(float(args.window[0]), args.window[1], args.methods.split(","))
-        return
     if args.inject:
         injector(*args.inject, seed=args.seed)
-        return
+        return 0
+    methods = [m for m in args.methods.split(",") if m]
+    unknown = [m for m in methods if m not in RECORDED]
+    if unknown:
+        ap.error(f"--methods: {', '.join(unknown)}: use xinput2, iohub or polled")
     xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
     env = dict(os.environ, DISPLAY=":" + xvfb.stdout.readline().strip())
+    busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
+    results, failures = {}, []
     try:
-        with tempfile.TemporaryDirectory() as tmp:
-            ready = Path(tmp) / "ready.json"
-            seconds = args.clicks * 0.11 + 8
-            win = subprocess.Popen([sys.executable, __file__, "--window", str(seconds), str(ready),
-                                    "--methods", args.methods],
-                                   env=env, stdout=subprocess.PIPE, text=True)  # fmt: skip
-            while not ready.exists():
-                time.sleep(0.05)
-            time.sleep(1.0)
-            where = json.loads(ready.read_text())
-            inj = subprocess.run([sys.executable, __file__, "--inject", str(args.clicks), str(where["x"]),
-                                  str(where["y"]), "--seed", str(args.seed)],
-                                 env=env, capture_output=True, text=True, check=True)  # fmt: skip
-            injected = json.loads(inj.stdout)
-            recorded = json.loads(win.communicate()[0].strip().splitlines()[-1])
-        startup = _startup_time(env)
+        for method in methods:
+            print(f"bench_timing: {method}: a session, {args.clicks} clicks...", file=sys.stderr,
+                  flush=True)  # fmt: skip
+            try:
+                results[method] = measure(method, args.clicks, args.seed, env)
+            except BenchmarkError as exc:
+                failures.append(str(exc))
     finally:
+        for b in busy:
+            b.kill()
+            b.wait()
         xvfb.terminate()
-    print(f"{len(injected)} clicks injected at random intervals (30-90 ms apart); lags in ms\n")
-    res = {}
-    labels = {
-        "xinput2": "X Input 2 listener (on arrival)",
-        "iohub": "PsychoPy ioHub (on arrival)",
-        "polled": "PsychoPy event.Mouse, 60 Hz poll",
-    }
-    for name, label in labels.items():
-        if name not in recorded:
-            continue
-        lags, lost = _match(injected, recorded[name])
-        res[name] = statistics.median(lags)
-        print(f"{label:<34} {_stats(lags)}  lost {lost}")
-    for name in ("xinput2", "iohub"):
-        if name in res:
-            print(f"median ratio, polled / {labels[name]}: {res['polled'] / res[name]:.0f}x")
-    print(f"time from the tol-run command to the first problem on screen: {startup:.2f} s")
+        xvfb.wait()
+    load = f", {args.load} busy loop(s) running" if args.load else ""
+    print(
+        f"{args.clicks} clicks a method at random intervals (30-90 ms apart){load}; "
+        f"load average {os.getloadavg()[0]:.2f}; stamp error (recorded - injected) in ms\n"
+    )
+    labels = {"xinput2": "X Input 2 listener (on arrival)", "iohub": "PsychoPy ioHub (on arrival)",
+              "polled": "polled once a frame"}  # fmt: skip
+    for method, r in results.items():
+        print(f"{labels[method]:<32} {_stats(r['lags'])}  lost {r['lost']}  doubled {r['doubled']}"
+              f"  (rows polled {r['polled_rows']}, unmatched {r['unmatched']}, late twins "
+              f"{r['late_twins']})")  # fmt: skip
+    for method, r in results.items():
+        print(f"{method}: command to first screen {r['to_screen']:.2f} s, to the problem (pages "
+              f"passed) {r['to_problem']:.2f} s")  # fmt: skip
+    for f in failures:
+        print(f"bench_timing: no figure: {f}", file=sys.stderr)
+    return 1 if failures else 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -125,6 +125,8 @@ def _session(env: dict, work: Path, name: str, protocol_text: str) -> Iterator[_
         _settle()
         yield _Session(proc, data, env, _window_box(data), sidecar_of(data))
         xdotool("key", "Escape", env=env)
+        time.sleep(0.3)
+        xdotool("key", "Escape", env=env)  # the second press confirms
         proc.wait(timeout=30)
 
 

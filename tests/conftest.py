@@ -17,6 +17,14 @@ settings.register_profile("thorough", deadline=None, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
+    """A session that cannot write its data saves a rescue copy in the user's data folder
+    (``$XDG_DATA_HOME``): the tests' sessions, and every command they start, use one of
+    their own, never the person's."""
+    os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
+
+
 @pytest.fixture
 def rng() -> random.Random:
     """A seeded random generator, the same in every run."""

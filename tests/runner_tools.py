@@ -136,7 +136,7 @@ def wait_for_rows(folder: Path, predicate, timeout: float = 60.0, proc=None):
     end = time.monotonic() + timeout
     while time.monotonic() < end:
         logs = list(folder.glob("*.csv"))
-        if logs:
+        if logs and logs[0].stat().st_size:  # a log just made may not hold its header yet
             rows = read_event_log(logs[0]).rows
             if predicate(rows):
                 return rows

@@ -126,12 +126,15 @@ def test_the_runner_imports_psychopy_only_when_used_and_says_when_there_is_no_sc
         "    error = None\n"
         "except r.DisplayError as exc:\n"
         "    error = [str(exc), exc.fix]\n"
-        "print(json.dumps({'loaded': loaded, 'error': error}))\n"
+        "print('RESULT ' + json.dumps({'loaded': loaded, 'error': error}), flush=True)\n"
     )
     env = {k: v for k, v in __import__("os").environ.items() if k != "DISPLAY"}
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True,
                          text=True, check=True).stdout  # fmt: skip
-    got = json.loads(out.strip().splitlines()[-1])
+    # PsychoPy may print its own lines on standard output (e.g. "Monitor specification not
+    # found" on a fresh machine, before or after ours): the result is the marked line.
+    (line,) = [ln for ln in out.splitlines() if ln.startswith("RESULT ")]
+    got = json.loads(line.removeprefix("RESULT "))
     assert got["loaded"] == []
     assert got["error"][0].startswith("no screen to show the task on")
     assert "xvfb-run" in got["error"][1]

@@ -127,6 +127,7 @@ attempt("same", lambda: task.run_problem(start="GR|B|", goal="GR|B|"))
 closed = visual.Window(size=(200, 200), checkTiming=False)
 closed.close()
 attempt("closed", lambda: TowerTask(closed, "demo", participant="P1", output=out))
+task.close()  # the session's lock, held while the task could run, goes
 print(json.dumps({"errors": errors, "flips": len(flips),
                   "files": sorted(p.name for p in out.iterdir()) if out.exists() else []}))
 """

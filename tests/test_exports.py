@@ -73,6 +73,7 @@ def sessions(xdisplay, tmp_path_factory) -> Path:
                       proc=proc)  # fmt: skip
         time.sleep(0.3)
         key_over_window(aborted, "Escape", xdisplay)
+        key_over_window(aborted, "Escape", xdisplay)  # the second press confirms
         proc.communicate(timeout=60)
     for f in aborted.iterdir():
         shutil.move(str(f), data / f.name)

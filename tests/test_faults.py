@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import exe, session_files, start_xvfb, tol_run, tol_score, wait_for_rows
-from tol_analysis.read import read_session
+from tol_analysis.read import find_logs, read_session
 from tol_analysis.score import score_sessions
-from tol_tasks.session_data.eventlog import read_event_log
+from tol_tasks.protocol_format import bundled_protocols
+from tol_tasks.session_data.eventlog import never_started, read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
 PROTOCOL = "london-tol-dx"
@@ -50,32 +51,47 @@ def _check_log(log: Path) -> list[dict]:
     return rows
 
 
+def _logs(folder: Path) -> tuple[list[Path], list[Path]]:
+    """The folder's event logs that started, and those that never started (kept)."""
+    found = sorted(folder.glob("*.csv")) if folder.exists() else []
+    return [f for f in found if not never_started(f)], [f for f in found if never_started(f)]
+
+
 @pytest.mark.slow
 def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
+    # The kill instants are drawn over a whole run, from the command to its exit: the
+    # start-up (PsychoPy, the window, the input, the first files), the session and its end.
+    # Without its time limits: a loaded machine's stall, times the simulated participant's
+    # speed, would end a problem by its time, not by its moves (this test is about the rows).
+    text = bundled_protocols()[PROTOCOL].read_text(encoding="utf-8")
+    proto = tmp_path / "dx.yaml"
+    proto.write_text("".join(ln for ln in text.splitlines(keepends=True)
+                             if not ln.lstrip().startswith("time_limit:")))  # fmt: skip
     ref_dir = tmp_path / "reference"
-    done = tol_run(PROTOCOL, *FAST, "--participant", "R", "--output", str(ref_dir), env=xdisplay)
+    t0 = time.monotonic()
+    done = tol_run(str(proto), *FAST, "--participant", "R", "--output", str(ref_dir), env=xdisplay)
+    whole = time.monotonic() - t0
     assert done.returncode == 0, done.stderr
     reference = _moves_by_attempt(read_event_log(session_files(ref_dir)[0]).rows)
 
     rng = random.Random(2026)
-    kills = sessions = rows_checked = torn = 0
+    kills = sessions = rows_checked = torn = restarts = 0
+    in_startup = 0
     times_ok = True
     while kills < KILLS:
         sessions += 1
         out = tmp_path / f"s{sessions}"
-        args = [PROTOCOL, *FAST, "--participant", "K", "--output", str(out)]
+        start = [str(proto), *FAST, "--participant", "K", "--output", str(out)]
+        args = start
         while True:
-            has_log = out.exists() and any(out.glob("*.csv"))
-            before = len(_check_log(session_files(out)[0])) if has_log else 0
+            started, _ = _logs(out)
+            before = len(_check_log(started[0])) if started else 0
             proc = subprocess.Popen([exe("tol-run"), *args], env=xdisplay,
                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)  # fmt: skip
             killed = False
             try:
                 if kills < KILLS:
-                    # Kill at a random moment once the session is under way again.
-                    wait_for_rows(out, lambda rows, n=before, p=proc: len(rows) > n or p.poll() is not None,
-                                  timeout=60)  # fmt: skip
-                    time.sleep(rng.uniform(0.0, 1.5))
+                    time.sleep(rng.uniform(0.0, whole * 1.1))
                     if proc.poll() is None:
                         os.kill(proc.pid, signal.SIGKILL)
                         killed = True
@@ -85,9 +101,20 @@ def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
                 if proc.poll() is None:
                     proc.kill()
                     proc.communicate()
-            log, side = session_files(out)
+            assert b"Traceback" not in err, err
+            started, _ = _logs(out)
+            if not started:  # cut off before its first event: nothing, or a log never started
+                assert killed, err
+                in_startup += 1
+                restarts += 1
+                args = start  # started again with the same command: nothing blocks it
+                continue
+            (log,) = started  # one session, one log: a restart never made a second
+            side = log.with_suffix(".json")
+            assert side.is_file()  # a log with an event always has its sidecar
             torn += bool(read_event_log(log).warnings)
             rows = _check_log(log)
+            in_startup += killed and len(rows) == before
             rows_checked += len(rows)
             times = [float(r["time"]) for r in rows if r["time"]]
             times_ok &= times == sorted(times)
@@ -98,13 +125,20 @@ def test_kill_9_at_random_points_then_resume(xdisplay, tmp_path):
             if read_sidecar(side)["status"] == "completed":
                 break  # killed after the session had ended, while the window closed
             args = ["--resume", str(log), *FAST]
+        (log,), never = _logs(out)
         rows = _check_log(log)
-        assert read_sidecar(side)["status"] == "completed"
+        assert read_sidecar(log.with_suffix(".json"))["status"] == "completed"
         assert _moves_by_attempt(rows) == reference  # exactly the moves of an uninterrupted run
-        assert len(score_sessions([read_session(log)]).sessions) == 1
+        assert len(score_sessions([read_session(p) for p in find_logs([out])]).sessions) == 1
+        verified = tol_score("--verify", str(out))
+        assert verified.returncode == 0, verified.stdout
+        assert "verify: 1 log(s) OK, 0 problem(s), 0 incomplete session(s)" in verified.stdout
+        assert verified.stdout.count("never started") == len(never)
     assert times_ok, "event times went backwards after a resume"
-    print(f"\nfault injection: {kills} SIGKILLs over {sessions} sessions, {rows_checked} rows checked "
-          f"after kills, {torn} torn last lines, 0 rows lost")  # fmt: skip
+    assert in_startup >= 3  # the start-up was hit, not only the middle
+    print(f"\nfault injection: {kills} SIGKILLs over {sessions} sessions ({in_startup} before "
+          f"the first new row, {restarts} restarts), {rows_checked} rows checked after kills, "
+          f"{torn} torn last lines, 0 rows lost")  # fmt: skip
 
 
 def _short_session(tmp_path: Path, env: dict) -> tuple[Path, Path]:

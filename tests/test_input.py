@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import signal
-import statistics
 import time
 from pathlib import Path
 
@@ -18,7 +17,7 @@ import pytest
 
 from tests.runner_tools import running_tol_run, session_files, sidecar_of, wait_for_rows
 from tests.test_timing import PROTOCOL, _inject
-from tol_tasks.runner.events import HOLD_S, MATCH_AFTER_S, InputEvent, Reconciler
+from tol_tasks.runner.events import MATCH_AFTER_S, InputEvent, Reconciler
 from tol_tasks.session_data.eventlog import read_event_log
 
 HANOI3 = "ACABCBACBABCAC"  # the 7 moves of the optimal 3-disk solution, as 14 peg clicks
@@ -26,61 +25,125 @@ DROP_PRESS = Path(__file__).parent / "data" / "drop_press"
 
 
 # ---------------------------------------------------------------- pairing logic
-def _arr(kind, t, key=None):
-    return InputEvent(kind, t, 10, 10, key=key, stamp="arrival")
+#: A participant's presses: (kind, time, key): clicks (press, release) and keys, some close.
+PRESSES = [("press", 0.10, None), ("release", 0.18, None), ("press", 0.30, None),
+           ("release", 0.34, None), ("key", 0.40, "space"), ("press", 0.45, None),
+           ("release", 0.47, None), ("key", 0.60, "escape"), ("press", 0.61, None),
+           ("release", 0.70, None), ("press", 1.20, None), ("release", 1.21, None)]  # fmt: skip
+FRAME = 1 / 60
 
 
-def _win(kind, t, key=None):
-    return InputEvent(kind, t, 10, 10, key=key, stamp="polled")
+def _session(mode: str, delay: float, window_late: bool, missed=(), dies_at=None):
+    """A Reconciler polled once a frame, as a session polls it; each press reaches it twice,
+    one copy ``delay`` seconds after the other (the window's when ``window_late``). The
+    on-arrival source answers a sync as late as it delivers its events (one pipe). Returns
+    the handled events and the reconciler."""
+    r = Reconciler(mode=mode)
+    source_lag = 0.0 if window_late else delay
+    deliveries = []  # (when it comes, stream, event)
+    for i, (kind, t, key) in enumerate(PRESSES):
+        ident = round(t * 1000) if mode == "ident" else None
+        a = InputEvent(kind, t + 0.0004, 5, 5, key=key, stamp="arrival", ident=ident)
+        w = InputEvent(kind, t + 0.012, 5, 5, key=key, stamp="polled", ident=ident)
+        if i not in missed:
+            deliveries.append((t + 0.001 + source_lag, "a", a))
+        deliveries.append((t + 0.001 + (delay if window_late else 0.0), "w", w))
+    answers: list[tuple[float, int]] = []
+    handled, before, now = [], -1.0, 0.0
+    while now < 1.3 + delay + 0.5:
+        alive = dies_at is None or now < dies_at
+        arrived = [e for d, s, e in deliveries if s == "a" and before < d <= now and alive]
+        window = [e for d, s, e in deliveries if s == "w" and before < d <= now]
+        synced = max((n for at, n in answers if before < at <= now), default=None)
+        handled += r.add(arrived, window, now, source_alive=alive, synced=synced)
+        if r.request is not None:
+            answers.append((now + source_lag + 0.001, r.request))
+        before, now = now, now + FRAME
+    return handled, r
 
 
-def test_a_press_seen_by_both_is_handled_once_with_its_arrival_stamp():
-    r = Reconciler()
-    assert r.add([_arr("press", 1.000)], [], now=1.001) == [_arr("press", 1.000)]
-    # the window's copy comes a frame later and is swallowed
-    assert r.add([], [_win("press", 1.017)], now=1.020) == []
-    assert r.add([], [], now=2.0) == []
-    assert r.unmatched_presses == 0
+def _press_of(e: InputEvent) -> int:
+    """Which of PRESSES an event is a copy of."""
+    return min(
+        range(len(PRESSES)), key=lambda i: (PRESSES[i][0] != e.kind, abs(PRESSES[i][1] - e.t))
+    )
 
 
-def test_the_window_copy_may_come_first_and_waits_for_its_twin():
-    r = Reconciler()
-    assert r.add([], [_win("press", 1.010)], now=1.012) == []  # held
-    assert r.add([_arr("press", 1.000)], [], now=1.030) == [_arr("press", 1.000)]
-    assert r.add([], [], now=2.0) == []
-    assert r.unmatched_presses == 0
+@pytest.mark.parametrize("mode", ["ident", "time"])
+@pytest.mark.parametrize("window_late", [True, False], ids=["window-late", "arrival-late"])
+def test_every_press_is_handled_once_whatever_the_delay(mode, window_late):
+    for ms in range(0, 1001):  # every delay from 0 to 1 s, a millisecond apart
+        handled, r = _session(mode, ms / 1000, window_late)
+        which = [_press_of(e) for e in handled]
+        assert which == list(range(len(PRESSES))), (ms, which)  # each once, in order
+        assert (r.unmatched_presses, r.unmatched_keys) == (0, 0), ms
+        if mode == "ident":  # the window's copy waits for the listener's word: no guessing
+            assert {e.stamp for e in handled} == {"arrival"}, ms
+            assert r.late_twins == 0, ms
+        else:  # a twin later than HOLD_S: the window's copy went first, the twin is dropped
+            polled = sum(e.stamp == "polled" for e in handled)
+            assert r.late_twins == (polled if not window_late else 0), ms
 
 
-def test_a_press_only_the_window_saw_is_handled_as_polled_and_counted():
-    r = Reconciler()
-    assert r.add([], [_win("press", 1.0)], now=1.01) == []
-    assert r.add([], [], now=1.0 + HOLD_S) == [_win("press", 1.0)]
-    assert r.unmatched_presses == 1
+@pytest.mark.parametrize("mode", ["ident", "time"])
+def test_a_press_the_source_missed_is_handled_once_as_polled_and_counted(mode):
+    for ms in (0, 30, 250, 700):
+        handled, r = _session(mode, ms / 1000, window_late=False, missed=(2, 4))
+        assert [_press_of(e) for e in handled] == list(range(len(PRESSES))), ms
+        assert [e.stamp for e in handled if _press_of(e) in (2, 4)] == ["polled", "polled"]
+        assert (r.unmatched_presses, r.unmatched_keys) == (1, 1), ms
+        late = sum(e.stamp == "polled" for e in handled) - 2  # by time: twins after HOLD_S
+        assert r.late_twins == (0 if mode == "ident" else late), ms
 
 
-def test_without_a_source_window_events_go_through_at_once():
-    r = Reconciler()
-    assert r.add([], [_win("press", 1.0), _win("key", 1.0, "escape")], now=1.0,
-                 source_alive=False) == [_win("press", 1.0), _win("key", 1.0, "escape")]  # fmt: skip
-    assert (r.unmatched_presses, r.unmatched_keys) == (1, 1)
+@pytest.mark.parametrize("mode", ["ident", "time"])
+def test_when_the_source_dies_the_window_events_go_through_once(mode):
+    for ms in (0, 100, 500):
+        handled, r = _session(mode, ms / 1000, window_late=False, dies_at=0.5)
+        assert [_press_of(e) for e in handled] == list(range(len(PRESSES))), ms
+        assert {e.stamp for e in handled if e.t > 0.5 + ms / 1000} <= {"polled"}
+        if mode == "ident":  # the window's copies waited: handled once the source was gone
+            assert (r.unmatched_presses, r.unmatched_keys) == (0, 0)
 
 
-def test_two_quick_presses_pair_one_to_one_and_keys_pair_by_name():
-    r = Reconciler()
-    arrived = [_arr("press", 1.00), _arr("press", 1.05), _arr("key", 1.06, "space")]
-    assert r.add(arrived, [], now=1.07) == arrived
-    window = [_win("press", 1.02), _win("press", 1.07), _win("key", 1.08, "escape")]
-    assert r.add([], window, now=1.09) == []
-    assert r.add([], [], now=1.2) == [_win("key", 1.08, "escape")]  # no twin: a different key
+def test_a_window_event_waits_for_the_sync_and_holds_later_events_back():
+    r = Reconciler(mode="ident")
+    w = InputEvent("press", 1.010, ident=1000)
+    assert r.add([], [w], now=1.02) == []
+    assert r.request == 1  # ask the listener
+    later = InputEvent("release", 1.05, stamp="arrival", ident=1040)
+    assert r.add([later], [], now=1.06) == []  # the press came first: the release waits
+    assert r.request is None  # one request covers it
+    assert r.add([], [], now=1.07, synced=1) == [w, later]  # the listener had no twin
+    assert (r.unmatched_presses, r.late_twins) == (1, 0)
+    assert r.add([InputEvent("press", 1.0004, stamp="arrival", ident=1000)], [], now=2.0) == []
+    assert r.late_twins == 1  # a twin after all (a source that broke its word): dropped
+
+
+def test_a_press_takes_its_place_from_the_window_and_its_time_from_the_source():
+    # The listener asks where the pointer is when it reads a press (late, on a loaded
+    # machine: the pointer may have moved on); the window's copy says where it was.
+    r = Reconciler(mode="ident")
+    a = InputEvent("press", 1.000, 600, 300, stamp="arrival", ident=1000)
+    w = InputEvent("press", 1.016, 170, 310, ident=1000)
+    (out,) = r.add([a], [w], now=1.02)
+    assert (out.t, out.x, out.y, out.stamp) == (1.000, 170, 310, "arrival")
+    w2 = InputEvent("press", 2.016, 171, 311, ident=2000)
+    assert r.add([], [w2], now=2.02) == []
+    (out,) = r.add([InputEvent("press", 2.0, 600, 300, stamp="arrival", ident=2000)], [], now=2.05)
+    assert (out.t, out.x, out.y, out.stamp) == (2.0, 171, 311, "arrival")
+
+
+def test_keys_pair_by_name_and_an_old_arrival_does_not_swallow_a_later_press():
+    r = Reconciler(mode="time")
+    arrived = [InputEvent("key", 1.00, key="space", stamp="arrival")]
+    assert r.add(arrived, [InputEvent("key", 1.01, key="escape")], now=1.02) == arrived
+    assert r.add([], [], now=1.2) == [InputEvent("key", 1.01, key="escape")]
     assert (r.unmatched_presses, r.unmatched_keys) == (0, 1)
-
-
-def test_an_old_arrival_does_not_swallow_a_much_later_window_press():
-    r = Reconciler()
-    r.add([_arr("press", 1.0)], [], now=1.0)
-    assert r.add([], [_win("press", 1.0 + MATCH_AFTER_S + 0.1)], now=2.0) == [
-        _win("press", 1.0 + MATCH_AFTER_S + 0.1)
-    ]
+    r.add([InputEvent("press", 3.0, stamp="arrival")], [], now=3.0)
+    late = InputEvent("press", 3.0 + MATCH_AFTER_S + 0.1)
+    assert r.add([], [late], now=5.0) == []
+    assert r.add([], [], now=5.1) == [late]
     assert r.unmatched_presses == 1
 
 
@@ -189,6 +252,4 @@ def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
     assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
     zero = meta["timing"]["clock_zero"]
     lags_ms = [(float(r["time"]) + zero - t) * 1000 for r, t in zip(clicks, injected, strict=True)]
-    assert min(lags_ms) >= 0, lags_ms
-    assert statistics.median(lags_ms) < 3, lags_ms
-    assert max(lags_ms) < 15, lags_ms
+    assert min(lags_ms) >= 0, lags_ms  # how close: benchmarks/bench_timing.py

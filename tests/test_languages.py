@@ -112,7 +112,7 @@ def test_check_warns_when_a_language_would_be_partly_english(tmp_path, capsys):
     assert (
         f"{proto}:10: warning: instructions.messages.it: tol-tasks has no texts in 'it' and "
         f"the protocol gives 1 of the {n}: the other {n - 1} (continue, preparing, "
-        "resume_ready, practice_start, ...) would be shown in English. Suggested fix: give "
+        "resume_ready, quit_confirm, ...) would be shown in English. Suggested fix: give "
         "every text under instructions.messages.it"
     ) in err
 

@@ -127,6 +127,7 @@ def study(xdisplay, tmp_path_factory):
                                                     and r["trial"] not in ("", "1")
                                                     for r in rows), timeout=120, proc=proc)  # fmt: skip
         key_over_window(data / "A1", "Escape", xdisplay)
+        key_over_window(data / "A1", "Escape", xdisplay)  # the second press confirms
         proc.communicate(timeout=60)
     proc = subprocess.Popen([exe("tol-run"), "demo", "--participant", "R1", *SIM, "--speed", "3",
                              "--output", str(data / "R1")], env=xdisplay,

@@ -123,6 +123,7 @@ def test_escape_mid_trial_aborts_and_keeps_everything(xdisplay, tmp_path):
     ) as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         key_over_window(out, "Escape", xdisplay)
+        key_over_window(out, "Escape", xdisplay)  # the second press confirms
         proc.communicate(timeout=30)
     assert proc.returncode == 1
     rows = read_event_log(session_files(out)[0]).rows
@@ -302,6 +303,7 @@ def test_participant_dialog_names_the_session(xdisplay, tmp_path):
         xdotool("key", "Return", env=xdisplay)
         wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows), proc=proc)
         key_over_window(out, "Escape", xdisplay)
+        key_over_window(out, "Escape", xdisplay)  # the second press confirms
         proc.communicate(timeout=30)
     log, _ = session_files(out)
     assert log.name.startswith("D7_demo_")

@@ -107,10 +107,16 @@ def test_block_order():
 @pytest.mark.parametrize(
     ("pid", "why"),
     [
-        ("../x", "path separator"),
+        ("../x", "contains '/' \\(a path separator\\) at position 3"),
         ("a\\b", "path separator"),
-        ("a..b", "'..'"),
-        ("x\ty", "control character"),
+        ("a..b", "contains '..' at position 2"),
+        ("x\ty", "a tab \\(U\\+0009\\) at position 2"),
+        ("P001\n", "a newline \\(U\\+000A\\) at its end"),
+        ("P001 ", "' ' \\(a space\\) at its end"),
+        ("Jé an/1", "'é' \\(U\\+00E9\\) at position 2"),
+        ("\u200bP1", "an invisible character \\(zero width space, U\\+200B\\) at its start"),
+        ("_P1", "starts with '_'"),
+        ("P" * 65, "65 characters long"),
         ("", "empty"),
     ],
 )

@@ -100,7 +100,8 @@ def test_the_builder_run_setting_parameters_come_from_the_settings():
     [
         ({"speed": 0}, "speed", "e.g. 10"),
         ({"speed": "fast"}, "speed", "e.g. 10"),
-        ({"session": 0}, "session", "1 or more"),
+        ({"session": 0}, "session", "from 1 to 2147483647"),
+        ({"session": 10**20}, "session", "from 1 to 2147483647"),
         ({"input_timing": "instant"}, "input_timing", "auto, xinput2, iohub, polled"),
         ({"seed": 1.5}, "seed", "whole number"),
         ({"simulate": "yes"}, "simulate", "SimulatedTimes"),
@@ -120,7 +121,7 @@ def test_settings_are_checked_in_one_place(values, field, fix):
 def test_each_front_end_reports_a_bad_setting_its_own_way(capsys):
     # tol-run names its option; Builder names its parameter; the check is the same.
     assert run_main(["demo", "--simulate", "--speed", "0", "--participant", "P1"]) == 2
-    assert "tol-run: --speed 0.0 is not a speed above 0. Suggested fix: give how many times " \
+    assert "tol-run: --speed 0.0 is not a speed above 0 and at most 1000. Suggested fix: give how many times " \
            "faster than a person, e.g. 10." in capsys.readouterr().err  # fmt: skip
     s = TowerSettings(component="tower", start="GR|B|", goal="|RB|G", simulate=True,
                       input_timing="instant")  # fmt: skip
@@ -157,7 +158,7 @@ def test_the_protocol_is_read_once_per_run(tmp_path, monkeypatch):
 
     class _Window:  # the part that needs a screen: record what it was given instead
         @staticmethod
-        def run_session(p):
+        def run_session(p, interrupts=None):
             prepared.append(p)
             return runner.RunResult(p.log, p.sidecar, "completed", 0)
 

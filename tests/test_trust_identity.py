@@ -1,6 +1,6 @@
 """One session identity for every command (issue 30): a session is a participant's visit,
 each protocol played in it a task of that session; copies, restarts and conflicts are told
-apart by one rule (tol_tasks.session_data.identity), and a conflict names both files and a
+apart by one rule (tol_tasks.session_data.session_key), and a conflict names both files and a
 fix that fits where the logs came from.
 
 The logs are real (``tests/data/trust``: participant V01's visit, recorded with tol-run, in
@@ -17,7 +17,7 @@ import pytest
 
 from tests.trust_tools import SESSIONS, place, read_csv
 from tol_analysis.cli import main as tol_score_main
-from tol_tasks.session_data.identity import (
+from tol_tasks.session_data.session_key import (
     BROWSER,
     CONFLICT_FIXES,
     IMPORT,

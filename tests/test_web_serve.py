@@ -39,12 +39,15 @@ def line(row: int, participant: str, session: int, event: str, time: float, **ce
 
 
 def rows(first: int, n: int, participant="P001", session=1, t0=0.5) -> str:
-    """Rows ``first`` to ``first + n - 1`` of a log: session_start, then pages shown."""
+    """Rows ``first`` to ``first + n - 1`` of a log: session_start (naming the demo
+    protocol and its SHA-256, as the page writes them and as tol-score checks them against
+    the sidecar), then pages shown."""
+    sha = load_protocol("demo").sha256
     out = []
     for row in range(first, first + n):
         if row == 1:
             out.append(line(1, participant, session, "session_start", t0,
-                            detail=f"protocol=demo;sha256={'0' * 64}"))  # fmt: skip
+                            detail=f"protocol=demo;sha256={sha}"))  # fmt: skip
         else:
             out.append(line(row, participant, session, "page_shown", t0 + row,
                             problem_id=f"page-{row}", stamp="flip"))  # fmt: skip
@@ -135,6 +138,9 @@ def test_pieces_are_appended_once_confirmed_and_scored(study, tmp_path):
                            "--verify"], capture_output=True, text=True)  # fmt: skip
     assert done.returncode == 0, done.stdout + done.stderr
     assert "PROBLEM" not in done.stdout
+    # one session identity: the link opened again is a restart, the latest attempt scored
+    assert "attempt 1 of participant 'P001' session 1, task demo" in done.stdout
+    assert f"started again on purpose as {logs[1]} (attempt 2), which is scored" in done.stdout
 
 
 def test_hostile_uploads_are_refused_with_a_status_and_a_reason(study, tmp_path):

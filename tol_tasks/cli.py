@@ -164,13 +164,38 @@ def _run_parser() -> argparse.ArgumentParser:
 
 @quiet_on_closed_pipe
 def run_main(argv: Sequence[str] | None = None) -> int:
-    """``tol-run``: run a session; print where the data went."""
+    """``tol-run``: run a session; print where the data went.
+
+    Exit status: 0 completed; 1 ended otherwise (the quit key); 2 bad input, a session
+    already running, or data that could not be written (the message says where they are
+    and how to resume); 3 the display lost; 128 + N a signal N (130 Ctrl-C, 143 SIGTERM,
+    129 SIGHUP), the session interrupted (or never started).
+    """
     args = _run_parser().parse_args(argv)
+    from tol_tasks.runner.interrupt import (
+        Interrupts,
+        SessionInterrupted,
+        exit_status,
+        handling_signals,
+    )
+
+    interrupts = Interrupts()
+    try:
+        with handling_signals(interrupts):
+            return _run(args, interrupts)
+    except SessionInterrupted as sig:
+        print(f"tol-run: interrupted ({sig.name}) before the session started; nothing was "
+              "written.", file=sys.stderr)  # fmt: skip
+        return exit_status(sig.name)
+
+
+def _run(args: argparse.Namespace, interrupts) -> int:
     from tol_tasks.protocol_format.load import load_protocol
     from tol_tasks.runner.settings import RunSettings, settings_from_cli
+    from tol_tasks.session_data.identity import check_participant_id, session_from_text
 
     if args.resume is not None:
-        return _resume(args)
+        return _resume(args, interrupts)
     if args.protocol is None:
         print(
             "tol-run: give a protocol (a file or a bundled name), or --resume LOG.", file=sys.stderr
@@ -190,17 +215,23 @@ def run_main(argv: Sequence[str] | None = None) -> int:
             else:
                 from tol_tasks.runner.dialog import participant_dialog
 
-                answer = participant_dialog(lp, session)
-                if answer is None:
+                def checked(answers: dict[str, str]) -> RunSettings:
+                    pid, text = answers.pop("participant"), answers.pop("session")
+                    return settings_from_cli(args, participant=check_participant_id(pid),
+                                             session=session_from_text(text),
+                                             extra_fields=_dialog_fields(answers, lp))  # fmt: skip
+
+                settings = participant_dialog(lp, session, checked)
+                if settings is None:
                     print("tol-run: cancelled; nothing was written.")
                     return EXIT_OK
-                participant, session, extra = answer
+                return _run_and_report(settings, lp, "session", interrupts)
         settings = settings_from_cli(args, participant=participant, session=session,
                                      extra_fields=extra)  # fmt: skip
     except TolTasksError as exc:
         print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    return _run_and_report(settings, lp, "session")
+    return _run_and_report(settings, lp, "session", interrupts)
 
 
 def _fields(pairs: list[str], lp) -> dict[str, str]:
@@ -217,15 +248,27 @@ def _fields(pairs: list[str], lp) -> dict[str, str]:
                 value=pair,
                 fix=f"give NAME=VALUE with NAME one of the protocol's participant_fields ({names}).",
             )
-        fault = known[name].check(value)
-        if fault:
-            raise TolTasksError(
-                f"--field {pair!r}: {fault} (the protocol {lp.name!r} declares {name!r} a "
-                f"{known[name].type} field).", field="--field", value=pair,
-                fix=f"give {name}=VALUE with VALUE {_allowed(known[name])}.",
-            )  # fmt: skip
-        out[name] = value
+        out[name] = _field_value(lp, name, value, f"--field {pair!r}", "--field",
+                                 f"{name}=VALUE with VALUE")  # fmt: skip
     return out
+
+
+def _dialog_fields(answers: dict[str, str], lp) -> dict[str, str]:
+    """The participant dialog's answers for the protocol's fields, each checked by its type."""
+    return {name: _field_value(lp, name, value, f"{name} {value!r}", name, name)
+            for name, value in answers.items()}  # fmt: skip
+
+
+def _field_value(lp, name: str, value: str, said: str, field: str, give: str) -> str:
+    """``value`` for the participant field ``name``, or an error naming what it must be."""
+    spec = lp.model.participant_fields[name]
+    fault = spec.check(value)
+    if fault:
+        raise TolTasksError(
+            f"{said}: {fault} (the protocol {lp.name!r} declares {name!r} a {spec.type} field).",
+            field=field, value=value, fix=f"give {give} {_allowed(spec)}.",
+        )  # fmt: skip
+    return value
 
 
 def _allowed(spec) -> str:
@@ -243,6 +286,7 @@ def _allowed(spec) -> str:
 def _run_error(exc: TolTasksError) -> str:
     """An error as tol-run says it: settings by their option, a lost write with how to go on."""
     from tol_tasks.runner.prepare import SessionExistsError
+    from tol_tasks.runner.rescue import SessionNotStartedError, SessionStoppedError
     from tol_tasks.runner.settings import CLI, SettingsError, cli_flag
     from tol_tasks.session_data.eventlog import EventLogWriteError
 
@@ -256,6 +300,8 @@ def _run_error(exc: TolTasksError) -> str:
             value = str(value)
         value = "" if value is True else f" {value!r}"  # a switch is named alone
         return f"{flag}{value} {problem}{fix}"
+    if isinstance(exc, (SessionStoppedError, SessionNotStartedError)):
+        return str(exc)
     if isinstance(exc, EventLogWriteError):
         return f"{exc} Continue with: {CLI} --resume {exc.where}"
     if isinstance(exc, SessionExistsError):
@@ -269,22 +315,37 @@ def _run_error(exc: TolTasksError) -> str:
     return str(exc)
 
 
-def _run_and_report(settings, protocol, what: str) -> int:
+def _run_and_report(settings, protocol, what: str, interrupts) -> int:
     """Run a configured session; say where the data went. Exit 0 only when completed."""
     from .runner import run_session
+    from .runner.interrupt import exit_status
 
     try:
-        result = run_session(settings, protocol)
+        result = run_session(settings, protocol, interrupts)
     except TolTasksError as exc:
         print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    print(f"tol-run: {what} {result.status}: {result.rows} events in the log")
+    how = f" ({result.signal})" if result.signal else ""
+    print(f"tol-run: {what} {result.status}{how}: {result.rows} events in the log")
     print(f"  event log: {result.events}")
     print(f"  sidecar:   {result.sidecar}")
+    print(f"  input:     {result.unmatched_presses} press(es) and {result.unmatched_keys} "
+          f"key(s) only the window saw (stamped polled); {result.late_twins} late twin(s) "
+          "dropped")  # fmt: skip
+    if result.status == "interrupted":
+        print(f"tol-run: the session was interrupted by {result.signal}; every event is kept. "
+              f"Continue with: {_cli_name()} --resume {result.events}", file=sys.stderr)  # fmt: skip
+        return exit_status(result.signal)
     return EXIT_OK if result.status == "completed" else EXIT_FAULT
 
 
-def _resume(args: argparse.Namespace) -> int:
+def _cli_name() -> str:
+    from tol_tasks.runner.settings import CLI
+
+    return CLI
+
+
+def _resume(args: argparse.Namespace, interrupts) -> int:
     from tol_tasks.runner.settings import RunSettings, settings_from_cli
     from tol_tasks.session_data.resume import find_interrupted
 
@@ -313,4 +374,4 @@ def _resume(args: argparse.Namespace) -> int:
     except TolTasksError as exc:
         print(f"tol-run: {_run_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
-    return _run_and_report(settings, None, "resumed session")
+    return _run_and_report(settings, None, "resumed session", interrupts)

@@ -22,6 +22,31 @@ DEFAULT_CAPACITIES = (3, 2, 1)
 #: instead of exhausting memory. 4**10: Hanoi with 4 pegs and 10 disks fits.
 MAX_SEARCH_STATES = 4**10
 
+#: The longest time a protocol may set (a time limit, a pause, feedback), in seconds: a
+#: day. Longer is a typo (or ``.inf``), which no session, browser or table could carry out.
+MAX_SECONDS = 86_400.0
+
+#: The largest move limit a problem may have.
+MAX_MOVE_LIMIT = 1_000_000
+
+#: The largest number of moves between two states the scores hold: their tables are 64-bit
+#: integers. A 3-peg Tower of Hanoi of n disks needs up to 2**n - 1 moves, so at most 63
+#: disks (the adjacent-only rule, 3**n - 1, is bounded far lower by exact search).
+MAX_DISTANCE = 2**63 - 1
+
+#: Bounds on reading a protocol file (YAML or JSON): its size in bytes, how deep its values
+#: nest, and how many values it holds once its YAML aliases are expanded (a file of a few
+#: lines can otherwise expand to billions: the "billion laughs").
+MAX_PROTOCOL_BYTES = 1_000_000
+MAX_PROTOCOL_DEPTH = 40
+MAX_PROTOCOL_VALUES = 250_000
+
+#: The largest sidecar (JSON) read, in bytes: a long session's is a few megabytes.
+MAX_SIDECAR_BYTES = 64_000_000
+
+#: The largest window a protocol may ask for, in pixels per side.
+MAX_WINDOW_PIXELS = 16_384
+
 #: How many per-goal distance tables each puzzle keeps.
 DISTANCE_TABLE_CACHE = 64
 

@@ -11,7 +11,7 @@ from tol_analysis import outputs
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
-from tol_analysis.read import read_sessions, scan
+from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
@@ -139,8 +139,14 @@ def _score(args, out: outputs.OutputFolder) -> int:
     for other in found.left_out:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip
+    for cut in found.never_started:
+        print(f"left out: {cut}: {NEVER_STARTED_NOTE}", file=sys.stderr)
     if not found.logs:
-        return _fail("no event logs (.csv) found in the inputs.")
+        return _fail(
+            "no event logs (.csv) found in the inputs"
+            + (" but logs that never started" if found.never_started else "")
+            + "."
+        )
     one = sort_out(found.logs)
     skipped: list[str] = []
     for note in one.left_out:
@@ -219,6 +225,11 @@ def _score(args, out: outputs.OutputFolder) -> int:
         f"tol-score: {scores.rows('sessions')} session(s), {scores.rows('trials')} trial(s), {scores.rows('moves')} "
         f"move(s) scored; {len(skipped)} file(s) skipped; {len(written)} file(s) written to {args.output}"
         + (f"; {len(found.left_out)} other CSV file(s) left out" if found.left_out else "")
+        + (
+            f"; {len(found.never_started)} log(s) that never started left out"
+            if found.never_started
+            else ""
+        )
         + (f"; {len(one.left_out)} copy or earlier attempt(s) left out" if one.left_out else "")
     )
     return 0

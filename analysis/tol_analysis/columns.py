@@ -172,7 +172,7 @@ PROTOCOL = Column(
     "session_start row; the source format for data imported with tol-import). "
     "One visit (participant and session) may hold several tasks, each scored on "
     "its own. Empty when the log names none.",
-    source="tol-tasks (one session identity: tol_tasks.session_data.identity)",
+    source="tol-tasks (one session identity: tol_tasks.session_data.session_key)",
 )
 #: The rules that keep void, missing and failed apart, each said once (in the codebook's
 #: ``rules``, with its source); column definitions name them.

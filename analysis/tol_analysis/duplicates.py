@@ -1,7 +1,7 @@
 """One session task, one log: copies and restarts found before scoring.
 
 What makes two logs the same session is declared once, in
-:mod:`tol_tasks.session_data.identity` (participant, session and task: a
+:mod:`tol_tasks.session_data.session_key` (participant, session and task: a
 Hanoi and a London protocol played in one visit are two tasks of one session,
 both scored). A data folder can hold more than one log of a session task:
 
@@ -36,7 +36,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_tasks.session_data.eventlog import EventLogError, first_row, read_event_log
-from tol_tasks.session_data.identity import SessionKey, conflict_fix, origin, task_of
+from tol_tasks.session_data.session_key import SessionKey, conflict_fix, origin, task_of
 
 #: Said after the fix of every conflict: what --skip-bad does with it.
 SKIP_BAD_NOTE = "With --skip-bad, tol-score leaves out every log of the session task."
@@ -98,7 +98,7 @@ class Sorted:
 
 def session_key(path: Path) -> SessionKey | None:
     """(participant, session, task) from a log's first row (rule I1 of
-    :mod:`tol_tasks.session_data.identity`), or None when it does not say."""
+    :mod:`tol_tasks.session_data.session_key`), or None when it does not say."""
     row = first_row(path)
     try:
         return SessionKey(row["participant"], int(row["session"]), task_of(row["detail"]))

@@ -42,9 +42,10 @@ from tol_tasks.session_data.eventlog import (
     codebook,
     columns,
     events,
+    never_started,
     read_event_log,
 )
-from tol_tasks.session_data.identity import SessionKey, task_in
+from tol_tasks.session_data.session_key import SessionKey, task_in
 
 if TYPE_CHECKING:
     from tol_tasks.session_data.sidecar import Sidecar
@@ -263,7 +264,7 @@ class SessionLog:
     @_once
     def task(self) -> str:
         """The task (protocol) the log's session_start row names
-        (:func:`tol_tasks.session_data.identity.task_in`; empty when none)."""
+        (:func:`tol_tasks.session_data.session_key.task_in`; empty when none)."""
         return task_in(self.start)
 
     @_once
@@ -304,6 +305,13 @@ class SessionLog:
 
 
 # --------------------------------------------------------------------------- finding logs
+#: What a log that never started is, as tol-score and --verify say it.
+NEVER_STARTED_NOTE = (
+    "never started (the session was cut off before its first event was recorded: no data; "
+    "kept by tol-run, which does not count it as a session)"
+)
+
+
 @dataclass
 class Scan:
     """What a search of the inputs found.
@@ -319,6 +327,9 @@ class Scan:
 
     logs: list[Path] = field(default_factory=list)
     left_out: list[Path] = field(default_factory=list)
+    #: Event logs that never started (no event recorded: a session cut off as it started);
+    #: left out, named, and never an error (tol_tasks.session_data.eventlog.never_started).
+    never_started: list[Path] = field(default_factory=list)
 
 
 def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
@@ -356,7 +367,8 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
                 f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
                 "written by tol-run, or folders holding them."
             )
-    found.logs = list(dict.fromkeys(found.logs))
+    found.never_started = [f for f in dict.fromkeys(found.logs) if never_started(f)]
+    found.logs = [f for f in dict.fromkeys(found.logs) if f not in found.never_started]
     found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in found.logs]
     return found
 

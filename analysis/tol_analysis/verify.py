@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_analysis.duplicates import sort_out
-from tol_analysis.read import read_session, scan
+from tol_analysis.read import NEVER_STARTED_NOTE, read_session, scan
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
@@ -61,6 +61,7 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
     report.checked = len(found.logs)
     report.notes.extend(f"{f}: not an event log (another CSV file in the folder), left out"
                         for f in found.left_out)  # fmt: skip
+    report.notes.extend(f"{f}: {NEVER_STARTED_NOTE}" for f in found.never_started)
     for path in found.logs:
         try:
             log = read_session(path)  # every cell checked against the codebook

@@ -19,6 +19,7 @@ import sys
 from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
+from tol_tasks.session_data.identity import session_from_text
 
 from .settings import BuilderSettingsError, TowerSettings, check_settings
 
@@ -123,10 +124,7 @@ class BuilderTower:
         data_file = getattr(experiment, "dataFileName", "") or ""
         output = Path(data_file).parent if data_file else Path("data")
         participant = str(exp_info.get("participant", "") or "pilot")
-        try:
-            session = int(str(exp_info.get("session", "1") or "1"))
-        except ValueError:
-            session = 1
+        session_text = str(exp_info.get("session", "1") or "1")
         # Builder's globalClock may report times as text (an ISO format); the task then
         # keeps its own clock, whose zero the sidecar records.
         fmt = getattr(clock, "format", float)
@@ -134,10 +132,17 @@ class BuilderTower:
         from tol_tasks.runner.prepare import SessionExistsError
 
         run = s.run_settings()
+        try:  # the experiment's dialog gives text: read by the one rule of session numbers
+            session = session_from_text(session_text, field="session (the experiment's dialog)")
+        except TolTasksError as exc:
+            print(f'tol-tasks: error: Tower component "{s.component}": {exc}', file=sys.stderr)
+            raise SystemExit(2) from None
         settings = {"participant": participant, "session": session, "output": output,
                     "experiment": experiment, "clock": clock, "name": s.component,
                     "simulate": run.simulate, "speed": run.speed,
-                    "input_timing": run.input_timing, "next_entry": False}  # fmt: skip
+                    "input_timing": run.input_timing, "next_entry": False,
+                    # As Builder's own Escape: the experiment ends at once, no question.
+                    "quit_at_once": True}  # fmt: skip
         try:
             try:
                 self.task = TowerTask(win, self.protocol, **settings)

@@ -43,9 +43,9 @@ class ImportOptions:
     clock starts again) gets the session numbers after ``session``.
     """
 
-    participant: str | None = _option("text", "ID", WHO,
+    participant: str | None = _option("participant", "ID", WHO,
                                       "the participant of a file that names none")  # fmt: skip
-    session: int | None = _option("count", "N", WHO,
+    session: int | None = _option("session", "N", WHO,
                                   "session number for files that give none (default 1)")  # fmt: skip
     participant_column: str | None = _option(
         "text", "NAME", WHO, "the column naming participants (default: worker_id, participant, "

@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from tol_tasks.session_data.identity import (
+    MAX_SESSION,
+    PARTICIPANT_FIX,
+    participant_fault,
+    session_fault,
+)
+
 from ._format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
 from ._source import Source, fault
 
@@ -83,6 +90,8 @@ def group_sessions(
             "leave out --session",
             row=1,
         )
+    if pcol is None:
+        check_participant(source, options.participant, row=None, column="--participant")
     base = options.session if options.session is not None else 1
     groups: dict[tuple[str, int], Group] = {}
     last_clock: dict[str, float] = {}
@@ -96,15 +105,17 @@ def group_sessions(
             text = row.get(scol, "").strip()
             try:
                 session = int(float(text))
-            except ValueError:
+            except (ValueError, OverflowError):
+                session = None
+            if session is None or session != float(text) or session_fault(session) is not None:
                 raise fault(
                     source.path,
-                    "expected a session number",
+                    f"expected a session number (a whole number from 1 to {MAX_SESSION})",
                     "fix the session column, or name another with --session-column",
                     row=source.numbers[i],
                     column=scol,
                     value=text,
-                ) from None
+                )
         else:
             session = base + bump.get(who, 0)
             if clock is not None:
@@ -124,13 +135,15 @@ def group_sessions(
     return list(groups.values())
 
 
-def check_participant(source: Source, who: str, *, row: int, column: str) -> None:
-    """A participant id must be a non-empty line of text."""
-    if not who or any(ord(c) < 32 for c in who):
+def check_participant(source: Source, who: str, *, row: int | None, column: str) -> None:
+    """A participant id, by the one rule every command uses (:mod:`tol_tasks.session_data.identity`)."""
+    problem = participant_fault(who)
+    if problem is not None:
         raise fault(
             source.path,
-            "expected a participant id (a non-empty name)",
-            "fill in the participant, or name another column with --participant-column",
+            f"cannot be a participant id: it {problem.rstrip('.')}",
+            f"{PARTICIPANT_FIX[:-1]}; name another column with --participant-column, or give "
+            "--participant for a file of one participant",
             row=row,
             column=column,
             value=who,

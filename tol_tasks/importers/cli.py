@@ -15,7 +15,9 @@ from dataclasses import fields
 from pathlib import Path
 
 from tol_tasks import __version__
+from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
+from tol_tasks.session_data.identity import check_participant_id, session_from_text
 
 from . import FORMATS, ImportOptions, import_files, jatos
 from ._source import ImportSourceError
@@ -48,9 +50,22 @@ def _positive(kind):
     return parse
 
 
+def _by_rule(check):
+    """A parser of participants or sessions: the one rule every command uses."""
+
+    def parse(text: str):
+        try:
+            return check(text)
+        except TolTasksError as exc:
+            raise argparse.ArgumentTypeError(str(exc)) from None
+
+    return parse
+
+
 #: How each kind of option is read from the command line.
 _PARSERS = {"text": str, "count": _positive(int), "seconds": _positive(float),
-            "capacities": _capacities}  # fmt: skip
+            "capacities": _capacities, "participant": _by_rule(check_participant_id),
+            "session": _by_rule(session_from_text)}  # fmt: skip
 
 
 def _parser() -> argparse.ArgumentParser:

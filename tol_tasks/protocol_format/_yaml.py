@@ -13,14 +13,43 @@ from typing import Any
 
 import yaml
 
+from tol_tasks.config import MAX_PROTOCOL_BYTES, MAX_PROTOCOL_DEPTH, MAX_PROTOCOL_VALUES
+
 Path = tuple[str | int, ...]
 
 _BOOL = "tag:yaml.org,2002:bool"
 
 
+class YamlLimitError(Exception):
+    """The text goes past a bound of :func:`load_with_lines` (named in the message, with the
+    fix); ``line`` is 1-based (0 if unknown)."""
+
+    def __init__(self, message: str, line: int, fix: str) -> None:
+        super().__init__(message)
+        self.line = line
+        self.fix = fix
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader with YAML 1.2 booleans: only true/false, so that ``no`` (Norwegian)
-    or ``on`` stay strings."""
+    or ``on`` stay strings; and values nested at most :data:`MAX_PROTOCOL_DEPTH` deep."""
+
+    _depth = 0
+
+    def compose_node(self, parent, index):
+        self._depth += 1
+        try:
+            if self._depth > MAX_PROTOCOL_DEPTH:
+                mark = self.peek_event().start_mark
+                raise YamlLimitError(
+                    f"values are nested more than {MAX_PROTOCOL_DEPTH} deep here (the limit "
+                    "on a protocol's nesting).", mark.line + 1,
+                    "a protocol nests a few levels (blocks, problems, their fields): check the "
+                    "brackets and the indentation.",
+                )  # fmt: skip
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -52,10 +81,19 @@ def load_with_lines(text: str) -> tuple[Any, dict[Path, int], list[tuple[Path, i
     duplicates : list of (path, line, key)
         Keys that appear twice in one mapping (the later value wins).
     """
+    if len(text) > MAX_PROTOCOL_BYTES:
+        raise YamlLimitError(
+            f"the text is {len(text):,} characters long, more than the {MAX_PROTOCOL_BYTES:,} a "
+            "protocol may have.", 0,
+            "a protocol of thousands of problems is a few hundred kilobytes: check that this is "
+            "the protocol file, or split it.",
+        )  # fmt: skip
     try:
         loader = _Loader(text)
         try:
             node = loader.get_single_node()
+            if node is not None:
+                _check_size(node)
             data = loader.construct_document(node) if node is not None else None
         finally:
             loader.dispose()
@@ -71,6 +109,31 @@ def load_with_lines(text: str) -> tuple[Any, dict[Path, int], list[tuple[Path, i
     if node is not None:
         _walk(node, (), lines, duplicates)
     return data, lines, duplicates
+
+
+def _check_size(root: yaml.Node) -> None:
+    """Refuse a document of more than :data:`MAX_PROTOCOL_VALUES` values once its aliases are
+    expanded (an alias repeats the value it names, which may itself repeat others)."""
+    sizes: dict[int, int] = {}
+
+    def size(node: yaml.Node) -> int:
+        if id(node) not in sizes:
+            if isinstance(node, yaml.MappingNode):
+                inner = sum(size(k) + size(v) for k, v in node.value)
+            elif isinstance(node, yaml.SequenceNode):
+                inner = sum(size(v) for v in node.value)
+            else:
+                inner = 0
+            sizes[id(node)] = min(1 + inner, MAX_PROTOCOL_VALUES + 1)
+        return sizes[id(node)]
+
+    if size(root) > MAX_PROTOCOL_VALUES:
+        raise YamlLimitError(
+            f"the file holds more than {MAX_PROTOCOL_VALUES:,} values once its aliases (*name) "
+            "are expanded (the limit on a protocol's size).", 0,
+            "write the values out, or use fewer aliases of aliases: a protocol of thousands of "
+            "problems holds far fewer values.",
+        )  # fmt: skip
 
 
 def _walk(node: yaml.Node, path: Path, lines: dict, duplicates: list) -> None:

@@ -9,8 +9,10 @@ from pathlib import Path
 import yaml
 from pydantic import ValidationError
 
+from tol_tasks.config import MAX_PROTOCOL_BYTES
+
 from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
-from ._yaml import YamlSyntaxError, load_with_lines, quote_bare_states
+from ._yaml import YamlLimitError, YamlSyntaxError, load_with_lines, quote_bare_states
 from .model import Issue, LoadedProtocol, Protocol, ProtocolError
 
 # ------------------------------------------------------------------ loading
@@ -66,11 +68,18 @@ def load_protocol(path: str | Path) -> LoadedProtocol:
     """
     p = resolve_protocol_path(path)
     try:
-        raw = p.read_bytes()
+        with open(p, "rb") as f:  # never more than the limit into memory
+            raw = f.read(MAX_PROTOCOL_BYTES + 1)
     except OSError as exc:
         raise ProtocolError(
             [Issue(str(p), 0, "", f"cannot be read: {exc.strerror}.", "")]
         ) from None
+    if len(raw) > MAX_PROTOCOL_BYTES:
+        raise ProtocolError([Issue(
+            str(p), 0, "", f"is larger than the {MAX_PROTOCOL_BYTES:,} bytes a protocol may have.",
+            "a protocol of thousands of problems is a few hundred kilobytes: check that this is "
+            "the protocol file, or split it.",
+        )])  # fmt: skip
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -85,6 +94,8 @@ def load_protocol_text(text: str, source: str = "<protocol>", base_dir: Path | N
     issues: list[Issue] = []
     try:
         data, lines, duplicates = load_with_lines(text)
+    except YamlLimitError as exc:
+        raise ProtocolError([Issue(source, exc.line, "", str(exc), exc.fix)]) from None
     except YamlSyntaxError as exc:
         data, lines, duplicates = _with_states_quoted(text, source, exc, issues)
     for path, line, key in duplicates:

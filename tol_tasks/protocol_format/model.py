@@ -31,7 +31,10 @@ from tol_tasks.config import (
     DEFAULT_DISK_COLORS,
     ID_PATTERN,
     MAX_DISKS,
+    MAX_MOVE_LIMIT,
     MAX_PEGS,
+    MAX_SECONDS,
+    MAX_WINDOW_PIXELS,
     PROTOCOL_FORMAT,
 )
 from tol_tasks.errors import TolTasksError
@@ -131,7 +134,8 @@ Color = Annotated[
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # No infinite or not-a-number values: no session, browser or table can carry them out.
+    model_config = ConfigDict(extra="forbid", frozen=True, allow_inf_nan=False)
 
 
 class HanoiTask(_Model):
@@ -176,9 +180,10 @@ class Display(_Model):
 
     fullscreen: bool = Field(True, description="true for full screen, false for a window")
     screen: int = Field(0, ge=0, description="which screen to use, 0 for the first")
-    window_size: tuple[int, int] = Field(
-        (1024, 768), description="window width and height in pixels when not full screen"
-    )
+    window_size: tuple[
+        Annotated[int, Field(ge=1, le=MAX_WINDOW_PIXELS)],
+        Annotated[int, Field(ge=1, le=MAX_WINDOW_PIXELS)],
+    ] = Field((1024, 768), description="window width and height in pixels when not full screen")
     background: Color = "#1e1e1e"
     text_color: Color = "#ffffff"
     peg_color: Color = "#a0784a"
@@ -307,8 +312,10 @@ class Problem(_Model):
     min_moves: int | None = Field(
         None, ge=0, description="the fewest moves, if you want it checked (computed anyway)"
     )
-    time_limit: float | None = Field(None, gt=0, description="seconds allowed, or null for none")
-    move_limit: int | None = Field(None, ge=1, description="moves allowed, or null for none")
+    time_limit: float | None = Field(None, gt=0, le=MAX_SECONDS,
+                                     description="seconds allowed, or null for none")  # fmt: skip
+    move_limit: int | None = Field(None, ge=1, le=MAX_MOVE_LIMIT,
+                                   description="moves allowed, or null for none")  # fmt: skip
     disks: int | None = Field(
         None,
         ge=1,
@@ -329,8 +336,10 @@ class Problem(_Model):
 class _ProblemDefaults(_Model):
     """Defaults that a block (or the practice) gives its problems."""
 
-    time_limit: float | None = Field(None, gt=0, description="default seconds per problem")
-    move_limit: int | None = Field(None, ge=1, description="default moves per problem")
+    time_limit: float | None = Field(None, gt=0, le=MAX_SECONDS,
+                                     description="default seconds per problem")  # fmt: skip
+    move_limit: int | None = Field(None, ge=1, le=MAX_MOVE_LIMIT,
+                                   description="default moves per problem")  # fmt: skip
     disks: int | None = Field(
         None,
         ge=1,
@@ -399,8 +408,10 @@ class Block(_ProblemDefaults):
 class Timing(_Model):
     """Pauses between screens."""
 
-    inter_trial_interval: float = Field(1.0, ge=0, description="seconds between problems")
-    feedback_duration: float = Field(1.5, ge=0, description="seconds feedback stays on screen")
+    inter_trial_interval: float = Field(1.0, ge=0, le=MAX_SECONDS,
+                                        description="seconds between problems")  # fmt: skip
+    feedback_duration: float = Field(1.5, ge=0, le=MAX_SECONDS,
+                                     description="seconds feedback stays on screen")  # fmt: skip
 
 
 class Counterbalance(_Model):

@@ -13,10 +13,12 @@ Pure. The same rules, and the same words, wherever a problem comes from:
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from numbers import Real
 from typing import Any
 
+from tol_tasks.config import MAX_DISTANCE, MAX_MOVE_LIMIT, MAX_SECONDS
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 
@@ -75,6 +77,40 @@ def _positive(value: Any) -> bool:
     return not isinstance(value, bool) and isinstance(value, Real) and value > 0
 
 
+#: The largest value each limit may take.
+_LIMITS = {"time_limit": MAX_SECONDS, "move_limit": MAX_MOVE_LIMIT}
+
+
+def _limit_fault(name: str, value: Any) -> ProblemFault | None:
+    """What is wrong with a time or move limit (None: nothing, or no limit)."""
+    if value is None:
+        return None
+    if not _positive(value) or not math.isfinite(value):
+        return ProblemFault(name, value, f"{value!r} is not a positive number.",
+                            "give a positive number, or None for no limit.")  # fmt: skip
+    if value > _LIMITS[name]:
+        unit = " seconds (a day)" if name == "time_limit" else " moves"
+        return ProblemFault(name, value, f"{value!r} is more than the {_LIMITS[name]:g}{unit} a "
+                            "limit may be.", f"give at most {_LIMITS[name]:g}, or None for no "
+                            "limit.")  # fmt: skip
+    return None
+
+
+def puzzle_fault(puzzle: Puzzle) -> str | None:
+    """Why no score could be computed on ``puzzle`` (its distances too large), or None.
+
+    A 3-peg Tower of Hanoi of n disks needs up to 2**n - 1 moves between two of its
+    states; the scores hold distances up to :data:`~tol_tasks.config.MAX_DISTANCE`.
+    (Every other puzzle is solved by exact search, bounded far lower.)
+    """
+    n = puzzle.size
+    if puzzle.kind == "hanoi" and getattr(puzzle, "n_pegs", 3) == 3 and 2**n - 1 > MAX_DISTANCE:
+        return (f"{n} disks on 3 pegs: the fewest moves between two of its states reach "
+                f"2**{n} - 1 = {2**n - 1}, more than the {MAX_DISTANCE} (2**63 - 1) the scores "
+                "can hold; at most 63 disks.")  # fmt: skip
+    return None
+
+
 def problem_faults(puzzle: Puzzle, start: Any, goal: Any, *, min_moves: Any = None,
                    time_limit: Any = None, move_limit: Any = None,
                    ) -> tuple[list[ProblemFault], CheckedProblem | None]:  # fmt: skip
@@ -93,9 +129,13 @@ def problem_faults(puzzle: Puzzle, start: Any, goal: Any, *, min_moves: Any = No
             faults.append(ProblemFault(name, spec, str(exc).rstrip(".") + ".",
                                        f"write a valid state of {puzzle!r}."))  # fmt: skip
     for name, value in (("time_limit", time_limit), ("move_limit", move_limit)):
-        if value is not None and not _positive(value):
-            faults.append(ProblemFault(name, value, f"{value!r} is not a positive number.",
-                                       "give a positive number, or None for no limit."))  # fmt: skip
+        fault = _limit_fault(name, value)
+        if fault is not None:
+            faults.append(fault)
+    too_big = puzzle_fault(puzzle)
+    if too_big is not None:
+        faults.append(ProblemFault("disks", puzzle.size, too_big, "use 63 disks or fewer."))
+        return faults, None
     if len(states) < 2:
         return faults, None
     s, g = states["start"], states["goal"]

@@ -84,12 +84,19 @@ def __getattr__(name: str):
 
 
 def run_session(settings: RunSettings, protocol: str | Path | LoadedProtocol | None = None,
-                ) -> RunResult:  # fmt: skip
+                interrupts=None) -> RunResult:  # fmt: skip
     """Run one participant session in a window of its own (see :mod:`tol_tasks.runner.run`).
 
     Everything that can be checked without a screen is checked first
-    (:func:`~tol_tasks.runner.prepare.prepare`, which reads the protocol once);
-    nothing is written if it fails.
+    (:func:`~tol_tasks.runner.prepare.prepare`, which reads the protocol once and
+    takes the session's lock); nothing is written if it fails. ``interrupts``: an
+    :class:`~tol_tasks.runner.interrupt.Interrupts` the caller's signal handlers
+    feed (``tol-run``).
     """
     prepared = prepare(settings, protocol)
-    return _import_psychopy_part("run").run_session(prepared)
+    try:
+        run = _import_psychopy_part("run")
+    except BaseException:
+        prepared.release()
+        raise
+    return run.run_session(prepared, interrupts)

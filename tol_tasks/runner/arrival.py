@@ -15,9 +15,16 @@ that PsychoPy's window received, and :class:`Reconciler` pairs them: an event
 seen by both is handled once, with the on-arrival stamp (``stamp`` =
 ``arrival``); one only the window saw (a touch the source did not report, a
 source that lost it) is still handled, stamped ``polled``, and counted
-(``unmatched_presses`` in the sidecar). If the source dies mid-session the
-session goes on with the window's events alone, and the engine logs when and
-why (an ``input_lost`` row).
+(``unmatched_presses`` and ``unmatched_keys`` in the sidecar); a copy from the
+source that comes after its press was handled as polled is dropped
+(``late_twins``). With the X Input 2 listener on an X11 window both copies
+carry the X server's time of the event (the window's through
+:mod:`.xwindow`), so they are paired exactly, whatever the delay between them;
+a window event without its twin waits for the listener to confirm, by a round
+trip to the X server, that it has none. With ioHub they are paired by how
+close their stamps are. If the source dies mid-session (or leaves a request
+unanswered for :data:`SYNC_TIMEOUT_S`) the session goes on with the window's
+events alone, and the engine logs when and why (an ``input_lost`` row).
 """
 
 from __future__ import annotations
@@ -28,57 +35,109 @@ import select
 import subprocess
 import sys
 
+from psychopy import event
+
 from .events import InputEvent, Reconciler
 from .inputs import PolledInput
+from .xwindow import XWindowEvents
 
 #: Seconds to wait for the X listener to start.
 START_TIMEOUT_S = 20.0
+#: Seconds the listener may leave a sync unanswered before it is taken for dead (it answers
+#: in milliseconds, even on a loaded machine).
+SYNC_TIMEOUT_S = 5.0
 
 
 class ReconciledInput(PolledInput):
-    """The window's events (:class:`PolledInput`) reconciled with an on-arrival source.
+    """The window's events (:class:`PolledInput`, or :class:`~.xwindow.XWindowEvents` with
+    the X server's times) reconciled with an on-arrival source.
 
     ``on_lost(t, reason)`` is called once if the source dies; polling goes on.
     """
 
-    def __init__(self, win, screen, clock, keys, source):
+    def __init__(self, win, screen, clock, keys, source, window_events=None):
         super().__init__(win, screen, clock, keys)
         self.source = source
         self.method = source.method
-        self.reconciler = Reconciler()
+        self.window_events = window_events if source.syncs else None
+        self.reconciler = Reconciler(mode="time" if self.window_events is None else "ident")
         self.lost: tuple[float, str] | None = None
         self.on_lost = None
 
+    def _window(self, arrived: list[InputEvent]) -> list[InputEvent]:
+        """The window's events; read after the source's (``arrived``), so that the window's
+        copy of each press the source reported is among them, if the window got one: a
+        round trip to the X server first makes sure of it (a press outside the window has
+        none). The window's copy says exactly where the press was."""
+        if self.window_events is None:
+            return super().poll()
+        if any(e.kind != "key" for e in arrived):
+            self.window_events.sync()
+        event.clearEvents("keyboard")  # pyglet hands the window its events (noted) now
+        return self.window_events.drain()
+
     def poll(self) -> list[InputEvent]:
-        window = super().poll()
         arrived: list[InputEvent] = []
+        synced = None
         alive = self.lost is None
+        now = self.clock.getTime()
         if alive:
             try:
-                arrived = self.source.read(self.clock)
+                arrived, synced = self.source.read(self.clock)
             except Exception as exc:  # a source that breaks is a source that died
                 self.source.reason = self.source.reason or f"it failed ({exc})"
                 self.source.alive = False
+            since = self.reconciler.waiting
+            if (
+                self.source.alive
+                and since is not None
+                and self.reconciler.by_ident
+                and (now - since > SYNC_TIMEOUT_S)
+            ):
+                self.source.alive = False
+                self.source.reason = (
+                    f"the X Input 2 listener did not answer for {SYNC_TIMEOUT_S:.0f} s"
+                )
             if not self.source.alive:
                 alive = False
-                self.lost = (self.clock.getTime(), self.source.reason or "it stopped")
+                self.lost = (now, self.source.reason or "it stopped")
                 if self.on_lost is not None:
                     self.on_lost(*self.lost)
-        return self.reconciler.add(arrived, window, self.clock.getTime(), alive)
+        window = self._window(arrived)
+        out = self.reconciler.add(arrived, window, now, alive, synced)
+        if alive and self.reconciler.request is not None:
+            self.source.request_sync(self.reconciler.request, self.reconciler.requested)
+        return out
 
     @property
     def unmatched_presses(self) -> int:
         return self.reconciler.unmatched_presses
 
+    @property
+    def unmatched_keys(self) -> int:
+        return self.reconciler.unmatched_keys
+
+    @property
+    def late_twins(self) -> int:
+        return self.reconciler.late_twins
+
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.source.close()
+        if self.window_events is not None:
+            self.window_events.close()
+
+
+#: The listener's tag of each kind of event (a touch is asked for as a press or a release).
+_TAGS = {"press": "P", "release": "R", "key": "K"}
 
 
 class XListenerSource:
     """Events from the X Input 2 listener process, converted to the session clock."""
 
     method = "xinput2-raw"
+    #: It answers sync requests (:meth:`request_sync`), and its events carry the X server's time.
+    syncs = True
 
     def __init__(self, proc: subprocess.Popen, version: str = ""):
         self.proc = proc
@@ -89,11 +148,25 @@ class XListenerSource:
         self.alive = True
         self.reason: str | None = None
 
-    def read(self, clock) -> list[InputEvent]:
+    def request_sync(self, n: int, events=()) -> None:
+        """Ask the listener to answer ``S n`` once it has written every earlier event; it may
+        answer at once for ``events`` (the window's copies waiting) whose twins, or a later
+        event, it has already written."""
+        items = " ".join(f"{_TAGS[e.kind]}:{e.key}:{e.ident}" if e.kind == "key"
+                         else f"{_TAGS[e.kind]}:{e.ident}" for e in events)  # fmt: skip
+        try:
+            self.proc.stdin.write(f"S {n} {items}\n".encode())
+            self.proc.stdin.flush()
+        except (OSError, ValueError):
+            self.alive = False
+            self.reason = self.reason or "the X Input 2 listener stopped reading its requests"
+
+    def read(self, clock) -> tuple[list[InputEvent], int | None]:
+        """The events written since the last read, and the last sync answer among them."""
         try:
             chunk = os.read(self._fd, 65536)
         except BlockingIOError:
-            return []
+            return [], None
         if not chunk:  # end of file: the listener is gone
             code = self.proc.poll()
             self.alive = False
@@ -102,13 +175,16 @@ class XListenerSource:
                 if code is not None
                 else "the X Input 2 listener closed its output"
             )
-            return []
+            return [], None
         self._buf += chunk
         *lines, self._buf = self._buf.split(b"\n")
         zero = clock.getLastResetTime()
-        out = []
+        out, synced = [], None
         for line in lines:
             parts = line.decode(errors="replace").split()
+            if len(parts) == 2 and parts[0] == "S":
+                synced = int(parts[1])
+                continue
             if len(parts) < 3:
                 continue
             t = float(parts[1]) - zero
@@ -116,13 +192,19 @@ class XListenerSource:
             if tag in ("P", "R", "T", "U") and len(parts) >= 4:
                 kind = "press" if tag in ("P", "T") else "release"
                 source = "touch" if tag in ("T", "U") else "mouse"
-                out.append(InputEvent(kind, t, float(parts[2]), float(parts[3]),
-                                      source=source, stamp="arrival"))  # fmt: skip
+                ident = int(parts[4]) if len(parts) > 4 else None
+                x, y = (None, None) if parts[2] == "-" else (float(parts[2]), float(parts[3]))
+                out.append(InputEvent(kind, t, x, y, source=source, stamp="arrival",
+                                      ident=ident))  # fmt: skip
             elif tag == "K":
-                out.append(InputEvent("key", t, key=parts[2], source="key", stamp="arrival"))
-        return out
+                ident = int(parts[3]) if len(parts) > 3 else None
+                out.append(InputEvent("key", t, key=parts[2], source="key", stamp="arrival",
+                                      ident=ident))  # fmt: skip
+        return out, synced
 
     def close(self) -> None:
+        with contextlib.suppress(Exception):
+            self.proc.stdin.close()  # the listener ends when its input closes
         with contextlib.suppress(Exception):
             self.proc.terminate()
             self.proc.wait(timeout=5)
@@ -134,6 +216,8 @@ class IohubSource:
     """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process."""
 
     method = "iohub"
+    #: ioHub's events carry no X server time: they are paired with the window's by time.
+    syncs = False
 
     def __init__(self, io, win, keys: list[str]):
         from psychopy import core
@@ -163,7 +247,11 @@ class IohubSource:
             wx, wy = 0, 0
         return px - wx, py - wy
 
-    def read(self, clock) -> list[InputEvent]:
+    def request_sync(self, n: int, events=()) -> None:  # pragma: no cover - syncs is False
+        """ioHub cannot be asked to sync."""
+
+    def read(self, clock) -> tuple[list[InputEvent], None]:
+        """The events since the last read (no sync answers: ioHub has none)."""
         # ioHub times are on PsychoPy's monotonic clock; the session clock's zero differs.
         offset = self._monotonic_zero - clock.getLastResetTime()
         out = []
@@ -179,24 +267,39 @@ class IohubSource:
                 out.append(InputEvent("key", e.time + offset, key=key, source="key",
                                       stamp="arrival"))  # fmt: skip
         out.sort(key=lambda ev: ev.t)
-        return out
+        return out, None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.io.quit()
 
 
-def _start_xlistener(win, keys) -> tuple[XListenerSource | None, str | None]:
+def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource | None, str | None]:
+    """The listener process, or None and why not. ``pointer``: it asks the server where the
+    pointer is at each press (not needed when the window's copies say it: a round trip a
+    press saved, which on a loaded machine delays the stamps of the presses behind it)."""
     if not os.environ.get("DISPLAY") or not sys.platform.startswith("linux"):
         return None, "no X display (not Linux/X11)"
     try:
         x, y = (int(v) for v in win.winHandle.get_location())
     except Exception as exc:  # pragma: no cover - a backend without window positions
         return None, f"the window position is unknown ({exc})"
+    # A session of its own: Ctrl-C or a closed terminal reach the session, which ends it (and
+    # so the listener, whose input then closes), not the listener behind the session's back.
     proc = subprocess.Popen(
-        [sys.executable, "-m", "tol_tasks.runner.xlistener", str(x), str(y), ",".join(keys)],
+        [
+            sys.executable,
+            "-m",
+            "tol_tasks.runner.xlistener",
+            str(x),
+            str(y),
+            ",".join(keys),
+            *([] if pointer else ["--no-pointer"]),
+        ],
+        stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        start_new_session=True,
     )
     ready, _, _ = select.select([proc.stdout], [], [], START_TIMEOUT_S)
     first = proc.stdout.readline().decode().strip() if ready else ""
@@ -238,9 +341,14 @@ def open_arrival_input(win, screen, clock, keys, method: str = "auto"):
     reasons = []
     order = {"auto": ("xinput2", "iohub"), "xinput2": ("xinput2",), "iohub": ("iohub",)}[method]
     for name in order:
-        start = _start_xlistener if name == "xinput2" else _start_iohub
-        source, reason = start(win, keys)
+        hook = XWindowEvents.install(win, clock, keys) if name == "xinput2" else None
+        if name == "xinput2":
+            source, reason = _start_xlistener(win, keys, pointer=hook is None)
+        else:
+            source, reason = _start_iohub(win, keys)
         if source is not None:
-            return ReconciledInput(win, screen, clock, keys, source), None
+            return ReconciledInput(win, screen, clock, keys, source, hook), None
+        if hook is not None:
+            hook.close()
         reasons.append(reason)
     return PolledInput(win, screen, clock, keys), "; ".join(reasons)

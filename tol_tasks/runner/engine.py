@@ -29,31 +29,28 @@ ExperimentHandler rows (:mod:`.experiment`); the steps are carried out by
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
-from psychopy import core
 from psychopy import logging as psychopy_logging
 
 from tol_tasks.config import COPY_SOURCES
 from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
-from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
+from tol_tasks.session_data.eventlog import EventLogWriteError
 from tol_tasks.session_data.plan import Attempt, End, SessionPlan
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
-from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
-from .play import AbortSession, Stage
+from .interrupt import Interrupts, SessionInterrupted
+from .opening import open_session
+from .play import AbortSession
 from .prepare import Prepared, prepare
+from .rescue import SessionStoppedError
 from .results import EXPERIMENT_COLUMNS, ProblemResult, RunResult
-from .screen import TaskScreen
 from .session import SessionRecord, check_clock
 from .settings import RunSettings
 from .simulation import SimulatedTimes
-from .sources import open_input
-from .steps import StepRunner
-from .window import WindowClaim, check_window
+from .window import check_window
 
 __all__ = ["EXPERIMENT_COLUMNS", "ProblemResult", "RunResult", "TaskSetupError", "TowerTask"]
 
@@ -74,13 +71,15 @@ class TowerTask:
         A protocol file, a bundled protocol's name (``"london-shallice"``) or a
         loaded protocol. Its apparatus, display and input settings apply to
         :meth:`run_problem` too.
-    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt
+    participant, session, output, language, input_timing, simulate, seed, speed, fsync, bids_names, extra_fields, new_attempt, quit_at_once, rescue
         The run's settings: see :class:`~tol_tasks.runner.settings.RunSettings`,
         where each is declared, described and checked (``tol-run`` offers the
         same). ``simulate`` may be a :class:`SimulatedTimes` to fix the simulated
         participant's thinking and movement times. A session that already has
         a log in ``output`` is refused (:class:`~tol_tasks.runner.prepare.SessionExistsError`)
-        unless ``new_attempt`` starts it again on purpose.
+        unless ``new_attempt`` starts it again on purpose; one that runs in another process
+        is refused (:class:`~tol_tasks.runner.lock.SessionLockedError`): the task holds the
+        session's lock from here until the session ends or :meth:`close`.
     experiment : psychopy.data.ExperimentHandler, optional
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
@@ -106,37 +105,40 @@ class TowerTask:
                  input_timing: str = "auto", simulate: bool | SimulatedTimes = False,
                  seed: int | None = None, speed: float = 1.0, fsync: bool = True,
                  bids_names: bool = False, extra_fields: dict | None = None,
-                 new_attempt: bool = False, experiment=None, clock=None, name: str = "tower",
-                 next_entry: bool = True):  # fmt: skip
+                 new_attempt: bool = False, quit_at_once: bool = False,
+                 rescue: str | Path | None = None, experiment=None, clock=None,
+                 name: str = "tower", next_entry: bool = True):  # fmt: skip
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         settings = RunSettings(
             participant=participant, session=session, output=output, language=language,
             input_timing=input_timing, simulate=simulate, seed=seed, speed=speed, fsync=fsync,
             bids_names=bids_names, extra_fields=extra_fields or {}, new_attempt=new_attempt,
+            quit_at_once=quit_at_once, rescue=rescue,
         )  # fmt: skip
         check_clock(clock)
         self._setup(win, prepare(settings, protocol), rows, clock, owns_window=False)
 
     @classmethod
     def from_prepared(cls, win, prepared: Prepared, *, experiment=None, clock=None,
-                      name: str = "tower", next_entry: bool = True,
-                      owns_window: bool = False) -> TowerTask:  # fmt: skip
+                      name: str = "tower", next_entry: bool = True, owns_window: bool = False,
+                      interrupts: Interrupts | None = None) -> TowerTask:  # fmt: skip
         """A task for a session already checked by :func:`~tol_tasks.runner.prepare.prepare`
         (its protocol read once, its settings, its files, or the session to resume).
 
         ``owns_window``: the caller opened the window for the task alone (``tol-run``;
-        recorded in the sidecar).
+        recorded in the sidecar). ``interrupts``: where the caller's signal handlers note
+        a signal (:mod:`.interrupt`; ``tol-run``), which ends the session at its next frame.
         """
         check_window(win)
         rows = ExperimentRows(experiment, name, next_entry)
         check_clock(clock)
         task = cls.__new__(cls)
-        task._setup(win, prepared, rows, clock, owns_window=owns_window)
+        task._setup(win, prepared, rows, clock, owns_window=owns_window, interrupts=interrupts)
         return task
 
     def _setup(self, win, prepared: Prepared, rows: ExperimentRows, clock, *,
-               owns_window: bool) -> None:  # fmt: skip
+               owns_window: bool, interrupts: Interrupts | None = None) -> None:  # fmt: skip
         self.win = win
         self.prepared = prepared
         self.settings = s = prepared.settings
@@ -153,6 +155,7 @@ class TowerTask:
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
         self._ran = False  # run() was called
+        self._interrupts = interrupts or Interrupts()
 
     # ------------------------------------------------------------- public
     @property
@@ -187,10 +190,22 @@ class TowerTask:
 
     def run(self) -> RunResult:
         """Run the whole protocol (instructions, practice, blocks), then end the session
-        (:meth:`run_problem` cannot be called after it: the session has ended)."""
+        (:meth:`run_problem` cannot be called after it: the session has ended).
+
+        Raises
+        ------
+        SessionStoppedError
+            A row or the sidecar could not be written where it belongs (the data folder
+            lost or full): everything recorded is in the rescue folder, the message says
+            where and how to resume.
+        SessionNotStartedError
+            The log or the first sidecar could not be written (nothing was recorded).
+        SessionInterrupted
+            A signal came before anything was written.
+        """
         self._ran = True
         self._open()
-        status = "crashed"
+        status, failure = "crashed", None
         try:
             if self.prepared.resume is not None:
                 self._stage.ready_to_continue()
@@ -201,16 +216,24 @@ class TowerTask:
             status = "completed"
         except AbortSession as ab:
             status = "aborted"
-            self._record.write("abort", time=ab.t, input="key")
+            try:
+                self._record.write("abort", time=ab.t, input="key")
+            except EventLogWriteError as exc:
+                failure = exc
+        except SessionInterrupted:
+            status = "interrupted"
         except EventLogWriteError as exc:
-            self._record.sidecar.error = str(exc)  # status stays "crashed"; re-raised below
+            failure = exc
+        except BaseException as exc:
+            self._record.sidecar.error = f"{type(exc).__name__}: {exc}"
             raise
         finally:
-            end_error = self._finish(status)
+            end_error = self._finish(status, failure)
         if end_error is not None:
             raise end_error
         rec = self._record
-        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written)
+        return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written,
+                         **rec.counts(), signal=rec.sidecar.signal)  # fmt: skip
 
     def run_problem(self, start, goal, *, problem_id: str | None = None,
                     time_limit: float | None = None, move_limit: int | None = None,
@@ -253,8 +276,16 @@ class TowerTask:
         except AbortSession as ab:
             # The attempt's result is kept (outcome "aborted" if it was cut off, its own
             # outcome if the quit key came during its feedback); the session ends.
-            self._record.write("abort", time=ab.t, input="key")
-            self._finish("aborted")
+            failure = None
+            try:
+                self._record.write("abort", time=ab.t, input="key")
+            except EventLogWriteError as exc:
+                failure = exc
+            end_error = self._finish("aborted", failure)
+            if end_error is not None:
+                raise end_error from None
+        except EventLogWriteError as exc:
+            raise self._finish("crashed", exc) or exc from None
         finally:
             # Between problems the window is the caller's again (its own background).
             self._window.restore()
@@ -299,6 +330,8 @@ class TowerTask:
                 raise end_error
         elif self._record is not None:
             self._window.restore()
+        else:
+            self.prepared.release()  # never opened: the session's lock goes
 
     def __enter__(self) -> TowerTask:
         return self
@@ -308,50 +341,24 @@ class TowerTask:
 
     # ------------------------------------------------------ opening, ending
     def _open(self) -> None:
-        """Open the log, the input and the sidecar at the first problem (once)."""
-        if self._record is not None:
-            return
-        check_window(self.win)
-        p, s = self.prepared, self.settings
-        self._window = WindowClaim(self.win, self.model.display.background)
-        self._window.claim()
-        clock = self._given_clock or core.Clock()
-        if p.resume:
-            set_resumed_clock(clock, p.resume)
-            log = EventLog.append(p.log, fsync=s.fsync)
-        else:
-            log = EventLog(p.log, fsync=s.fsync)
-        screen = TaskScreen(self.win, self.protocol, self.msg)
-        inp, self.fallback_reason = open_input(self.win, screen, clock, s, self.model.input)
-        frames = FrameRecorder(self.win)
-        frames.measure_refresh(self.msg["preparing"])  # before anything of the task is drawn
-        self._stage = Stage(screen, frames, inp, clock, self._write, self.protocol, self.msg,
-                            speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate))  # fmt: skip
-        sidecar = session_sidecar(
-            p, language=self.language, win=self.win, stage=self._stage, clock=clock,
-            own_clock=self._given_clock is None,
-            clock_zero_monotonic=time.monotonic() - clock.getTime(),
-            fallback_reason=self.fallback_reason, owns_window=self._owns_window,
-            experiment=self.rows.reference(),
-        )  # fmt: skip
-        if p.resume:
-            continue_sidecar(sidecar, p.resume)
-        sidecar.counterbalance = self.plan.counterbalance_record()
-        frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
-        last_trial = p.resume.progress.last_trial if p.resume else 0
-        self._record = SessionRecord(p, log, sidecar, clock, last_trial)
-        inp.on_lost = lambda t, reason: self._record.input_lost(t, reason, inp.method)
-        self._record.save()
-        self._record.begin(self.plan.form)
-        self._steps = StepRunner(self._stage, self._record, self.rows, self.results,
-                                 self.language)  # fmt: skip
+        """Open the input, the log and the sidecar at the first problem (once): see
+        :func:`.opening.open_session`."""
+        if self._record is None:
+            open_session(self)
 
     def _write(self, event_name: str | None = None, **values) -> None:
         self._record.write(event_name, **values)
 
-    def _finish(self, status: str) -> EventLogWriteError | None:
-        """End the record (never raises); the window is the caller's again."""
+    def _finish(self, status: str, failure: EventLogWriteError | None = None
+                ) -> SessionStoppedError | None:  # fmt: skip
+        """End the record (never raises); the window is the caller's again, the lock goes.
+
+        Returns the error to raise when the data could not all be written where they
+        belong (then in the rescue folder)."""
         try:
-            return self._record.finish(status, self._stage.input, self._stage.frames)
+            return self._record.finish(status, self._stage.input, self._stage.frames,
+                                       failure=failure, signal=self._interrupts.signal
+                                       if status == "interrupted" else None)  # fmt: skip
         finally:
             self._window.restore()
+            self.prepared.release()

@@ -47,6 +47,16 @@ class InputSource(ABC):
         """Presses only the window saw (an on-arrival source missed them)."""
         return 0
 
+    @property
+    def unmatched_keys(self) -> int:
+        """Keys only the window saw (an on-arrival source missed them)."""
+        return 0
+
+    @property
+    def late_twins(self) -> int:
+        """On-arrival copies dropped because their press was already handled as polled."""
+        return 0
+
     # The simulated participant reacts to these; a person needs no notice.
     def on_page(self, now: float) -> None:  # noqa: B027 - a hook; most sources ignore it
         """An instruction page is shown."""

@@ -35,6 +35,29 @@ from .screen import UNITS
 _ARRIVAL_RESOLUTION_S = {"xinput2-raw": 0.001, "iohub": 0.001}
 
 
+#: How the two copies of each press were paired, in words (the sidecar's input_reconciled).
+_RECONCILED = {
+    "ident": "each press, release and key is handled once: the on-arrival source's copy and "
+    "the window's are paired by the X server's own time of the event (the same for both), "
+    "whatever the delay between them; the paired press keeps the arrival stamp and the "
+    "window's position; a window event without a twin is handled, stamped polled and counted "
+    "(unmatched_presses, unmatched_keys) once the source has confirmed, by a round trip to "
+    "the X server, that it has none",
+    "time": "each press, release and key is handled once: the on-arrival source's copy and "
+    "the window's are paired by their stamps (same kind and key, closest in time); a window "
+    "event whose twin has not come within 60 ms is handled, stamped polled, and counted "
+    "(unmatched_presses, unmatched_keys) unless its twin comes later, which is then dropped "
+    "(late_twins)",
+    "polled": "no on-arrival source: every press is the window's own, stamped polled",
+}
+
+
+def inp_mode(inp) -> str:
+    """How the session's input pairs its streams: ``ident``, ``time`` or ``polled``."""
+    reconciler = getattr(inp, "reconciler", None)
+    return reconciler.mode if reconciler is not None else "polled"
+
+
 def now_iso() -> str:
     """The local time now, ISO 8601 to the second (the sidecar's start and end times)."""
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
@@ -112,10 +135,10 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
             clock_zero_monotonic=clock_zero_monotonic,
             input_method=inp.method,
             input_fallback_reason=fallback_reason,
-            input_reconciled="every press the window receives is handled; one that the "
-            "on-arrival source also reported keeps its arrival stamp, one it did not is "
-            "stamped polled and counted in unmatched_presses",
+            input_reconciled=_RECONCILED.get(inp_mode(inp), _RECONCILED["time"]),
             unmatched_presses=0,
+            unmatched_keys=0,
+            late_twins=0,
             expected_resolution_s=resolution,
             trial_onset="callOnFlip of the first frame showing the problem",
             frame_work="from the return of one flip to the call of the next (input polling "

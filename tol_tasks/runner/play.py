@@ -1,5 +1,5 @@
-"""Playing on the window: the frame loop of a problem attempt or a yoked copy trial, and the
-screens between them (instruction pages, messages, pauses).
+"""Playing on the window: the frame loop of a problem attempt or a yoked copy trial (the
+screens between them are the stage's, :mod:`.stage`).
 
 Both kinds of trial begin the same way (:meth:`_Trial._begin`: the first
 frame is drawn and its flip time is the onset) and run the same frame loop
@@ -12,123 +12,18 @@ returns is written to the log. What differs is drawn and logged by
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.protocol_format.model import LoadedProtocol, Page, ProblemSpec
+from tol_tasks.protocol_format.model import ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
-from .frames import FrameRecorder
 from .geometry import TOP_LABELS_Y, text_band_y
-from .inputs import InputSource
 from .results import ProblemResult
-from .screen import TaskScreen
+from .stage import BOARD_SCALE, GOAL_SCALE, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage
 
-#: The ``problem_id`` of the page rows of the screen a resumed session begins with.
-RESUME_READY = "resume-ready"
-
-#: Size of the participant's board and of the goal, relative to the full layout.
-BOARD_SCALE = 0.95
-GOAL_SCALE = 0.5
-
-
-class AbortSession(Exception):  # noqa: N818 - a signal, not an error
-    """The quit key was pressed at session time ``t``."""
-
-    def __init__(self, t: float):
-        self.t = t
-
-
-@dataclass
-class Stage:
-    """What a running session plays on: the window's screen and frames, the input, the clock,
-    the log writer, the protocol and the participant's texts.
-
-    ``speed``: how many times faster than real time pauses pass (the simulated
-    participant's speed; 1 for a person). ``simulate``: the participant is simulated
-    (time limits are checked on its scaled time).
-    """
-
-    screen: TaskScreen
-    frames: FrameRecorder
-    input: InputSource
-    clock: object
-    write: Callable[..., None]
-    protocol: LoadedProtocol
-    messages: dict[str, str]
-    speed: float = 1.0
-    simulate: bool = False
-
-    @property
-    def model(self):
-        return self.protocol.model
-
-    def check_quit(self, events) -> None:
-        """Raise :class:`AbortSession` if the quit key is among ``events``."""
-        for ev in events:
-            if ev.kind == "key" and ev.key == self.model.input.quit_key:
-                raise AbortSession(ev.t)
-
-    def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
-        """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
-        end = self.clock.getTime() + seconds / self.speed
-        while self.clock.getTime() < end:
-            self.check_quit(self.input.poll())
-            draw()
-            self.frames.flip()
-
-    def message(self, text: str, seconds: float) -> None:
-        """A text alone on the screen for ``seconds``."""
-        label = self.screen.label("message", small=False)
-        self.wait(seconds, lambda: label.draw(text))
-
-    def instructions(self, language: str) -> None:
-        """Each instruction page until the participant clicks or presses space."""
-        lp = self.protocol
-        base_dir = lp.path.parent if lp.path else None
-        for k, page in enumerate(lp.pages(language), start=1):
-            self.page(page, f"page-{k}", base_dir)
-
-    def ready_to_continue(self) -> None:
-        """A resumed session's first screen: the participant starts again when ready (logged
-        as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
-        self.page(Page(text=self.messages["resume_ready"]), RESUME_READY)
-
-    def page(self, page: Page, page_id: str, base_dir=None) -> None:
-        """One page until the participant clicks or presses space (``page_shown`` with the
-        flip that showed it, ``page_left`` with the press)."""
-        shown = self.frames.next_flip_time(self.clock)
-        self.screen.draw_page(page, base_dir)
-        self.frames.flip()
-        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
-        self.input.on_page(self.clock.getTime())
-        while True:
-            evs = self.input.poll()
-            self.check_quit(evs)
-            done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
-            if done:
-                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
-                           stamp=done[0].stamp)  # fmt: skip
-                return
-            self.screen.draw_page(page, base_dir)
-            self.frames.flip()
-
-    def boards(self, puzzle):
-        """Peg areas of the participant's board and of the goal (None if hidden)."""
-        d, screen = self.model.display, self.screen
-        if not d.show_goal:
-            return screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
-        if d.goal_position == "top":
-            return (
-                screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
-                screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
-            )
-        side = screen.aspect * 0.25 * (1 if d.goal_position == "right" else -1)
-        return (
-            screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
-            screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
-        )
+__all__ = ["BOARD_SCALE", "GOAL_SCALE", "QUIT_CONFIRM", "RESUME_READY", "AbortSession",
+           "CopyTrial", "ProblemTrial", "Stage", "feedback_text"]  # fmt: skip
 
 
 class _Trial:
@@ -154,6 +49,7 @@ class _Trial:
 
     def _begin(self) -> float:
         """Draw the first frame and flip it: its flip time is the onset (returned)."""
+        self.stage.trial = self.base["trial"]
         self._onset = self.stage.frames.next_flip_time(self.stage.clock)
         self.draw()
         self.stage.frames.start()
@@ -175,8 +71,7 @@ class _Trial:
         peg_keys = list(st.model.input.keys or [])
         st.input.on_trial(trial, areas, st.clock.getTime())
         while not trial.done:
-            evs = st.input.poll()
-            st.check_quit(evs)
+            evs = st.events()
             for ev in evs:
                 results = []
                 if ev.t < t0 and ev.kind != "key":
@@ -215,6 +110,7 @@ class _Trial:
 
     def _stop(self, copy_of: int | None = None) -> tuple[str, float]:
         """Stop the frame record: the trial's frame statistics (as ``detail``) and its duration."""
+        self.stage.trial = None
         frames = self.stage.frames.stop(self.base["trial"], self.spec.id, copy_of)
         return format_detail(frames), self.stage.clock.getTime() - self.t0
 

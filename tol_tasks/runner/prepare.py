@@ -10,12 +10,13 @@ was given are never changed (a resumed session gets new settings of its own).
 from __future__ import annotations
 
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.protocol_format.model import LoadedProtocol
+from tol_tasks.session_data.eventlog import NEVER_STARTED
 from tol_tasks.session_data.resume import (
     ResumeError,
     ResumePlan,
@@ -25,6 +26,7 @@ from tol_tasks.session_data.resume import (
 )
 
 from .files import session_paths
+from .lock import SessionLock, lock_session
 from .settings import RunSettings, SettingsError, cli_flag
 
 
@@ -65,8 +67,9 @@ class SessionExistsError(TolTasksError, ValueError):
 
 @dataclass(frozen=True)
 class Prepared:
-    """A checked session: its protocol (read once), its files, its settings, and for a
-    resume the plan of where it stands."""
+    """A checked session: its protocol (read once), its files, its settings, for a resume
+    the plan of where it stands, and the session's lock (:mod:`.lock`), held from the
+    checks until the session ends (:meth:`release`)."""
 
     protocol: LoadedProtocol
     log: Path
@@ -74,6 +77,13 @@ class Prepared:
     settings: RunSettings
     resume: ResumePlan | None = None
     earlier: tuple[str, ...] = ()  # logs of the session already in the folder (a new attempt)
+    lock: SessionLock | None = field(default=None, compare=False, repr=False)
+    never_started: tuple[str, ...] = ()  # logs of the session that never started (kept)
+
+    def release(self) -> None:
+        """Release the session's lock (the session has ended, or will not run)."""
+        if self.lock is not None:
+            self.lock.release()
 
 
 def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None = None) -> Prepared:
@@ -97,12 +107,19 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
     if settings.resume is not None:
         plan = plan_resume(settings.resume, force=settings.force)
         meta = plan.meta
-        _check_same_player(settings, plan)
-        resumed = settings.for_session(
-            meta.participant, meta.session, meta.language, plan.log.parent
-        )
-        _check_language(resumed, plan.protocol)
-        return Prepared(plan.protocol, plan.log, plan.sidecar, resumed, plan)
+        lock = lock_session(plan.log.parent, meta.participant, meta.session, meta.protocol.name)
+        try:
+            # Read again under the lock: a copy that held it until now may have gone on.
+            plan = plan_resume(settings.resume, force=settings.force)
+            _check_same_player(settings, plan)
+            resumed = settings.for_session(
+                meta.participant, meta.session, meta.language, plan.log.parent
+            )
+            _check_language(resumed, plan.protocol)
+        except BaseException:
+            lock.release()
+            raise
+        return Prepared(plan.protocol, plan.log, plan.sidecar, resumed, plan, lock=lock)
     if protocol is None:
         raise SettingsError("protocol", None, "is missing.",
                             "give a protocol file or a bundled name such as demo.")  # fmt: skip
@@ -112,15 +129,26 @@ def prepare(settings: RunSettings, protocol: str | Path | LoadedProtocol | None 
                             "give the participant's id, e.g. 'P001'.")  # fmt: skip
     _check_language(settings, lp)
     check_writable(Path(settings.output))
-    earlier = session_logs(settings.output, settings.participant, settings.session, lp.name)
-    if earlier and not settings.new_attempt:
-        raise SessionExistsError(settings, lp.name, earlier)
-    if settings.new_attempt and not earlier:
-        raise SettingsError("new_attempt", True, f"has no effect: participant "
-                            f"{settings.participant} has no log of session {settings.session} of "
-                            f"{lp.name} in {settings.output} yet.", "leave {this} out.")  # fmt: skip
-    log, sidecar = session_paths(settings, lp.name)
-    return Prepared(lp, log, sidecar, settings, earlier=tuple(e.log.name for e in earlier))
+    # The lock first, then the folder: a copy started a moment earlier has either written
+    # its log (refused below) or still holds the lock (refused here).
+    lock = lock_session(Path(settings.output), settings.participant, settings.session, lp.name)
+    try:
+        found = session_logs(settings.output, settings.participant, settings.session, lp.name)
+        earlier = [e for e in found if e.status != NEVER_STARTED]
+        if earlier and not settings.new_attempt:
+            raise SessionExistsError(settings, lp.name, earlier)
+        if settings.new_attempt and not earlier:
+            raise SettingsError("new_attempt", True, f"has no effect: participant "
+                                f"{settings.participant} has no log of session "
+                                f"{settings.session} of {lp.name} in {settings.output} yet.",
+                                "leave {this} out.")  # fmt: skip
+        log, sidecar = session_paths(settings, lp.name)
+    except BaseException:
+        lock.release()
+        raise
+    return Prepared(lp, log, sidecar, settings, earlier=tuple(e.log.name for e in earlier),
+                    lock=lock, never_started=tuple(str(e.log) for e in found
+                                                   if e.status == NEVER_STARTED))  # fmt: skip
 
 
 def _check_same_player(settings: RunSettings, plan: ResumePlan) -> None:

@@ -14,6 +14,13 @@ class RunResult:
     sidecar: Path
     status: str
     rows: int
+    #: Presses and keys only the window saw while the on-arrival source ran (the whole
+    #: session, its resumes included), and late twins recognised and dropped.
+    unmatched_presses: int = 0
+    unmatched_keys: int = 0
+    late_twins: int = 0
+    #: The signal that interrupted the session (status ``interrupted``), e.g. ``SIGTERM``.
+    signal: str | None = None
 
 
 @dataclass

@@ -13,27 +13,38 @@ import sys
 from psychopy import visual
 
 from .engine import RunResult, TowerTask
+from .interrupt import Interrupts
 from .prepare import Prepared
 
 #: Exit status of tol-run when the display is lost mid-session.
 EXIT_DISPLAY_LOST = 3
 
 
-def run_session(prepared: Prepared) -> RunResult:
-    """Run a checked session (:func:`~tol_tasks.runner.prepare.prepare`) in a window of its own."""
-    d = prepared.protocol.model.display
-    fullscr = d.fullscreen and not prepared.settings.windowed
-    win = visual.Window(
-        size=list(d.window_size), fullscr=fullscr, screen=d.screen, units="height",
-        color=d.background, allowGUI=not fullscr, checkTiming=False,
-    )  # fmt: skip
+def run_session(prepared: Prepared, interrupts: Interrupts | None = None) -> RunResult:
+    """Run a checked session (:func:`~tol_tasks.runner.prepare.prepare`) in a window of its own.
+
+    ``interrupts``: where the caller's signal handlers note a signal (:mod:`.interrupt`);
+    the session then ends at its next frame, ``interrupted``.
+    """
     try:
-        task = TowerTask.from_prepared(win, prepared, owns_window=True)
-        handler = _on_display_loss(task)  # noqa: F841 - kept alive while the session runs
-        return task.run()
+        for log in prepared.never_started:
+            print(f"tol-run: note: {log} never started (it was cut off before its first event; "
+                  "kept, it counts as no session).", file=sys.stderr)  # fmt: skip
+        d = prepared.protocol.model.display
+        fullscr = d.fullscreen and not prepared.settings.windowed
+        win = visual.Window(
+            size=list(d.window_size), fullscr=fullscr, screen=d.screen, units="height",
+            color=d.background, allowGUI=not fullscr, checkTiming=False,
+        )  # fmt: skip
+        try:
+            task = TowerTask.from_prepared(win, prepared, owns_window=True, interrupts=interrupts)
+            handler = _on_display_loss(task)  # noqa: F841 - kept alive while the session runs
+            return task.run()
+        finally:
+            with contextlib.suppress(Exception):
+                win.close()
     finally:
-        with contextlib.suppress(Exception):
-            win.close()
+        prepared.release()  # whatever happened (the window could not open...), the lock goes
 
 
 def _on_display_loss(task: TowerTask):

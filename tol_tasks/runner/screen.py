@@ -216,7 +216,10 @@ class TaskScreen:
         return min(0.11, 0.4 / (most + 0.6)) * self.d.piece_scale
 
     def hit(self, areas: list[PegArea], px: float, py: float) -> int | None:
-        """Which peg a pointer position (window pixels) falls on, if any."""
+        """Which peg a pointer position (window pixels) falls on, if any (none for a press
+        whose position is unknown: outside the window)."""
+        if px is None or py is None:
+            return None
         x, y = self.to_units(px, py)
         for i, a in enumerate(areas):
             if abs(x - a.x) <= a.w / 2 and abs(y - a.y) <= a.h / 2 + 0.02:

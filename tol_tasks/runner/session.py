@@ -5,6 +5,12 @@ filled in, the time read from the session clock unless given); the sidecar
 is saved when the session starts, when a block starts, when the input source
 is lost and when the session ends. :meth:`SessionRecord.finish` never raises:
 whatever happens, what was written stays and the sidecar says how it ended.
+
+When the data cannot be written where they belong (the folder deleted, moved,
+unmounted or made read-only, a full disk: at a row or at a sidecar save),
+:meth:`SessionRecord.finish` saves every row and the sidecar to the rescue
+folder (:mod:`.rescue`) and returns a :class:`SessionStoppedError` that says where
+they are and how to continue.
 """
 
 from __future__ import annotations
@@ -20,6 +26,11 @@ from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
 from .experiment import TaskSetupError
 from .metadata import now_iso
 from .prepare import Prepared
+from .rescue import SessionStoppedError, SidecarWriteError, rescue_copy
+from .settings import CLI
+
+#: The counts a sidecar keeps over a whole session (``timing``), resumes included.
+_COUNTS = ("unmatched_presses", "unmatched_keys", "late_twins")
 
 
 def check_clock(clock) -> None:
@@ -57,6 +68,10 @@ class SessionRecord:
         self.clock = clock
         self.trial_no = last_trial
         self.status: str | None = None  # set when the session has ended
+        self.input_source = None  # set by the session: its counts go into the sidecar
+        t = sidecar.timing
+        # The counts of the runs before a resume (kept in the sidecar): the session's go on.
+        self._counts_before = {k: (getattr(t, k, None) or 0) if t else 0 for k in _COUNTS}
 
     @property
     def events_path(self):
@@ -77,9 +92,33 @@ class SessionRecord:
         s = self.prepared.settings
         self.log.write(participant=s.participant, session=s.session, event=event_name, **values)
 
+    def counts(self) -> dict[str, int]:
+        """The session's counts of unmatched presses and keys and of late twins: the runs
+        before a resume and this one."""
+        inp = self.input_source
+        return {k: v + (getattr(inp, k, 0) if inp is not None else 0)
+                for k, v in self._counts_before.items()}  # fmt: skip
+
     def save(self) -> None:
-        """Write the sidecar as it stands."""
-        self.sidecar.write(self.sidecar_path)
+        """Write the sidecar as it stands (with the counts so far).
+
+        Raises
+        ------
+        SidecarWriteError
+            It could not be written; the rows are untouched.
+        """
+        if self.sidecar.timing is not None:
+            for key, value in self.counts().items():
+                setattr(self.sidecar.timing, key, value)
+        try:
+            self.sidecar.write(self.sidecar_path)
+        except OSError as exc:
+            raise SidecarWriteError(
+                f"{self.sidecar_path}: the sidecar could not be written "
+                f"({exc.strerror or exc}); every row up to {self.log.rows_written} is kept.",
+                where=str(self.log.path), field="sidecar",
+                fix="free some space or fix the folder, then resume the session.",
+            ) from None  # fmt: skip
 
     # ---------------------------------------------------------------- events
     def begin(self, form: str | None) -> None:
@@ -126,35 +165,72 @@ class SessionRecord:
               "goes on with the window's own events, stamped polled.", file=sys.stderr)  # fmt: skip
 
     # ------------------------------------------------------------------- end
-    def finish(self, status: str, input_source, frames) -> EventLogWriteError | None:
+    def finish(self, status: str, input_source, frames, *, failure: EventLogWriteError | None = None,
+               signal: str | None = None) -> SessionStoppedError | None:  # fmt: skip
         """Write the session's end, save the sidecar, close the input and the log; never raise.
 
-        Returns the error that stopped the last row being written, if any.
+        ``status``: completed, aborted, interrupted (``signal`` names the signal) or
+        crashed; ``failure``: the row or sidecar that could not be written, if that is
+        what stopped it. Returns the :class:`SessionStoppedError` to raise when the data could
+        not all be written where they belong (they are then in the rescue folder).
         """
-        error = None
         with contextlib.suppress(Exception):
             input_source.close()
         side = self.sidecar
         for key, value in frames.summary().items():
             setattr(side.frames, key, value)
-        side.timing.unmatched_presses = input_source.unmatched_presses
-        if status != "crashed":
+        if failure is not None:
+            status = "crashed"
+        if status not in ("crashed", "interrupted"):
             try:
                 self.write("session_end", reason=status)
             except EventLogWriteError as exc:
-                status, error = "crashed", exc
-                side.error = str(exc)
+                status, failure = "crashed", exc
+        if failure is not None:
+            side.error = failure.message
         side.status, side.end_time, side.rows_written = status, now_iso(), self.log.rows_written
+        side.signal = signal
         self.status = status
         try:
             self.save()
-        except OSError as exc:
-            print(f"tol-tasks: warning: the sidecar {self.sidecar_path} could not be updated "
-                  f"({exc.strerror}); the event log is complete up to row {self.log.rows_written}.",
-                  file=sys.stderr)  # fmt: skip
-        finally:
-            self.log.close()
-        return error
+        except SidecarWriteError as exc:
+            failure = failure or exc
+            if failure is exc:
+                side.error = exc.message
+        stopped = self._stopped(failure) if failure is not None else None
+        self.log.close()
+        return stopped
+
+    def _stopped(self, failure: EventLogWriteError) -> SessionStoppedError:
+        """Save the rows and the sidecar to the rescue folder; say where and how to go on."""
+        log = self.prepared.log
+        try:
+            data = self.log.read_back()
+        except OSError as exc:  # pragma: no cover - the open file itself unreadable
+            data, why = None, f"the log could not be read back ({exc.strerror})"
+        copy = None
+        if data is not None:
+            copy, why = rescue_copy(data, log.name, self.sidecar, self.prepared.settings.rescue)
+        rows = self.log.rows_written
+        lost = self.log.lost_folder()
+        if copy is not None:
+            kept = f"Every event up to row {rows} was saved to the rescue folder {copy.parent}"
+            kept += " (the event log and its sidecar)" if lost else f", and is kept in {log}"
+        else:
+            kept = (f"No rescue copy could be made ({why})" +
+                    ("." if lost else f"; every event up to row {rows} is kept in {log}"))  # fmt: skip
+        resume_from = copy if lost and copy is not None else log
+        if lost:
+            fix = (f"put the data folder back (or copy both files from {copy.parent} into it) "
+                   f"and continue there, or continue from the rescue copy: {CLI} --resume "
+                   f"{copy}" if copy is not None else f"put the data folder back, then: "
+                   f"{CLI} --resume {log}")  # fmt: skip
+        else:
+            fix = f"free some space or fix the folder, then continue with: {CLI} --resume {log}"
+            if copy is not None:
+                fix += f" (or continue from the rescue copy: {CLI} --resume {copy})"
+        return SessionStoppedError(f"{failure.message} The session stopped. {kept}.", log=log,
+                              rescue=copy, resume_from=resume_from, fix=fix)  # fmt: skip
 
     def mark_crashed(self, error: str) -> None:
         """Record a crash the process cannot survive (the display lost): status and error."""

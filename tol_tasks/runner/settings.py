@@ -28,9 +28,18 @@ from typing import Any
 
 from tol_tasks.config import INPUT_TIMINGS
 from tol_tasks.errors import TolTasksError
-from tol_tasks.session_data.trial import check_participant_id
+from tol_tasks.session_data.identity import (
+    MAX_SESSION,
+    SessionNumberError,
+    check_participant_id,
+    session_fault,
+    session_from_text,
+)
 
 from .simulation import SimulatedTimes
+
+#: The fastest the simulated participant may play (times a person's speed).
+MAX_SPEED = 1000.0
 
 #: The front ends a setting can be offered by.
 CLI, TASK, BUILDER = "tol-run", "TowerTask", "Builder"
@@ -93,6 +102,14 @@ def _about(help: str, *, fronts: tuple[str, ...], choices: tuple | None = None,
     }
 
 
+def _session_option(text: str) -> int:
+    """``tol-run --session``'s text, read by the one rule of session numbers."""
+    try:
+        return session_from_text(text)
+    except SessionNumberError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 #: Why a setting has no effect on a resumed session.
 _KEPT = "a resumed session keeps the {} its sidecar recorded"
 
@@ -113,7 +130,8 @@ class RunSettings:
         "dialog asks; a resumed session keeps its own)", fronts=(CLI, TASK),
         not_with={"resume": _KEPT.format("participant")}))
     session: int = field(default=1, metadata=_about(
-        "session number (1)", fronts=(CLI, TASK), not_with={"resume": _KEPT.format("number")}))
+        f"session number, 1 to {MAX_SESSION} (1)", fronts=(CLI, TASK),
+        cli={"type": _session_option}, not_with={"resume": _KEPT.format("number")}))
     output: Path = field(default=Path("data"), metadata=_about(
         "folder of the event log and its sidecar (./data)", fronts=(CLI, TASK),
         not_with={"resume": "a resumed session goes on in its own log, wherever that is"}))
@@ -153,6 +171,14 @@ class RunSettings:
         "a session that has a log is refused", fronts=(CLI, TASK),
         not_with={"resume": "a resumed session goes on in its own log; a new attempt starts "
                   "another"}))
+    quit_at_once: bool = field(default=False, metadata=_about(
+        "the quit key (Escape) ends the session at once; without it, the participant is asked "
+        "to confirm with a second press, any other key or a click going back to the task",
+        fronts=(CLI, TASK)))
+    rescue: Path | None = field(default=None, metadata=_about(
+        "folder for a rescue copy of the session when its data folder is lost or full "
+        "(default: tol-tasks/rescue in the user's data folder, e.g. "
+        "~/.local/share/tol-tasks/rescue)", fronts=(CLI, TASK), cli={"metavar": "FOLDER"}))
     windowed: bool = field(default=False, metadata=_about(
         "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
     resume: Path | None = field(default=None, metadata=_about(
@@ -168,9 +194,10 @@ class RunSettings:
         # The one place a run's settings are checked.
         if self.participant is not None:
             check_participant_id(self.participant)
-        if isinstance(self.session, bool) or not isinstance(self.session, int) or self.session < 1:
-            self._fail("session", self.session, "is not a session number.",
-                       "give a whole number of 1 or more.")  # fmt: skip
+        if (fault := session_fault(self.session)) is not None:
+            self._fail(
+                "session", self.session, fault, f"give a whole number from 1 to {MAX_SESSION}."
+            )
         if self.input_timing not in INPUT_TIMINGS:
             self._fail("input_timing", self.input_timing, "is not a timing method.",
                        f"use one of {', '.join(INPUT_TIMINGS)}.")  # fmt: skip
@@ -181,9 +208,9 @@ class RunSettings:
         if (
             isinstance(self.speed, bool)
             or not isinstance(self.speed, (int, float))
-            or not self.speed > 0
+            or not 0 < self.speed <= MAX_SPEED
         ):
-            self._fail("speed", self.speed, "is not a speed above 0.",
+            self._fail("speed", self.speed, f"is not a speed above 0 and at most {MAX_SPEED:g}.",
                        "give how many times faster than a person, e.g. 10.")  # fmt: skip
         if self.seed is not None and (
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
@@ -198,6 +225,8 @@ class RunSettings:
         object.__setattr__(self, "extra_fields", dict(self.extra_fields))
         if self.resume is not None:
             object.__setattr__(self, "resume", Path(self.resume))
+        if self.rescue is not None:
+            object.__setattr__(self, "rescue", Path(self.rescue))
 
     @staticmethod
     def _fail(name: str, value: Any, problem: str, fix: str, other: str | None = None,

@@ -3,13 +3,23 @@
 It selects raw button and key events on the root window, stamps each one the
 moment it is read with PsychoPy's clock function (``psychopy.clock.getTime``,
 the same system-wide clock as the session's flips), queries the pointer, and
-writes one line per event to standard output::
+writes one line per event to standard output, ending with the X server's own
+time of the event (milliseconds; the window's copy of the event carries the same,
+which is how the two are paired)::
 
-    P <time> <x> <y>      left button pressed at window pixel x, y
-    R <time> <x> <y>      left button released
-    T <time> <x> <y>      a touch began (X Input 2.2 raw touch; the pointer's position)
-    U <time> <x> <y>      a touch ended
-    K <time> <key>        a key (X keysym name, lower case)
+    P <time> <x> <y> <server>   left button pressed at window pixel x, y
+    R <time> <x> <y> <server>   left button released
+    T <time> <x> <y> <server>   a touch began (X Input 2.2 raw touch; the pointer's position)
+    U <time> <x> <y> <server>   a touch ended
+    K <time> <key> <server>     a key (X keysym name, lower case)
+
+A line ``S <n> [<tag>:<server> | K:<key>:<server> ...]`` on its standard input asks it to
+*sync*: it writes ``S <n>`` once every raw event that happened before the request has
+been written. When it has already written the twin of each listed window event (the
+same tag, key and server time) or an event of a later server time, that is at once;
+otherwise after a round trip to the X server (every event the server sent before its
+answer is then read and written). It ends when its standard input closes (the
+session's process is gone).
 
 Raw touch events are selected where the server offers X Input 2.2: a client
 that selects only raw button events never hears of a touch, while the window
@@ -17,14 +27,18 @@ still gets an emulated click.
 
 It runs in its own process so that the drawing loop never delays it (a thread
 would wait for the interpreter lock). X and Y are the window's position on the
-screen; KEYS is a comma-separated list of key names to report.
+screen; KEYS is a comma-separated list of key names to report. With ``--no-pointer`` it
+does not ask where the pointer is (a round trip to the server a press) and writes ``- -``
+for x and y: the session takes the position from the window's own copy of the press.
 """
 
 from __future__ import annotations
 
+import os
 import select
 import struct
 import sys
+from collections import deque
 
 LEFT_BUTTON = 1
 
@@ -32,18 +46,56 @@ LEFT_BUTTON = 1
 RAW_TOUCH_BEGIN, RAW_TOUCH_END = 22, 24
 
 
-def _detail(data) -> int:
+def _raw(data) -> tuple[int, int]:
+    """The X server time and the detail (button or key code) of a raw event."""
     # python-xlib leaves raw events unparsed: deviceid CARD16, time CARD32, detail CARD32.
     if not isinstance(data, (bytes, bytearray)):
-        return int(data.detail)
-    return struct.unpack_from("=HII", data, 0)[2]
+        return int(getattr(data, "time", 0)), int(data.detail)
+    _, time, detail = struct.unpack_from("=HII", data, 0)
+    return time, detail
+
+
+def _later(a: int, b: int) -> bool:
+    """Whether server time ``a`` is after ``b`` (milliseconds, wrapping at 2**32)."""
+    return 0 < (a - b) % 2**32 < 2**31
+
+
+def _take_all(d, handle) -> None:
+    """Hand every queued event to ``handle(event, t)``, ``t`` the moment its bytes were read.
+
+    Each read of the connection takes whatever has come; those events are stamped with the
+    time of that read (after they came, as close to it as the listener can know) before any
+    is handled, since handling one asks the server where the pointer is (a round trip during
+    which more may come: they are read, and stamped, next).
+    """
+    from psychopy.clock import getTime
+
+    while True:
+        n = d.pending_events()  # reads what has come
+        if not n:
+            return
+        t = getTime()
+        for ev in [d.next_event() for _ in range(n)]:
+            handle(ev, t)
+
+
+def keysym_names() -> dict[int, str]:
+    """X keysym -> its name as PsychoPy names keys once lower-cased (escape, space, a, 1, f1)."""
+    from Xlib import XK
+
+    names: dict[int, str] = {}
+    for attr in dir(XK):
+        if attr.startswith("XK_"):
+            names.setdefault(getattr(XK, attr), attr[3:].lower())
+    return names
 
 
 def main(argv: list[str]) -> int:
-    from psychopy.clock import getTime
-    from Xlib import XK, display
+    from Xlib import display
     from Xlib.ext import xinput
 
+    pointer = "--no-pointer" not in argv
+    argv = [a for a in argv if a != "--no-pointer"]
     ox, oy = int(argv[0]), int(argv[1])
     keys = set(filter(None, argv[2].split(","))) if len(argv) > 2 else set()
     d = display.Display()
@@ -67,36 +119,68 @@ def main(argv: list[str]) -> int:
     out.write(f"ready {version[0]}.{version[1]}\n")
     out.flush()
     names: dict[int, str] = {}
-    # X keysym names, as PsychoPy names keys once lower-cased: escape, space, a, 1, f1.
-    keysym_names: dict[int, str] = {}
-    for attr in dir(XK):
-        if attr.startswith("XK_"):
-            keysym_names.setdefault(getattr(XK, attr), attr[3:])
-    fd = d.fileno()
-    while True:
-        if d.pending_events() == 0:
-            select.select([fd], [], [])  # sleep until the X server sends something
-        t = getTime()  # on arrival: the moment the bytes are readable, before parsing
-        ev = d.next_event()
+    keysyms = keysym_names()
+
+    def where() -> str:
+        if not pointer:
+            return "- -"  # the window's copy says where
+        p = root.query_pointer()
+        return f"{p.root_x - ox} {p.root_y - oy}"
+
+    written: deque = deque(maxlen=1024)  # (tag, server time) of the events written
+    latest = [None]  # the latest server time of any raw event read
+
+    def handle(ev, t: float) -> None:
         kind = getattr(ev, "evtype", None)
-        if kind in (xinput.RawButtonPress, xinput.RawButtonRelease):
-            if _detail(ev.data) != LEFT_BUTTON:
+        if kind not in (xinput.RawButtonPress, xinput.RawButtonRelease, RAW_TOUCH_BEGIN,
+                        RAW_TOUCH_END, xinput.RawKeyPress):  # fmt: skip
+            return
+        server, detail = _raw(ev.data)
+        if latest[0] is None or _later(server, latest[0]):
+            latest[0] = server
+        if kind in (xinput.RawButtonPress, xinput.RawButtonRelease, RAW_TOUCH_BEGIN, RAW_TOUCH_END):
+            if kind in (xinput.RawButtonPress, xinput.RawButtonRelease) and detail != LEFT_BUTTON:
+                return
+            tag = {xinput.RawButtonPress: "P", xinput.RawButtonRelease: "R",
+                   RAW_TOUCH_BEGIN: "T", RAW_TOUCH_END: "U"}[kind]  # fmt: skip
+            out.write(f"{tag} {t:.7f} {where()} {server}\n")
+            written.append(("P" if tag in "PT" else "R", str(server)))
+            return
+        if detail not in names:
+            names[detail] = keysyms.get(d.keycode_to_keysym(detail, 0), "")
+        if names[detail] in keys:
+            out.write(f"K {t:.7f} {names[detail]} {server}\n")
+            written.append((f"K:{names[detail]}", str(server)))
+
+    def answered(items: list[bytes]) -> bool:
+        """Whether every listed window event's twin, or a later event, was written."""
+        for item in items:
+            *tag, server = item.decode(errors="replace").split(":")
+            if (":".join(tag), server) in written:
                 continue
-            p = root.query_pointer()
-            tag = "P" if kind == xinput.RawButtonPress else "R"
-            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
-        elif kind in (RAW_TOUCH_BEGIN, RAW_TOUCH_END):
-            p = root.query_pointer()
-            tag = "T" if kind == RAW_TOUCH_BEGIN else "U"
-            out.write(f"{tag} {t:.7f} {p.root_x - ox} {p.root_y - oy}\n")
-        elif kind == xinput.RawKeyPress:
-            code = _detail(ev.data)
-            if code not in names:
-                names[code] = keysym_names.get(d.keycode_to_keysym(code, 0), "").lower()
-            if names[code] in keys:
-                out.write(f"K {t:.7f} {names[code]}\n")
-        else:
-            continue
+            if latest[0] is None or not server.isdigit() or not _later(latest[0], int(server)):
+                return False
+        return True
+
+    fd, inp = d.fileno(), sys.stdin.fileno()
+    requests = b""
+    while True:
+        waiting = [fd, inp] if d.pending_events() == 0 else [inp]
+        ready, _, _ = select.select(waiting, [], [], None if fd in waiting else 0)
+        _take_all(d, handle)
+        if inp in ready:
+            chunk = os.read(inp, 4096)
+            if not chunk:
+                return 0  # the session's process is gone
+            *lines, requests = (requests + chunk).split(b"\n")
+            for line in lines:
+                if line.startswith(b"S "):
+                    n, *items = line[2:].split()
+                    _take_all(d, handle)
+                    if not answered(items):
+                        d.sync()  # a round trip: every event sent before it is now queued
+                        _take_all(d, handle)
+                    out.write(f"S {int(n)}\n")
         out.flush()
 
 

@@ -73,6 +73,41 @@ def column_index() -> dict[str, int]:
     return {name: i for i, name in enumerate(columns())}
 
 
+#: What a log that never started is called in messages.
+NEVER_STARTED = "never started"
+
+
+def never_started(path: str | Path) -> bool:
+    """Whether the file at ``path`` is an event log that never started: it holds no event.
+
+    A session cut off (a kill, a crash, a full disk) after its log was created and
+    before its first row was whole leaves such a file: empty, an event log's header
+    (perhaps itself cut), or the header and a first row cut before its end. Readers
+    name it and leave it out; it is kept (never deleted) and blocks nothing.
+    A file that is not an event log's beginning, or cannot be read, is not one.
+    """
+    try:
+        with open(path, "rb") as f:
+            head = f.read(65537)
+    except OSError:
+        return False
+    if len(head) > 65536:
+        return False
+    first, newline, rest = head.partition(b"\n")
+    if b"\n" in rest:
+        return False  # a whole row after the header
+    if rest and not newline:
+        return False  # pragma: no cover - partition puts the rest after a newline
+    try:
+        text = first.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    headers = [",".join(columns(v)) for v in READABLE_VERSIONS]
+    if not newline:  # no line ended: empty, or a header cut short
+        return any(h.startswith(text) for h in headers)
+    return text in headers
+
+
 class EventLogError(TolTasksError, ValueError):
     """An event log cannot be read; the message names the file, the row and the fault."""
 
@@ -90,24 +125,76 @@ class EventLog:
         A file that must not exist yet (it is never overwritten).
     fsync : bool
         Force every row to the disk, not only to the operating system.
+    watch : bool
+        Before each row, check that ``path`` is still this file in a folder that can be
+        written: a folder deleted, moved, unmounted or made read-only stops the writing
+        (:class:`EventLogWriteError`) instead of rows going into a file no one will find.
+        Every row written stays readable through the open file (:meth:`read_back`).
+
+    Raises
+    ------
+    OSError
+        The file could not be created or its header written (a full disk, a folder
+        gone): nothing but, at most, a log that never started is left.
     """
 
-    def __init__(self, path: Path, *, fsync: bool = True, _append_after: int | None = None,
+    def __init__(self, path: Path, *, fsync: bool = True, watch: bool = False,
+                 _append_after: int | None = None,
                  _version: int = EVENT_LOG_VERSION) -> None:  # fmt: skip
         self.path = Path(path)
         self.version = _version
         self._cols = columns(_version)
         self._fsync = fsync
+        self._watch = watch
+        # Opened for reading too: what was written can be read back after the folder is gone.
         if _append_after is None:
-            self._file = open(self.path, "x", encoding="utf-8", newline="")  # noqa: SIM115
+            self._file = open(self.path, "x+", encoding="utf-8", newline="")  # noqa: SIM115
             self._row = 0
-            self._write_line(self._cols)
+            try:
+                self._write_line(self._cols)
+            except OSError:
+                self.close()
+                raise
         else:
-            self._file = open(self.path, "a", encoding="utf-8", newline="")  # noqa: SIM115
+            self._file = open(self.path, "a+", encoding="utf-8", newline="")  # noqa: SIM115
             self._row = _append_after
+        self._identity = self._own_identity()
+
+    def _own_identity(self) -> tuple[int, int]:
+        st = os.fstat(self._file.fileno())
+        return st.st_dev, st.st_ino
+
+    def lost_folder(self) -> str | None:
+        """Why rows can no longer go where they belong (the folder deleted, moved, unmounted
+        or made read-only), or None."""
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            return f"{self.path.parent} was deleted, moved or unmounted"
+        if (st.st_dev, st.st_ino) != self._identity:
+            return f"{self.path} was replaced by another file"
+        if not os.access(self.path.parent, os.W_OK) or not os.access(self.path, os.W_OK):
+            return f"{self.path.parent} was made read-only"
+        return None
+
+    def read_back(self) -> bytes:
+        """Every byte written so far, read through the open file (so even from a file whose
+        folder was deleted or moved)."""
+        with contextlib.suppress(OSError, ValueError):
+            self._file.flush()
+        fd = self._file.fileno()
+        if not hasattr(os, "pread"):  # pragma: no cover - Windows, where open files stay put
+            return self.path.read_bytes()
+        chunks, offset = [], 0
+        while True:
+            chunk = os.pread(fd, 1 << 20, offset)
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            offset += len(chunk)
 
     @classmethod
-    def append(cls, path: Path, *, fsync: bool = True) -> EventLog:
+    def append(cls, path: Path, *, fsync: bool = True, watch: bool = False) -> EventLog:
         """Continue an existing log (a resumed session).
 
         A torn last line left by a crash is cut off first, so that the next row
@@ -132,7 +219,7 @@ class EventLog:
                 f.flush()
                 os.fsync(f.fileno())
         last = int(data.records[-1][0]) if data.records else 0
-        return cls(path, fsync=fsync, _append_after=last, _version=data.version)
+        return cls(path, fsync=fsync, watch=watch, _append_after=last, _version=data.version)
 
     def _write_line(self, values) -> None:
         buf = io.StringIO()
@@ -152,6 +239,13 @@ class EventLog:
         if unknown:
             raise ValueError(f"not event log columns: {', '.join(sorted(unknown))}")
         values["row"] = self._row + 1
+        lost = self.lost_folder() if self._watch else None
+        if lost is not None:
+            raise EventLogWriteError(
+                f"{self.path}: event {values.get('event')!r} could not be written: {lost}; "
+                f"every row up to {self._row} is kept.", where=str(self.path), field="folder",
+                fix="put the folder back, or resume from a copy of the log and its sidecar.",
+            )  # fmt: skip
         try:
             self._write_line([_cell(values.get(c)) for c in self._cols])
         except OSError as exc:
@@ -420,9 +514,18 @@ def _decode(p: Path, raw: bytes, resaved: list[str]) -> str:
     return text
 
 
+@cache
+def _header_lines() -> dict[str, tuple[str, ...]]:
+    """Each readable format's header line as the recorders write it (commas, no quotes)."""
+    return {",".join(columns(v)): columns(v) for v in READABLE_VERSIONS}
+
+
 def _header(line: str) -> tuple[str, list[str]]:
     """The separator of a log's header line and its names (commas unless another separator
     gives a header this release reads)."""
+    known = _header_lines().get(line)
+    if known is not None:  # a header as written (most logs): no CSV parsing
+        return ",", list(known)
     header = next(csv.reader([line]))
     if any(header == list(columns(v)) for v in READABLE_VERSIONS):
         return ",", header
@@ -440,7 +543,7 @@ _UTF16 = (b"\xff\xfe", b"\xfe\xff")
 def first_row(path: str | Path) -> dict[str, str] | None:
     """A log's first row (column name -> text), read as :func:`read_event_log` reads the
     file (a spreadsheet's re-save too); None when it has none or is not a log."""
-    p = Path(path)
+    p = path if isinstance(path, Path) else Path(path)
     try:
         with p.open("rb") as f:
             raw = f.read(1 << 12)  # a header and a first row, most often

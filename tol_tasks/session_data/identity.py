@@ -1,113 +1,158 @@
-"""What a session is, declared once: when two logs are the same session, a copy, a restart or a conflict.
+"""Who and which session: the one rule for participant ids and session numbers (no PsychoPy).
 
-A *session* is a participant's visit: a participant id and a session number.
-Each protocol played in it is a *task* of that session, as BIDS has it
-(``sub-<id>/ses-<n>/beh/sub-<id>_ses-<n>_task-<name>_beh.tsv``): a battery
-that gives a Tower of Hanoi and a Tower of London protocol in one visit is
-one session with two tasks. Every command follows the same rules (``tol-run``
-refusing a second log, the browser's storage, ``tol-import`` and ``tol-score``):
+Every command that takes a participant or a session (``tol-run``, ``TowerTask``,
+Builder's component, ``tol-import``) checks it here, and the browser task gets
+the same rule compiled into its data (:data:`PARTICIPANT_PATTERN` and
+:data:`MAX_SESSION`, written by ``tol-web build``; a test holds the two to the
+same answers). A refusal names the offending character and where it is.
 
-- **I1, the key.** A log's :class:`SessionKey` is its participant and session
-  (every row carries them) and its task: the ``protocol=`` of its
-  ``session_start`` row's detail (tol-run, the Builder component and the
-  browser write the protocol's name there), or ``format=`` for a session
-  tol-import converted (the source format stands for the protocol). A log
-  that names neither has the task ``""`` (unknown).
-- **I2, different keys.** Logs with different keys are different sessions,
-  or different tasks of one session: each is scored, side by side (the
-  tables carry the ``protocol`` column and wide.csv names carry the task).
-- **I3, one key.** Several logs with one key are, in this order:
-  a **copy** (the same bytes, the same rows, or the rows of the other log up
-  to some point, as a backup made while the session ran): the most complete
-  log is the session; a **restart** on purpose (the newer log's sidecar names
-  the older in ``earlier_attempts``, with a higher ``session_attempt``:
-  ``tol-run --new-attempt``): the newest attempt is the session; otherwise a
-  **conflict**: which log is the participant's session cannot be known, and
-  the fix depends on where the logs came from (:func:`conflict_fix`). A
-  resumed session is one log (``tol-run --resume`` and a browser reload
-  continue the same file), never two.
-- **I4, an unknown task** (a log naming no protocol) may be the same task as
-  any other of its session: ``tol-run`` refuses to start a second log beside
-  it, and ``tol-score`` compares it with every log of its session.
+A participant id is 1 to 64 letters, digits, ``-``, ``_`` or ``.``, starting
+with a letter or a digit, with no ``..``: what any file system can hold in a
+file name, and nothing a shell, a spreadsheet or a URL reads differently (no
+space, no newline, no quote). A session number is a whole number from 1 to
+:data:`MAX_SESSION`, which every table, spreadsheet and browser holds exactly.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import re
+import unicodedata
+from typing import Any
 
-from .detail import parse_detail
+from tol_tasks.errors import TolTasksError
 
-#: The keys of a ``session_start`` row's detail that name the task, in order.
-TASK_KEYS = ("protocol", "format")
+#: The longest participant id.
+MAX_PARTICIPANT_LENGTH = 64
 
-#: Where a log came from, as :func:`origin` names it.
-LAB, BROWSER, IMPORT = "lab", "browser", "import"
+#: The participant rule as one regular expression, the same in Python (``fullmatch``) and in
+#: JavaScript (``new RegExp(pattern).test``): no ``..``, a letter or digit first, then up to 63
+#: letters, digits, ``-``, ``_`` or ``.``.
+PARTICIPANT_PATTERN = rf"^(?!.*\.\.)[A-Za-z0-9][A-Za-z0-9_.-]{{0,{MAX_PARTICIPANT_LENGTH - 1}}}$"
 
+#: The largest session number (2**31 - 1: a 32-bit integer, exact in every table and browser).
+MAX_SESSION = 2**31 - 1
 
-class SessionKey(NamedTuple):
-    """The session and task a log belongs to (rule I1)."""
+_PARTICIPANT_RE = re.compile(PARTICIPANT_PATTERN)
+_ALLOWED = set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 
-    participant: str
-    session: int
-    task: str
-
-    def describe(self) -> str:
-        task = f", task {self.task}" if self.task else ""
-        return f"participant {self.participant!r} session {self.session}{task}"
-
-
-def task_of(detail: str) -> str:
-    """The task a ``session_start`` row's detail names (``""`` when none)."""
-    return task_in(parse_detail(detail))
-
-
-def task_in(pairs: dict[str, str]) -> str:
-    """The task a ``session_start`` row's detail, read into pairs, names (``""`` when none)."""
-    return next((pairs[k] for k in TASK_KEYS if pairs.get(k)), "")
+#: What a participant id must be, as the fix of every refusal says it.
+PARTICIPANT_FIX = (
+    f"use 1 to {MAX_PARTICIPANT_LENGTH} letters, digits, '-', '_' or '.', starting with a "
+    "letter or digit (e.g. 'P001')."
+)
 
 
-def same_task(a: str | None, b: str | None) -> bool:
-    """Whether two logs of one session may be the same task (rule I4: unknown matches any)."""
-    return not a or not b or a == b
+class ParticipantIdError(TolTasksError, ValueError):
+    """A participant id that cannot be used (in a file name, a table, a URL)."""
 
 
-def origin(sidecar: dict | None) -> str:
-    """Where a log came from, by its sidecar (read as plain JSON): ``lab`` (tol-run, the
-    Builder component, a sidecar of version 1), ``browser`` (tol-web) or ``import``."""
-    sidecar = sidecar or {}
-    recorder = sidecar.get("recorder") or {}
-    name = recorder.get("name") if isinstance(recorder, dict) else None
-    if name == "tol-web":
-        return BROWSER
-    if name == "tol-import" or sidecar.get("source"):
-        return IMPORT
-    return LAB
+class SessionNumberError(TolTasksError, ValueError):
+    """A session number that cannot be used."""
 
 
-#: What to do about two different logs of one session, by where they came from (rule I3).
-CONFLICT_FIXES = {
-    LAB: (
-        "keep one log of the session in the folders scored (move the other away). To go on "
-        "with an interrupted session use tol-run --resume LOG; to run it again on purpose, "
-        "tol-run --new-attempt (the earlier log is then left out with a note); if they are "
-        "different sessions, one was given the wrong --participant or --session"
-    ),
-    BROWSER: (
-        "the participant opened the study link twice in different browsers (or after the "
-        "browser's data were cleared), so each run kept its own log. Keep the run the "
-        "participant is to be scored on in the folders scored (usually the first that "
-        "reached the end) and move the other away; to give such runs different sessions, "
-        "put session=N in each link"
-    ),
-    IMPORT: (
-        "the source file holds two runs under one participant and session. Import again "
-        "with --session-column NAME (a column that tells the runs apart) or --session N "
-        "for each file, or keep one of the logs in the folders scored"
-    ),
-}
+def describe_char(c: str) -> str:
+    """A character as a message names it: ``' ' (a space)``, ``a newline (U+000A)``."""
+    names = {" ": "' ' (a space)", "\n": "a newline (U+000A)", "\r": "a carriage return (U+000D)",
+             "\t": "a tab (U+0009)", "/": "'/' (a path separator)",
+             "\\": "'\\' (a path separator)"}  # fmt: skip
+    if c in names:
+        return names[c]
+    code = f"U+{ord(c):04X}"
+    if unicodedata.category(c)[0] in "CZ":  # control, format, separator: invisible
+        name = unicodedata.name(c, "").lower()
+        return f"an invisible character ({name + ', ' if name else ''}{code})"
+    return f"{c!r} ({code})"
 
 
-def conflict_fix(origins: list[str]) -> str:
-    """The fix for a conflict between logs of these origins (each fix once, in order)."""
-    kinds = list(dict.fromkeys(o if o in CONFLICT_FIXES else LAB for o in origins)) or [LAB]
-    return "; ".join(CONFLICT_FIXES[k] for k in kinds)
+def participant_fault(pid: Any) -> str | None:
+    """Why ``pid`` cannot be a participant id (naming the offending character), or None."""
+    if not isinstance(pid, str):
+        return f"is not text ({type(pid).__name__})."
+    if _PARTICIPANT_RE.fullmatch(pid):
+        return None
+    if not pid:
+        return "is empty."
+    if len(pid) > MAX_PARTICIPANT_LENGTH:
+        return f"is {len(pid)} characters long (at most {MAX_PARTICIPANT_LENGTH})."
+    for i, c in enumerate(pid, start=1):
+        if c not in _ALLOWED:
+            if i == len(pid) > 1:
+                where = "at its end"
+            elif i == 1 < len(pid):
+                where = "at its start"
+            else:
+                where = f"at position {i}"
+            return f"contains {describe_char(c)} {where}."
+    if pid[0] in "_.-":
+        return f"starts with {pid[0]!r}; it must start with a letter or a digit."
+    return f"contains '..' at position {pid.index('..') + 1}."
+
+
+def check_participant_id(pid: Any, *, field: str = "participant", where: str | None = None) -> str:
+    """Return ``pid`` if it is a participant id (see the module), else raise.
+
+    Raises
+    ------
+    ParticipantIdError
+        Naming the offending character and its position, with the rule as the fix.
+    """
+    fault = participant_fault(pid)
+    if fault is not None:
+        raise ParticipantIdError(f"participant id {pid!r} cannot be used: it {fault}",
+                                 where=where, field=field, value=pid, fix=PARTICIPANT_FIX)  # fmt: skip
+    return pid
+
+
+def session_fault(value: Any) -> str | None:
+    """Why ``value`` cannot be a session number, or None."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return "is not a whole number."
+    if not 1 <= value <= MAX_SESSION:
+        return f"is not between 1 and {MAX_SESSION}."
+    return None
+
+
+def check_session(value: Any, *, field: str = "session", where: str | None = None) -> int:
+    """Return ``value`` if it is a session number (1 to :data:`MAX_SESSION`), else raise.
+
+    Raises
+    ------
+    SessionNumberError
+        Naming the value and the range.
+    """
+    fault = session_fault(value)
+    if fault is not None:
+        raise SessionNumberError(
+            f"session {value!r} cannot be used: it {fault}", where=where, field=field,
+            value=value, fix=f"give a whole number from 1 to {MAX_SESSION}.",
+        )  # fmt: skip
+    return value
+
+
+#: A session number written as text (an option, a URL parameter, a cell): 1 to 10 digits, no
+#: sign, space or exponent; the same in Python and JavaScript. Its value is then checked.
+SESSION_TEXT_PATTERN = r"^[0-9]{1,10}$"
+
+_SESSION_TEXT_RE = re.compile(SESSION_TEXT_PATTERN)
+
+
+def session_from_text(text: str, *, field: str = "session", where: str | None = None) -> int:
+    """The session number written as ``text`` (digits only), checked by :func:`check_session`.
+
+    Raises
+    ------
+    SessionNumberError
+        Naming the offending character, or the range.
+    """
+    if not _SESSION_TEXT_RE.fullmatch(text):
+        bad = next((c for c in text if not c.isascii() or not c.isdigit()), None)
+        if bad is not None:
+            i = text.index(bad) + 1
+            why = f"contains {describe_char(bad)} at position {i}"
+        else:
+            why = "is empty" if not text else f"has {len(text)} digits"
+        raise SessionNumberError(
+            f"session {text!r} cannot be used: it {why}.", where=where, field=field, value=text,
+            fix=f"give a whole number from 1 to {MAX_SESSION}, in digits only.",
+        )  # fmt: skip
+    return check_session(int(text), field=field, where=where)

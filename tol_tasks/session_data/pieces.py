@@ -36,8 +36,8 @@ from typing import Any
 from tol_tasks.errors import TolTasksError
 
 from .eventlog import EVENT_LOG_VERSION, column_index, columns, row_fault
+from .identity import MAX_SESSION, PARTICIPANT_FIX, participant_fault, session_fault
 from .sidecar import Sidecar, SidecarError
-from .trial import ParticipantIdError, check_participant_id
 
 #: Version of the upload protocol (the pieces' ``format``).
 UPLOAD_FORMAT = 1
@@ -120,17 +120,15 @@ def check_piece(data: Any, *, protocol_sha256: str | None) -> Piece:
         raise _refuse(422, "attempt", attempt, "not a session attempt id.",
                       "16 to 64 letters, digits, '-' or '_', as the page draws it.")  # fmt: skip
     participant = data.get("participant")
-    try:
-        if not isinstance(participant, str) or "\n" in participant:
-            raise ParticipantIdError(f"participant id {participant!r} cannot be used.")
-        check_participant_id(participant)
-    except ParticipantIdError:
-        raise _refuse(422, "participant", participant, "cannot name a participant.",
-                      "1 to 64 letters, digits, '-', '_' or '.', starting with a letter or "
-                      "digit, without '..'.") from None  # fmt: skip
+    fault = participant_fault(participant)
+    if fault is not None:
+        raise _refuse(422, "participant", participant, f"cannot name a participant: it {fault}",
+                      PARTICIPANT_FIX)  # fmt: skip
     session = data.get("session")
-    if isinstance(session, bool) or not isinstance(session, int) or session < 1:
-        raise _refuse(422, "session", session, "not a session number.", "a whole number from 1.")
+    fault = session_fault(session)
+    if fault is not None:
+        raise _refuse(422, "session", session, f"not a session number: it {fault}",
+                      f"a whole number from 1 to {MAX_SESSION}.")  # fmt: skip
     first = data.get("first_row")
     if isinstance(first, bool) or not isinstance(first, int) or first < 1:
         raise _refuse(422, "first_row", first, "not a row number.", "a whole number from 1.")

@@ -20,8 +20,16 @@ from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
 
 from .attempts import PROBLEM, log_attempts
-from .eventlog import EventLogData, EventLogError, column_index, columns, read_event_log
-from .identity import same_task, task_of
+from .eventlog import (
+    NEVER_STARTED,
+    EventLogData,
+    EventLogError,
+    column_index,
+    columns,
+    never_started,
+    read_event_log,
+)
+from .session_key import same_task, task_of
 from .sidecar import Sidecar, SidecarError
 
 
@@ -119,6 +127,14 @@ def plan_resume(log: str | Path, force: bool = False) -> ResumePlan:
     if not log.is_file():
         raise ResumeError(f"{log}: no such event log.", where=str(log),
                           fix="give the .csv file of the interrupted session.")  # fmt: skip
+    if never_started(log):
+        raise ResumeError(
+            f"{log}: this session never started: it was cut off before its first event was "
+            "recorded, so there is nothing to resume. The file is kept; it does not count as "
+            "a session and blocks nothing.", where=str(log),
+            fix="start the session again, with the command that started it (the same "
+            "protocol, participant and session).",
+        )  # fmt: skip
     try:
         meta = Sidecar.read(side)
     except SidecarError as exc:
@@ -181,7 +197,7 @@ class SessionLog:
 def session_logs(folder: str | Path, participant: str, session: int,
                  protocol: str | None = None) -> list[SessionLog]:  # fmt: skip
     """Every event log of ``participant``'s ``session`` in ``folder`` (of ``protocol`` if
-    given: the same task by :func:`tol_tasks.session_data.identity.same_task`, so another
+    given: the same task by :func:`tol_tasks.session_data.session_key.same_task`, so another
     protocol played in the same visit is another task), oldest first, with or without a
     sidecar, whatever its status.
 
@@ -194,11 +210,30 @@ def session_logs(folder: str | Path, participant: str, session: int,
         return found
     for log in folder.glob("*.csv"):
         side = log.with_suffix(".json")
-        entry = _from_sidecar(log, side) if side.is_file() else _from_first_row(log)
+        if never_started(log):
+            entry = _never_started(log, side, participant, session)
+        else:
+            entry = _from_sidecar(log, side) if side.is_file() else _from_first_row(log)
         if (entry is not None and entry.participant == participant and entry.session == session
                 and (protocol is None or same_task(entry.protocol, protocol))):  # fmt: skip
             found.append(entry)
     return sorted(found, key=lambda e: (e.log.stat().st_mtime, e.log.name))
+
+
+def _never_started(log: Path, side: Path, participant: str, session: int) -> SessionLog | None:
+    """A log that never started (status :data:`NEVER_STARTED`): whose it is, by its sidecar
+    if it has one, else by its name (``<participant>_<protocol>_...``, whatever the session,
+    or ``sub-<participant>_ses-<n>_task-<protocol>_...``)."""
+    entry = _from_sidecar(log, side) if side.is_file() else None
+    if entry is not None:
+        return SessionLog(log, entry.participant, entry.session, entry.protocol, NEVER_STARTED, 0)
+    name = log.name
+    for head, with_session in ((f"sub-{participant}_ses-{session}_task-", True),
+                               (f"{participant}_", False)):  # fmt: skip
+        if name.startswith(head):
+            protocol = name[len(head) :].split("_")[0] if with_session else None
+            return SessionLog(log, participant, session, protocol, NEVER_STARTED, 0)
+    return None
 
 
 def _from_sidecar(log: Path, side: Path) -> SessionLog | None:
@@ -238,7 +273,8 @@ def find_interrupted(folder: str | Path, participant: str, session: int) -> Path
         When there is none, saying what was found instead.
     """
     folder = Path(folder)
-    found = [e for e in session_logs(folder, participant, session) if e.status is not None]
+    found = [e for e in session_logs(folder, participant, session)
+             if e.status not in (None, NEVER_STARTED)]  # fmt: skip
     unfinished = [e.log for e in found if e.status != "completed"]
     if unfinished:
         return unfinished[-1]

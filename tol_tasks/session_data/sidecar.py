@@ -6,7 +6,7 @@ text and SHA-256), the software, the screen and window, how time and input
 were taken, frame statistics, the block orders drawn, counterbalancing and
 every resume. :class:`Sidecar` is its model: every key, its type and its
 meaning, from which the shipped JSON Schema
-(``codebook/sidecar-v3.schema.json``) and the reference page
+(``codebook/sidecar-v4.schema.json``) and the reference page
 (``docs/sidecar.md``) are generated.
 
 Any recorder can fill it. The PsychoPy runner fills every section; a
@@ -19,13 +19,17 @@ measures it could not record.
 Versions: 1 (tol-tasks 0.1) had no ``recorder``, ``source`` or
 ``unavailable``; version 2 adds them; version 3 adds ``session_attempt`` and
 ``earlier_attempts`` (a session started again on purpose) and
-``instruction_pages`` (what the participant read). Sidecars of every readable
-version read into the current model (:meth:`Sidecar.read`); unknown keys are kept.
+``instruction_pages`` (what the participant read); version 4 adds the status
+``interrupted`` (a signal ended the session, ``signal`` names it), the counts
+``timing.unmatched_keys`` and ``timing.late_twins`` (``timing.unmatched_presses``
+now counts the whole session, across its resumes) and ``quit_prompts`` (the quit
+key's confirmation screens). Sidecars of every readable version read into the
+current model (:meth:`Sidecar.read`); unknown keys are kept.
 
 Writing: :func:`write_sidecar` writes a temporary file that is then renamed
 over the old one, so the sidecar on disk is always a whole JSON document. It
 is written when a session starts (status ``incomplete``) and again when it
-ends (``completed``, ``aborted`` or ``crashed``).
+ends (``completed``, ``aborted``, ``interrupted`` or ``crashed``).
 """
 
 from __future__ import annotations
@@ -38,18 +42,19 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from tol_tasks.config import MAX_SIDECAR_BYTES
 from tol_tasks.errors import TolTasksError
 
 #: Version of the sidecar written by this release.
-SIDECAR_VERSION = 3
+SIDECAR_VERSION = 4
 
 #: Every sidecar version this release reads.
-READABLE_SIDECAR_VERSIONS = (1, 2, 3)
+READABLE_SIDECAR_VERSIONS = (1, 2, 3, 4)
 
 #: How a session ended (``incomplete`` while it runs, or after a crash that left no end).
-STATUSES = ("incomplete", "completed", "aborted", "crashed")
+STATUSES = ("incomplete", "completed", "aborted", "interrupted", "crashed")
 
-Status = Literal["incomplete", "completed", "aborted", "crashed"]
+Status = Literal["incomplete", "completed", "aborted", "interrupted", "crashed"]
 
 
 class SidecarError(TolTasksError, ValueError):
@@ -153,7 +158,20 @@ class Timing(_Section):
     input_fallback_reason: str | None = _opt("Why on-arrival input could not "
                                               "be had (null: it was, or polled was asked for).")  # fmt: skip
     input_reconciled: str | None = _opt("How on-arrival and window events are paired, in words.")
-    unmatched_presses: int | None = _opt("Presses only the window saw (stamped polled).")
+    unmatched_presses: int | None = _opt(
+        "Presses and releases only the window saw while the on-arrival source ran (handled, "
+        "stamped polled): over the whole session, its resumes included (versions 1 to 3: "
+        "since the last resume)."
+    )
+    unmatched_keys: int | None = _opt(
+        "Keys only the window saw while the on-arrival source ran (handled, stamped polled), "
+        "over the whole session (null: versions 1 to 3)."
+    )
+    late_twins: int | None = _opt(
+        "Presses, releases and keys the on-arrival source reported after the window's copy "
+        "had been handled (stamped polled): recognised as the same press and dropped, over "
+        "the whole session (null: versions 1 to 3)."
+    )
     input_lost: InputLost | None = _opt("Set when the on-arrival source died.")
     expected_resolution_s: float | None = _opt(
         "The stamps' expected resolution in seconds (null: unknown)."
@@ -251,8 +269,19 @@ class ResumeRecord(_Section):
     )
 
 
+class QuitPrompt(_Section):
+    """The quit key was pressed and the participant was asked to confirm (the log has it as
+    a page, ``problem_id`` ``quit-confirm``)."""
+
+    time: float = _req("Session time of the quit key press, seconds.")
+    answered: float | None = _opt("Session time of the answer (null: none, the session was "
+                                  "cut off first).")  # fmt: skip
+    ended_session: bool = Field(False, description="Whether the answer ended the session.")
+    trial: int | None = _opt("The trial it came in (null: between trials).")
+
+
 class Sidecar(BaseModel):
-    """A session's sidecar (version 3). See the module's description and ``docs/sidecar.md``."""
+    """A session's sidecar (version 4). See the module's description and ``docs/sidecar.md``."""
 
     model_config = ConfigDict(extra="allow", title="tol-tasks session sidecar")
 
@@ -261,7 +290,9 @@ class Sidecar(BaseModel):
     event_log_version: int = _req("The event log's format version.")
     status: Status = Field("incomplete", description="`incomplete` while the session runs (or "
                            "after a crash that left no end), then `completed`, `aborted` (the "
-                           "quit key) or `crashed`.")  # fmt: skip
+                           "quit key), `interrupted` (a signal: Ctrl-C, the system shutting "
+                           "down, the terminal closed; `signal` names it; version 4) or "
+                           "`crashed` (`error` says why).")  # fmt: skip
     participant: str = _req("The participant id.")
     session: int = _req("The session number.")
     session_attempt: int | None = _opt(
@@ -308,6 +339,10 @@ class Sidecar(BaseModel):
         0, description="Rows of the event log when the sidecar was last written."
     )
     error: str | None = _opt("What stopped a crashed session.")
+    signal: str | None = _opt("The signal that interrupted the session, e.g. `SIGINT` "
+                              "(Ctrl-C), `SIGTERM`, `SIGHUP` (null: none; version 4).")  # fmt: skip
+    quit_prompts: list[QuitPrompt] = _many("Each time the quit key asked the participant "
+                                           "to confirm, in order (version 4).")  # fmt: skip
 
     # --------------------------------------------------------------- files
     @classmethod
@@ -353,10 +388,12 @@ class Sidecar(BaseModel):
         """
         p = Path(path)
         try:
-            data = json.loads(p.read_text(encoding="utf-8"))
+            data = read_sidecar(p)
         except OSError as exc:
             raise SidecarError(f"{p}: cannot be read ({exc.strerror}).", where=str(p),
                                fix="give the .json file written beside the event log.") from None  # fmt: skip
+        except SidecarError:
+            raise
         except ValueError as exc:
             raise SidecarError(f"{p}: not JSON ({exc}).", where=str(p),
                                fix="restore the sidecar from a backup.") from None  # fmt: skip
@@ -374,7 +411,7 @@ class Sidecar(BaseModel):
 
     @classmethod
     def json_schema(cls) -> dict[str, Any]:
-        """The JSON Schema of the current version (shipped as ``codebook/sidecar-v3.schema.json``)."""
+        """The JSON Schema of the current version (shipped as ``codebook/sidecar-v4.schema.json``)."""
         schema = cls.model_json_schema()
         return {
             "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -420,5 +457,24 @@ def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
 
 
 def read_sidecar(path: Path) -> dict[str, Any]:
-    """Read a sidecar as plain JSON data (no checks; :meth:`Sidecar.read` checks and upgrades)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    """Read a sidecar as plain JSON data (no checks; :meth:`Sidecar.read` checks and upgrades).
+
+    Raises
+    ------
+    OSError, ValueError
+        It cannot be read, or is not JSON.
+    SidecarError
+        It is larger than :data:`~tol_tasks.config.MAX_SIDECAR_BYTES` or nested too deep
+        to read (no recorder writes such a file).
+    """
+    p = Path(path)
+    with open(p, "rb") as f:
+        raw = f.read(MAX_SIDECAR_BYTES + 1)
+    if len(raw) > MAX_SIDECAR_BYTES:
+        raise SidecarError(f"{p}: larger than the {MAX_SIDECAR_BYTES:,} bytes a sidecar may have.",
+                           where=str(p), fix="give the .json file written beside the event log.")  # fmt: skip
+    try:
+        return json.loads(raw.decode("utf-8"))
+    except RecursionError:
+        raise SidecarError(f"{p}: its values are nested too deep to read.", where=str(p),
+                           fix="restore the sidecar from a backup.") from None  # fmt: skip

@@ -6,45 +6,17 @@ it returns; the simulated participant and a person go through the same path.
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from tol_tasks.config import PEG_LETTERS
-from tol_tasks.errors import IllegalMoveError, TolTasksError
+from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format.model import ProblemSpec, Rules
 from tol_tasks.puzzles.base import Puzzle
 
 from .detail import format_detail
-
-#: Participant ids: what a file name can safely hold.
-_PARTICIPANT_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-
-
-class ParticipantIdError(TolTasksError, ValueError):
-    """A participant id that cannot be used in a file name."""
-
-
-def check_participant_id(pid: str) -> str:
-    """Return ``pid`` if it is a safe id, else raise :class:`ParticipantIdError`."""
-    if not isinstance(pid, str) or not _PARTICIPANT_RE.match(pid) or ".." in pid:
-        bad = ""
-        if isinstance(pid, str):
-            if "/" in pid or "\\" in pid:
-                bad = " It contains a path separator."
-            elif ".." in pid:
-                bad = " It contains '..'."
-            elif any(ord(c) < 32 or ord(c) == 127 for c in pid):
-                bad = " It contains a control character."
-            elif not pid:
-                bad = " It is empty."
-        raise ParticipantIdError(
-            f"participant id {pid!r} cannot be used.{bad}", field="participant", value=pid,
-            fix="use 1 to 64 letters, digits, '-', '_' or '.', starting with a letter or digit "
-            "(e.g. 'P001').",
-        )  # fmt: skip
-    return pid
+from .identity import ParticipantIdError, check_participant_id  # noqa: F401 - kept here too
 
 
 def block_order(n: int, order: str, seed: int | None,

@@ -20,6 +20,7 @@ from urllib.parse import urlparse
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.protocol_format.model import LoadedProtocol, ProtocolError
+from tol_tasks.session_data.identity import MAX_SESSION, session_fault
 from tol_tasks.session_data.pieces import STUDY_RE
 
 from .compile import browser_issues, compile_protocol, image_names
@@ -104,10 +105,11 @@ class WebSettings:
                     f"--{name.replace('_', '-')} {value!r} is not a URL parameter name. "
                     "Suggested fix: use 1 to 64 letters, digits, '_', '.' or '-' (e.g. PROLIFIC_PID)."
                 )
-        if isinstance(self.session, bool) or not isinstance(self.session, int) or self.session < 1:
+        fault = session_fault(self.session)
+        if fault is not None:
             raise WebBuildError(
-                f"--session {self.session!r} is not a session number. Suggested fix: give a "
-                "whole number from 1."
+                f"--session {self.session!r} is not a session number: it {fault} Suggested fix: "
+                f"give a whole number from 1 to {MAX_SESSION}."
             )
         if self.language is not None and self.language not in lp.languages():
             raise WebBuildError(

@@ -36,9 +36,9 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
+from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
 from tol_tasks.session_data.plan import SessionPlan
 from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Software
-from tol_tasks.session_data.trial import _PARTICIPANT_RE
 
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
@@ -48,17 +48,6 @@ COMPILED_FORMAT = 2
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
-
-
-def participant_pattern() -> str:
-    """The participant-id rule as one JavaScript regular expression (compiled, not ported).
-
-    Python's rule (:func:`tol_tasks.session_data.trial.check_participant_id`) is
-    its pattern plus "no '..'"; the browser gets both in one pattern, anchored
-    at both ends (JavaScript's ``$`` never matches before a final newline).
-    """
-    body = _PARTICIPANT_RE.pattern.removeprefix("^").removesuffix("$")
-    return rf"^(?!.*\.\.){body}$"
 
 
 def browser_issues(lp: LoadedProtocol) -> list[Issue]:
@@ -119,7 +108,9 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "compiled_format": COMPILED_FORMAT,
         "compiled_by": f"tol-tasks {__version__}",
         "event_log_version": EVENT_LOG_VERSION,
-        "participant_pattern": participant_pattern(),
+        "participant_pattern": PARTICIPANT_PATTERN,
+        "session_pattern": SESSION_TEXT_PATTERN,
+        "session_max": MAX_SESSION,
         "peg_letters": PEG_LETTERS,
         "apparatus": lp.puzzle.code,
         "puzzles": _puzzles(lp),

@@ -47,9 +47,9 @@ export class TowerSession {
   open() {
     if (this.clock) return;
     this.clock = SessionClock.startingNow();
-    // The keys of the sidecar model (tol_tasks/session_data/sidecar.py, version 3).
+    // The keys of the sidecar model (tol_tasks/session_data/sidecar.py, version 4).
     this.meta = {
-      sidecar_version: 3,
+      sidecar_version: 4,
       recorder: { name: "tol-web TowerPlugin", version: VERSION, runtime: "browser" },
       source: null,
       unavailable: [],

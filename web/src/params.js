@@ -14,6 +14,13 @@ export function checkParticipant(proto, id) {
   return typeof id === "string" && new RegExp(proto.participant_pattern).test(id);
 }
 
+/** The session number `text` gives, or null: the lab's rule, compiled from Python into the protocol. */
+export function sessionFromText(proto, text) {
+  if (typeof text !== "string" || !new RegExp(proto.session_pattern).test(text)) return null;
+  const n = Number(text);
+  return n >= 1 && n <= proto.session_max ? n : null;
+}
+
 /** The URL's parameters (JATOS's, when the page runs there). */
 export function urlParameters() {
   const jatos = globalThis.jatos;
@@ -32,9 +39,9 @@ export function sessionRequest(proto, settings, params) {
     return { error: `${settings.language_param}=${language}: this task has no texts in that language. Use one of: ${Object.keys(proto.languages).join(", ")}.` };
   }
   const sessionText = params[settings.session_param];
-  const session = sessionText === undefined ? settings.session : Number(sessionText);
-  if (!Number.isInteger(session) || session < 1) {
-    return { error: `${settings.session_param}=${sessionText}: not a session number. Use a whole number from 1, e.g. ${settings.session_param}=1.` };
+  const session = sessionText === undefined ? settings.session : sessionFromText(proto, sessionText);
+  if (session === null) {
+    return { error: `${settings.session_param}=${sessionText}: not a session number. Use a whole number from 1 to ${proto.session_max}, in digits only, e.g. ${settings.session_param}=1.` };
   }
   const fields = {};
   for (const [name, value] of Object.entries(proto.participant_fields)) fields[name] = params[name] ?? value;

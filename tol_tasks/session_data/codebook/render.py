@@ -4,7 +4,7 @@
 
     python -m tol_tasks.session_data.codebook.render             > docs/event-log.md
     python -m tol_tasks.session_data.codebook.render sidecar     > docs/sidecar.md
-    python -m tol_tasks.session_data.codebook.render schema      > tol_tasks/session_data/codebook/sidecar-v3.schema.json
+    python -m tol_tasks.session_data.codebook.render schema      > tol_tasks/session_data/codebook/sidecar-v4.schema.json
 
 The event log is declared by its codebook (``events-v2.json``), the sidecar by
 its model (:class:`~tol_tasks.session_data.sidecar.Sidecar`); the tests check
@@ -52,7 +52,7 @@ def render_markdown() -> str:
 
 
 def sidecar_schema_text() -> str:
-    """The sidecar's JSON Schema as shipped (``codebook/sidecar-v3.schema.json``)."""
+    """The sidecar's JSON Schema as shipped (``codebook/sidecar-v4.schema.json``)."""
     return json.dumps(Sidecar.json_schema(), indent=2, ensure_ascii=False) + "\n"
 
 
@@ -110,7 +110,9 @@ def render_sidecar_markdown() -> str:
         "be recorded. Unknown keys are kept when read. Readable versions: "
         f"{', '.join(map(str, READABLE_SIDECAR_VERSIONS))} (version 1 had no `recorder`, "
         "`source` or `unavailable`; version 2 had no `session_attempt`, `earlier_attempts` or "
-        "`instruction_pages`).",
+        "`instruction_pages`; version 3 had no status `interrupted`, no `signal`, "
+        "`quit_prompts`, `timing.unmatched_keys` or `timing.late_twins`, and counted "
+        "`timing.unmatched_presses` since the last resume only).",
         "",
         "## Sidecar",
         "",

@@ -1,0 +1,97 @@
+"""Opening a session: its input, window, log and sidecar, in the order that keeps a session
+cut off at any instant whole (see :func:`open_session`)."""
+
+from __future__ import annotations
+
+import time
+
+from psychopy import core
+
+from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
+
+from .frames import FrameRecorder
+from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
+from .play import Stage
+from .rescue import SessionNotStartedError, SidecarWriteError
+from .screen import TaskScreen
+from .session import SessionRecord
+from .sources import open_input
+from .steps import StepRunner
+from .window import WindowClaim, check_window
+
+
+def open_session(task) -> None:
+    """Open the input, the log and the sidecar of ``task`` (a
+    :class:`~tol_tasks.runner.engine.TowerTask`) at its first problem.
+
+    Everything slow (the input source, the refresh rate) comes first; the log and the
+    sidecar are then written one right after the other, so that a session cut off at
+    any moment leaves nothing, a log its sidecar lets ``--resume`` continue, or a log
+    that never started (no event; kept, and recognised as such, never blocking).
+    """
+    task._interrupts.armed = True  # from here, a signal ends the session at a frame
+    try:
+        _open_record(task)
+    except BaseException:
+        stage = getattr(task, "_stage", None)
+        if stage is not None:
+            stage.input.close()
+        if getattr(task, "_window", None) is not None:
+            task._window.restore()
+        task.prepared.release()
+        raise
+
+
+def _open_record(task) -> None:
+    check_window(task.win)
+    p, s = task.prepared, task.settings
+    task._window = WindowClaim(task.win, task.model.display.background)
+    task._window.claim()
+    clock = task._given_clock or core.Clock()
+    if p.resume:
+        set_resumed_clock(clock, p.resume)  # before the input reads the clock
+    screen = TaskScreen(task.win, task.protocol, task.msg)
+    inp, task.fallback_reason = open_input(task.win, screen, clock, s, task.model.input)
+    frames = FrameRecorder(task.win)
+    task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.msg,
+                        speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
+                        interrupts=task._interrupts, confirm_quit=not s.quit_at_once)  # fmt: skip
+    frames.measure_refresh(task.msg["preparing"])  # before anything of the task is drawn
+    sidecar = session_sidecar(
+        p, language=task.language, win=task.win, stage=task._stage, clock=clock,
+        own_clock=task._given_clock is None,
+        clock_zero_monotonic=time.monotonic() - clock.getTime(),
+        fallback_reason=task.fallback_reason, owns_window=task._owns_window,
+        experiment=task.rows.reference(),
+    )  # fmt: skip
+    if p.resume:
+        continue_sidecar(sidecar, p.resume)
+    sidecar.counterbalance = task.plan.counterbalance_record()
+    frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
+    task._stage.quit_prompts = sidecar.quit_prompts
+    task._interrupts.check()  # a signal while starting: nothing is written
+    last_trial = p.resume.progress.last_trial if p.resume else 0
+    try:
+        if p.resume:
+            log = EventLog.append(p.log, fsync=s.fsync, watch=True)
+        else:
+            log = EventLog(p.log, fsync=s.fsync, watch=True)
+    except OSError as exc:
+        raise SessionNotStartedError(
+            p, f"{p.log} could not be written ({exc.strerror or exc})"
+        ) from None
+    record = SessionRecord(p, log, sidecar, clock, last_trial)
+    record.input_source = inp
+    try:
+        record.save()
+    except SidecarWriteError as exc:
+        log.close()
+        raise SessionNotStartedError(p, exc.message.split("; every row")[0]) from None
+    task._record = record
+    inp.on_lost = lambda t, reason: task._record.input_lost(t, reason, inp.method)
+    task._steps = StepRunner(task._stage, task._record, task.rows, task.results,
+                             task.language)  # fmt: skip
+    try:
+        task._record.begin(task.plan.form)
+    except EventLogWriteError as exc:
+        raise task._finish("crashed", exc) or exc from None

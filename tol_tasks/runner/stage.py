@@ -1,0 +1,175 @@
+"""The stage a session plays on: the window's screen and frames, the input, the clock, the log
+writer, the protocol and the participant's texts; the screens between trials (instruction
+pages, messages, pauses) and the quit key's question."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from tol_tasks.protocol_format.model import LoadedProtocol, Page
+
+from .frames import FrameRecorder
+from .inputs import InputSource
+from .interrupt import Interrupts
+from .screen import TaskScreen
+
+#: The ``problem_id`` of the page rows of the screen a resumed session begins with.
+RESUME_READY = "resume-ready"
+
+#: The ``problem_id`` of the page rows of the screen that asks to confirm the quit key.
+QUIT_CONFIRM = "quit-confirm"
+
+#: Size of the participant's board and of the goal, relative to the full layout.
+BOARD_SCALE = 0.95
+GOAL_SCALE = 0.5
+
+
+class AbortSession(Exception):  # noqa: N818 - a signal, not an error
+    """The quit key was pressed at session time ``t``."""
+
+    def __init__(self, t: float):
+        self.t = t
+
+
+@dataclass
+class Stage:
+    """What a running session plays on: the window's screen and frames, the input, the clock,
+    the log writer, the protocol and the participant's texts.
+
+    ``speed``: how many times faster than real time pauses pass (the simulated
+    participant's speed; 1 for a person). ``simulate``: the participant is simulated
+    (time limits are checked on its scaled time). ``interrupts``: the signals received
+    (a session ends at the next frame after one). ``confirm_quit``: the quit key asks
+    the participant to confirm (:meth:`confirm`); each time is added to ``quit_prompts``
+    (the sidecar's list). ``trial``: the trial on the board (None between trials).
+    """
+
+    screen: TaskScreen
+    frames: FrameRecorder
+    input: InputSource
+    clock: object
+    write: Callable[..., None]
+    protocol: LoadedProtocol
+    messages: dict[str, str]
+    speed: float = 1.0
+    simulate: bool = False
+    interrupts: Interrupts = field(default_factory=Interrupts)
+    confirm_quit: bool = True
+    quit_prompts: list = field(default_factory=list)
+    trial: int | None = None
+    _after_answer: list = field(default_factory=list, repr=False)
+
+    @property
+    def model(self):
+        return self.protocol.model
+
+    def events(self) -> list:
+        """The input's events of this frame, with the quit key taken out: it ends the session
+        (:class:`AbortSession`), once confirmed; a signal received ends it too."""
+        self.interrupts.check()
+        out = []
+        evs = self.input.poll()
+        for i, ev in enumerate(evs):
+            if ev.kind == "key" and ev.key == self.model.input.quit_key:
+                if not self.confirm_quit or self.confirm(ev.t, evs[i + 1 :]):
+                    raise AbortSession(ev.t)
+                return out + self._after_answer  # the events read with the answer, after it
+            out.append(ev)
+        return out
+
+    def confirm(self, t: float, pending=()) -> bool:
+        """Ask the participant to confirm the quit key pressed at ``t``: True if the quit key
+        comes again, False on any other key or a click (the task then goes on where it was).
+
+        ``pending``: events read with the quit key, after it (the first answers it). The
+        simulated participant's own clicks answer nothing (it knows nothing of the question).
+        The question is logged as a page (``problem_id`` :data:`QUIT_CONFIRM`; ``page_left``
+        with the answer) and added to :attr:`quit_prompts`.
+        """
+        from tol_tasks.session_data.sidecar import QuitPrompt
+
+        prompt = QuitPrompt(time=t, trial=self.trial)
+        self.quit_prompts.append(prompt)
+        key = self.model.input.quit_key
+        text = self.messages["quit_confirm"].format(key=key.capitalize())
+        label = self.screen.label("message", small=False)
+        shown = self.frames.next_flip_time(self.clock)
+        label.draw(text)
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=QUIT_CONFIRM, stamp="flip")
+        evs = list(pending)
+        while True:
+            self.interrupts.check()
+            for k, ev in enumerate(evs):
+                if ev.source == "simulated":
+                    continue
+                if ev.kind == "key" or ev.kind == "release":
+                    self._after_answer = evs[k + 1 :]
+                    quit_again = ev.kind == "key" and ev.key == key
+                    self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
+                               input=ev.source, stamp=ev.stamp)  # fmt: skip
+                    prompt.answered, prompt.ended_session = ev.t, quit_again
+                    return quit_again
+            label.draw(text)
+            self.frames.flip()
+            evs = self.input.poll()
+
+    def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
+        """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
+        end = self.clock.getTime() + seconds / self.speed
+        while self.clock.getTime() < end:
+            self.events()
+            draw()
+            self.frames.flip()
+
+    def message(self, text: str, seconds: float) -> None:
+        """A text alone on the screen for ``seconds``."""
+        label = self.screen.label("message", small=False)
+        self.wait(seconds, lambda: label.draw(text))
+
+    def instructions(self, language: str) -> None:
+        """Each instruction page until the participant clicks or presses space."""
+        lp = self.protocol
+        base_dir = lp.path.parent if lp.path else None
+        for k, page in enumerate(lp.pages(language), start=1):
+            self.page(page, f"page-{k}", base_dir)
+
+    def ready_to_continue(self) -> None:
+        """A resumed session's first screen: the participant starts again when ready (logged
+        as a page, ``problem_id`` :data:`RESUME_READY`), not dropped into a running problem."""
+        self.page(Page(text=self.messages["resume_ready"]), RESUME_READY)
+
+    def page(self, page: Page, page_id: str, base_dir=None) -> None:
+        """One page until the participant clicks or presses space (``page_shown`` with the
+        flip that showed it, ``page_left`` with the press)."""
+        shown = self.frames.next_flip_time(self.clock)
+        self.screen.draw_page(page, base_dir)
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
+        self.input.on_page(self.clock.getTime())
+        while True:
+            evs = self.events()
+            done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
+            if done:
+                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
+                           stamp=done[0].stamp)  # fmt: skip
+                return
+            self.screen.draw_page(page, base_dir)
+            self.frames.flip()
+
+    def boards(self, puzzle):
+        """Peg areas of the participant's board and of the goal (None if hidden)."""
+        d, screen = self.model.display, self.screen
+        if not d.show_goal:
+            return screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
+        if d.goal_position == "top":
+            return (
+                screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
+                screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
+            )
+        side = screen.aspect * 0.25 * (1 if d.goal_position == "right" else -1)
+        return (
+            screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
+            screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
+        )
