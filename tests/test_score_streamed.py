@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+import tol_analysis.export as export_module
 import tol_analysis.read as read_module
 import tol_analysis.score as score_module
+import tol_analysis.sessions as sessions_module
 from tol_analysis.columns import TRIALS
 from tol_analysis.conventions import Conventions
 from tol_analysis.csvfile import TableWriter, write_table
@@ -34,12 +36,14 @@ def _score(paths, conv, write_to=None):
 def test_tables_written_as_scored_are_the_tables_written_whole(tmp_path, monkeypatch, conv):
     monkeypatch.setattr(score_module, "BATCH_ROWS", 300)  # many batches
     monkeypatch.setattr(read_module, "BATCH_BYTES", 1)
+    monkeypatch.setattr(sessions_module, "SESSION_ROWS", 2)  # sessions.csv two rows at a time
+    monkeypatch.setattr(export_module, "WIDE_ROWS", 2)  # wide.csv two participants at a time
     paths = find_logs(INPUTS)
     whole, streamed = tmp_path / "whole", tmp_path / "streamed"
     export(_score(paths, conv), whole)
     streamed.mkdir()
     scores = _score(paths, conv, write_to=streamed)
-    assert set(scores.written) == {"moves", "trials", "copy_moves"}
+    assert set(scores.written) == {"moves", "trials", "copy_moves", "sessions"}
     export(scores, streamed)
     for name in TABLES:
         assert (streamed / name).read_bytes() == (whole / name).read_bytes(), name
@@ -53,7 +57,11 @@ def test_a_table_written_as_scored_is_not_a_dataframe_and_says_where_it_is(tmp_p
         scores.frame("moves")
     assert scores.rows("moves") == (tmp_path / "moves.csv").read_text().count("\n") - 1
     assert set(scores.table("trials").names) < set(TRIALS.names)
-    assert len(scores.sessions) > 0  # the summaries are made from the columns kept
+    # sessions.csv too: the summaries are made from the trial columns kept; the table keeps
+    # every column's name but only the columns wide.csv and the codebook read.
+    header = (tmp_path / "sessions.csv").read_text().splitlines()[0].split(",")
+    assert scores.table("sessions").names == header
+    assert scores.rows("sessions") == (tmp_path / "sessions.csv").read_text().count("\n") - 1 > 0
 
 
 def test_a_table_written_in_batches_is_the_table_written_at_once(tmp_path):

@@ -30,7 +30,13 @@ from tol_analysis.csvfile import TableWriter
 from tol_analysis.logview import LogView, last_in_group
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
-from tol_analysis.sessions import SESSION_TRIALS, SessionInfo, session_info, summarize_sessions
+from tol_analysis.sessions import (
+    SESSION_TRIALS,
+    SessionInfo,
+    session_info,
+    summarize_sessions,
+    write_sessions,
+)
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -220,6 +226,8 @@ def score_sessions(
     with ExitStack() as files:
         tables, written = _builders(write_to, files)
         scores = _score_into(tables, logs, conv, replays, on_error)
+    if write_to is not None:
+        written["sessions"] = Path(write_to) / "sessions.csv"
     scores.written = written
     return scores
 
@@ -265,7 +273,13 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
                     sidecars.add(log.key, log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
-    done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+    sink = tables["trials"].sink
+    if sink is None:
+        done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+    else:  # written as scored: sessions.csv too, beside trials.csv
+        path = sink.path.with_name("sessions.csv")
+        done["sessions"] = write_sessions(done["trials"], infos, conv, path)
+
     return Scores(done, conv, warnings, sidecars)
 
 
