@@ -296,7 +296,10 @@ def _digest(folder: Path) -> dict[str, str]:
     return {
         str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
         for p in sorted(folder.rglob("*"))
-        if p.is_file() and p.suffix in (".csv", ".tsv") and "reports" not in p.parts
+        if p.is_file()
+        and p.suffix in (".csv", ".tsv")
+        and "reports" not in p.parts
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
     }
 
 
@@ -329,7 +332,8 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--library", action="store_true",
                     help="also in-process figures: library scoring against in-process pandas")  # fmt: skip
     ap.add_argument("--same-bytes", action="store_true",
-                    help="with --before: check both checkouts write the same tables")  # fmt: skip
+                    help="with --before: check both checkouts write the same tables (a "
+                         "checkout from before a deliberate change of the tables differs)")  # fmt: skip
     ap.add_argument("--json", type=Path, help="also write every run's figures to this file")
     ap.add_argument("--generate-only", action="store_true",
                     help="write the corpora and stop")  # fmt: skip
