@@ -2,7 +2,12 @@
 
 Run with (starts its own Xvfb display when there is none)::
 
-    uv run python benchmarks/bench_frames.py
+    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT] [--only TEXT]
+
+``--before``: also measure the engine of an older checkout (with its own ``.venv``; through
+``TowerTask``'s public API, run by that checkout's Python) on the same display, between two
+measures of this one (averaged), and print the ratio new / before. ``--only``: the cases
+whose label holds ``TEXT`` (e.g. ``h8``, the worst case).
 
 *Per-frame work* is the time from the return of one flip to the call of the
 next: input polling and drawing, what must fit inside a refresh period. For
@@ -119,14 +124,16 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
     from psychopy import event
 
     from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.display.layout import fit_factor, session_layout
     from tol_tasks.puzzles.hanoi import Hanoi
-    from tol_tasks.runner.play import BOARD_SCALE, GOAL_SCALE
     from tol_tasks.runner.screen import TaskScreen
 
     screen = TaskScreen(win, lp, lp.messages())
     d = lp.model.display
-    areas = screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE)
-    goal_areas = screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE)
+    # The session's layout, from the display model (no PsychoPy needed for the places).
+    w, h = (int(v) for v in win.size)
+    layout = session_layout(lp.model).scaled(fit_factor(w / h))
+    areas, goal_areas = list(layout.board.pegs), list(layout.goal.pegs)
     s, g = puzzle.parse(start), puzzle.parse(goal)
     path = [s]
     for m in puzzle.solve(s, g):
@@ -138,8 +145,8 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
         return DEFAULT_BALL_COLORS.get(piece, "#888888")
 
     old = _OldScreen(win, d) if draw_old else None
-    board = screen.board("board", puzzle, areas)
-    goal_board = screen.board("goal", puzzle, goal_areas)
+    board = screen.board("board", puzzle, layout.board)
+    goal_board = screen.board("goal", puzzle, layout.goal)
     goal_board.show(g)
     labels = [screen.label("goal_label"), screen.label("moves")]
     work, since = [], None
@@ -210,14 +217,47 @@ def measure() -> list[dict]:
     cases = [(label, load_protocol(name), name, s, g, p) for label, name, s, g, p in _cases()]
     cases.append(("8-disk Hanoi (h8)", hanoi8, hanoi8, "AAAAAAAA", "CCCCCCCC",
                   hanoi8.puzzle))  # fmt: skip
+    only = os.environ.get("TOL_BENCH_ONLY")  # a part of the cases' labels (--only)
+    engine_only = os.environ.get("TOL_BENCH_ENGINE_ONLY") == "1"  # an older checkout's engine
+    cases = [c for c in cases if not only or only in c[0]]
     with tempfile.TemporaryDirectory() as tmp:
         for label, lp, proto, start, goal, puzzle in cases:
-            old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
-            new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
+            if engine_only:
+                old = new = None
+            else:
+                old = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=True))
+                new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
             engine = _engine_run(win, proto, start, goal, puzzle, tmp)
             rows.append({"case": label, "old": old, "new": new, "engine": engine})
     win.close()
     return rows
+
+
+def _child(python: str, root: Path, env: dict) -> list[dict]:
+    """This file's measures run by ``python`` in ``root`` (another checkout: its engine only,
+    through TowerTask's public API, which both have)."""
+    here = Path(__file__).resolve()
+    if root != here.parents[1]:
+        env = {**env, "TOL_BENCH_ENGINE_ONLY": "1"}
+    done = subprocess.run([python, str(here), "--child"], env=env, capture_output=True,
+                          text=True, check=True, cwd=root)  # fmt: skip
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _before(before: Path, rows: list[dict], earlier: list[dict]) -> None:
+    """The engine's figures of this checkout beside an older one's (``--before``)."""
+    print(f"\nThe engine, this checkout (new) against {before} (before), the same display:")
+    print(
+        f"{'case':34} {'before med/p99':>16} {'new med/p99':>16} {'ratio med':>9} {'ratio p99':>9}"
+    )
+    by_case = {r["case"]: r["engine"] for r in earlier}
+    for r in rows:
+        b, n = by_case.get(r["case"]), r["engine"]
+        if b is None:
+            continue
+        print(f"{r['case']:34} {b['median_ms']:7.2f}/{b['p99_ms']:7.2f} "
+              f"{n['median_ms']:7.2f}/{n['p99_ms']:7.2f} {n['median_ms'] / b['median_ms']:8.2f}x "
+              f"{n['p99_ms'] / b['p99_ms']:8.2f}x")  # fmt: skip
 
 
 def main() -> int:
@@ -225,6 +265,9 @@ def main() -> int:
                                  epilog="Figures in ms; targets: median <= 2, p99 <= 6.")  # fmt: skip
     ap.add_argument("--load", type=int, default=0,
                     help="busy loops kept running meanwhile (2: both cores of this machine)")  # fmt: skip
+    ap.add_argument("--before", type=Path, default=None,
+                    help="an older checkout (with its own .venv): its engine too, and the ratio")  # fmt: skip
+    ap.add_argument("--only", default=None, help="only the cases whose label holds this, e.g. h8")
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -246,19 +289,21 @@ def _run(args: argparse.Namespace) -> int:
         from tests.runner_tools import start_xvfb
 
         xvfb, env = start_xvfb()
+    if args.only:  # only the cases whose label holds this text
+        env["TOL_BENCH_ONLY"] = args.only
+    root = Path(__file__).resolve().parents[1]
+    before = args.before.resolve() if args.before else None
     try:
-        done = subprocess.run([sys.executable, __file__, "--child"], env=env,
-                              capture_output=True, text=True, check=True,
-                              cwd=Path(__file__).resolve().parents[1])  # fmt: skip
+        rows = _child(sys.executable, root, env)
+        earlier = _child(str(before / ".venv" / "bin" / "python"), before, env) if before else None
+        if before is not None:  # and this checkout again: the two alternate, load drifts less
+            again = _child(sys.executable, root, env)
+            for r, a in zip(rows, again, strict=True):
+                for key in ("median_ms", "p99_ms"):
+                    r["engine"][key] = (r["engine"][key] + a["engine"][key]) / 2
     finally:
         if xvfb is not None:
             xvfb.terminate()
-    lines = done.stdout.strip().splitlines()
-    if not lines:
-        raise SystemExit(f"the measuring process printed no figures:\n{done.stderr}")
-    rows = json.loads(lines[-1])
-    if not rows:
-        raise SystemExit("the measuring process measured no case")
     load = f", {args.load} busy loop(s) running" if args.load else ""
     print(
         f"Per-frame work (ms), {FRAMES} frames per drawing loop; engine: simulated play{load}; "
@@ -279,6 +324,8 @@ def _run(args: argparse.Namespace) -> int:
         f"engine worst case: median {worst_med:.2f} ms (target <= 2), "
         f"p99 {worst_p99:.2f} ms (target <= 6)"
     )
+    if before is not None:
+        _before(before, rows, earlier)
     return 0
 
 

@@ -38,21 +38,30 @@ exp = experiment.Experiment()
 exp.loadFromXML(src)
 for pair in sys.argv[4:]:
     key, value = pair.split("=", 1)
-    exp.routines["problem"].getComponentFromName("tower").params[key].val = eval(value)
+    if key.startswith("@"):  # an experiment setting, e.g. @Enable Escape
+        exp.settings.params[key[1:]].val = eval(value)
+    else:
+        exp.routines["problem"].getComponentFromName("tower").params[key].val = eval(value)
 exp.saveToXML(dst)
 compileScript(dst, None, out)
 """
 
 
 def compile_example(
-    folder: Path, target: str = "py", python: str = sys.executable, **params
+    folder: Path,
+    target: str = "py",
+    python: str = sys.executable,
+    settings: dict | None = None,
+    **params,
 ) -> subprocess.CompletedProcess:
-    """Copy the example into ``folder``, set Tower ``params``, compile it to ``target``
-    with the PsychoPy of ``python`` (by default the tests' own)."""
+    """Copy the example into ``folder``, set Tower ``params`` (and the experiment's
+    ``settings``, e.g. ``{"Enable Escape": False}``), compile it to ``target`` with the
+    PsychoPy of ``python`` (by default the tests' own)."""
     for name in ("tower_example.psyexp", "conditions.csv"):
         if not (folder / name).exists():
             shutil.copy(EXAMPLE / name, folder / name)
     edits = [f"{k}={v!r}" for k, v in params.items()]
+    edits += [f"@{k}={v!r}" for k, v in (settings or {}).items()]
     return subprocess.run(
         [python, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
          str(folder / f"tower_example.{target}"), *edits],

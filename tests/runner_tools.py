@@ -26,8 +26,9 @@ def short_protocol(name: str, goal: str) -> str:
     )
 
 
-def start_xvfb() -> tuple[subprocess.Popen, dict]:
-    """A new Xvfb server on a free display; returns it and the environment that uses it."""
+def start_xvfb(screen: str = "1280x1024x24") -> tuple[subprocess.Popen, dict]:
+    """A new Xvfb server on a free display (its screen ``WIDTHxHEIGHTxDEPTH``); returns it and
+    the environment that uses it."""
     import os
 
     read_fd, write_fd = os.pipe()
@@ -38,7 +39,7 @@ def start_xvfb() -> tuple[subprocess.Popen, dict]:
             str(write_fd),
             "-screen",
             "0",
-            "1280x1024x24",
+            screen,
             "-nolisten",
             "tcp",
         ],

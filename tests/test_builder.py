@@ -73,8 +73,8 @@ def test_psychopy_finds_the_component_through_its_entry_point():
     params = found["params"]
     assert [p[0] for p in params] == [
         "mode", "protocol", "task", "size", "start", "goal", "timeLimit", "moveLimit",
-        "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "feedback", "simulate",
-        "simSpeed", "inputTiming",
+        "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "pieceLabels",
+        "feedback", "simulate", "simSpeed", "inputTiming",
     ]  # fmt: skip
     assert all(p[2:] == [True, True] for p in params), params  # every one has hint, label
     assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing"}
@@ -313,17 +313,28 @@ def test_conditions_file_of_the_example_is_valid():
 
 
 @pytest.mark.slow
-def test_the_quit_key_ends_the_experiment_as_builder_escape_does(xdisplay, tmp_path):
-    done = compile_example(tmp_path)
+@pytest.mark.parametrize("escape", [True, False])
+def test_the_quit_key_ends_the_experiment_as_builder_escape_does(escape, xdisplay, tmp_path):
+    # Escape (a real key press) ends the experiment as Builder's Escape does; with the
+    # experiment's "Enable Escape" off it ends neither the experiment nor the Tower's
+    # problem, which ends by its time limit instead.
+    (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,4\n")
+    done = compile_example(tmp_path, settings={"Enable Escape": escape})
     assert done.returncode == 0, done.stderr
+    assert f"escape={escape}" in (tmp_path / "tower_example.py").read_text()
     with running_example(tmp_path, xdisplay) as proc:
         wait_for_onset(tmp_path, proc)
         xdotool("key", "Escape", env=xdisplay)
-        _, err = proc.communicate(timeout=60)
+        _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     table = builder_csv(tmp_path)
-    assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
-    assert "goodbye.started" not in table.columns  # the experiment ended there
     events = read_event_log(tower_logs(tmp_path)[0]).rows
-    assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
-    assert events[-1]["reason"] == "aborted"
+    if escape:
+        assert list(table["tower.outcome"].dropna()) == ["aborted"]  # the first problem only
+        assert "goodbye.started" not in table.columns  # the experiment ended there
+        assert [r["event"] for r in events][-2:] == ["abort", "session_end"]
+        assert events[-1]["reason"] == "aborted"
+    else:
+        assert list(table["tower.outcome"].dropna()) == ["time_out"]
+        assert "abort" not in [r["event"] for r in events]
+        assert events[-1]["reason"] == "completed"

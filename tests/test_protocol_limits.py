@@ -184,7 +184,8 @@ def _score_a_session(lp, folder: Path) -> None:
 def _carry_out(path: Path, tmp: Path) -> None:
     """What comes after an accepted protocol: every later command must carry it out."""
     lp = load_protocol(path)
-    code, out = _run(web_main, ["build", str(path), "--output", str(tmp / "web"), "--force"])
+    code, out = _run(web_main, ["build", str(path), "--output", str(tmp / "web"), "--force",
+                                "--download"])  # fmt: skip
     assert code == 0, out  # tol-web build (the browser's data: its times, seeds, sizes)
     args = _run_parser().parse_args([str(path), "--participant", "P1", "--output", str(tmp / "d")])
     prepared = prepare(settings_from_cli(args), lp)  # what tol-run checks before its window

@@ -89,7 +89,7 @@ def test_the_builder_run_setting_parameters_come_from_the_settings():
         assert p.choices == tuple(f.metadata["choices"] or ())
         assert p.default == f.default
     # Every parameter fills one TowerSettings field, and every field is a parameter's.
-    own = {"component", "experiment", "conditions"}
+    own = {"component", "experiment", "conditions", "escape"}  # escape: "Enable Escape"
     assert {p.field for p in PARAMS} == {f.name for f in dataclasses.fields(TowerSettings)} - own
     assert all(getattr(TowerSettings(component="t"), p.field) == p.default for p in PARAMS
                if p.field not in ("protocol", "start", "goal", "time_limit", "move_limit"))  # fmt: skip

@@ -264,31 +264,98 @@ def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
     assert got["display"] == display
 
 
-def test_the_browser_places_the_feedback_where_the_lab_does():
-    from tol_tasks.protocol_format.load import load_protocol, load_protocol_text
-    from tol_tasks.runner.geometry import PegArea, text_band_y
+def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
+    # The tower plugin lays out problems no protocol declares with web/src/layout.js; the
+    # Python display model (tol_tasks.display.layout) is the source: every number equal.
+    from types import SimpleNamespace
 
-    big = load_protocol_text(
-        "format: 1\nname: big\ntask: {type: hanoi, disks: 8, pegs: 5}\n"
-        "blocks:\n  - problems:\n      - {id: p1, start: AAAAAAAA, goal: EEEEEEEE}\n", "big.yaml"
-    )  # fmt: skip
+    from tol_tasks.display.layout import screen_layout
+
     cases = []
-    for lp in [load_protocol("london-shallice"), load_protocol("hanoi-classic"), big]:
-        puzzle = lp.block_problems(0)[0].puzzle
-        for aspect in (4 / 3, 16 / 9, 0.75):
-            for goal in ("top", "left", "right", None):
-                display = {"piece_scale": 1.0, "show_goal": goal is not None,
-                           "goal_position": goal or "top"}  # fmt: skip
-                cases.append({"code": puzzle.code, "display": display, "aspect": aspect})
+    for _ in range(200):
+        if rng.random() < 0.5:
+            pegs, disks = rng.randrange(3, 7), rng.randrange(1, 11)
+            kind, caps, largest = "hanoi", [disks] * pegs, disks + rng.randrange(0, 3)
+        else:
+            kind, largest = "london", None
+            caps = [rng.randrange(1, 6) for _ in range(rng.randrange(2, 6))]
+        goal = rng.choice(["top", "left", "right", None])
+        display = {"piece_scale": rng.choice([0.5, 1.0, 1.2, 3.0]), "show_goal": goal is not None,
+                   "goal_position": goal or "top"}  # fmt: skip
+        cases.append({"kind": kind, "caps": caps, "display": display, "largest": largest})
     got = node(
-        "return input.map((c) => { const [b, g] = lib.boards(lib.fromCode(c.code), c.display, "
-        "c.aspect); return {y: lib.textBandY(g ? [b, g] : [b]), b, g}; });",
+        "return input.map((c) => lib.screenLayout(c.kind, c.caps, c.display, c.largest));", cases
+    )
+    sizes = node(
+        "return input.map((c) => { const b = lib.screenLayout(c.kind, c.caps, c.display, "
+        "c.largest).board; return [lib.pieceSize(b, 1), lib.pieceSize(b, b.largest), "
+        "lib.pieceXY(b, 0, 2)]; });",
         cases,
     )
+    for case, js, size in zip(cases, got, sizes, strict=True):
+        d = SimpleNamespace(**case["display"])
+        layout = screen_layout(case["kind"], case["caps"], d, case["largest"])
+        want = _flat(layout.as_dict())
+        assert set(_flat(js)) == set(want), case
+        for key, value in _flat(js).items():
+            assert value == pytest.approx(want[key], abs=1e-12), (case, key)
+        b = layout.board
+        if case["kind"] == "hanoi":
+            want_sizes = [*b.piece_size(1), *b.piece_size(b.largest), *b.piece_xy(0, 2)]
+            assert [v for pair in size for v in pair] == pytest.approx(want_sizes, abs=1e-12)
 
-    for case, js in zip(cases, got, strict=True):
-        areas = [[PegArea(**a) for a in b] for b in (js["b"], js["g"]) if b]
-        assert js["y"] == pytest.approx(text_band_y(areas), abs=1e-12), case
+
+def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng):
+    # web/src/quality.js is a port of tol_tasks.session_data.quality.run_warnings.
+    from tol_tasks.session_data.quality import run_warnings
+
+    cases = []
+    for _ in range(300):
+        total = rng.choice([0, 1, 20, 1000])
+        meta = {
+            "frames": {"total_frames": total, "total_dropped_frames": rng.randrange(total + 1)},
+            "timing": {"input_method": rng.choice(["polled", "xinput2-raw", None]),
+                       "input_fallback_reason": rng.choice([None, "no X Input 2"]),
+                       "unmatched_presses": rng.choice([0, 1, 3]),
+                       "unmatched_keys": rng.choice([0, 1, 2]),
+                       "input_lost": rng.choice([None, {"time": 12.25, "reason": "died"}])},
+            "refresh_rate_hz": rng.choice([None, 59.9, 60.0, 75.0, 143.8]),
+            "page": {"hidden": [{"time": 1.0, "state": rng.choice(["hidden", "visible"])}
+                                for _ in range(rng.randrange(3))],
+                     "fullscreen_exits": [1.0] * rng.randrange(3)},
+            "window": {"focus_lost": [1.0] * rng.randrange(3)},
+            "simulate": rng.choice([None, {"seed": 1}]),
+        }  # fmt: skip
+        cases.append({"meta": meta, "declared": rng.choice([None, 60, 144, 59.94])})
+    got = node("return input.map((c) => lib.runWarnings(c.meta, c.declared));", cases)
+    assert got == [run_warnings(c["meta"], c["declared"]) for c in cases]
+    assert any(got)
+    assert not all(got)
+
+
+def test_the_plugin_writes_piece_labels_in_the_colour_the_lab_does(rng):
+    # display.piece_labels in the tower plugin: black or white by WCAG luminance, as
+    # tol_tasks.display.colors.label_color decides.
+    from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
+    from tol_tasks.display.colors import label_color
+
+    colors = [*DEFAULT_BALL_COLORS.values(), *DEFAULT_DISK_COLORS, "#fff", "#000"]
+    colors += ["#" + "".join(rng.choice("0123456789abcdef") for _ in range(6)) for _ in range(200)]
+    got = node("return input.map((c) => lib.labelColor(c));", colors)
+    assert got == [label_color(c) for c in colors]
+
+
+def _flat(value, path: str = "") -> dict:
+    """Nested dicts and lists as {path: leaf}."""
+    if isinstance(value, dict):
+        return {
+            k: v for key, item in value.items() for k, v in _flat(item, f"{path}.{key}").items()
+        }
+    if isinstance(value, (list, tuple)):
+        return {
+            k: v for i, item in enumerate(value) for k, v in _flat(item, f"{path}[{i}]").items()
+        }
+    return {path: value}
 
 
 #: A display for the session driver in node: no page, every problem solved by the

@@ -208,6 +208,8 @@ while (!step.done) {
     steps.push(["problem", s.block, s.problem.id, s.attempt, s.feedback, reply.outcome]);
   } else if (s.kind === "copy") steps.push(["copy", s.problem.id, s.sequence]);
   else if (s.kind === "discontinue") steps.push(["discontinue", s.block, s.failures]);
+  else if (s.kind === "pause") steps.push(["pause", s.key, s.block]);
+  else if (s.kind === "block_pages") steps.push(["block_pages", s.block]);
   step = walk.next(reply);
 }
 return steps;
@@ -225,11 +227,13 @@ def python_walk(lp, form_blocks, results, progress=None, orders=None, stop_after
     """
     from tol_tasks.session_data.plan import (
         Attempt,
+        BlockPages,
         BlockStart,
         Discontinue,
         End,
         Instructions,
         Message,
+        Pause,
         SessionPlan,
         copy_follows,
     )  # fmt: skip
@@ -246,6 +250,10 @@ def python_walk(lp, form_blocks, results, progress=None, orders=None, stop_after
             steps.append(["message", step.key, step.seconds])
         elif isinstance(step, BlockStart):
             steps.append(["block", step.block, list(step.order), step.seed])
+        elif isinstance(step, Pause):
+            steps.append(["pause", step.key, step.block])
+        elif isinstance(step, BlockPages):
+            steps.append(["block_pages", step.block])
         elif isinstance(step, Discontinue):
             steps.append(["discontinue", step.block, step.failures])
             done.append(("discontinue", step.block))
@@ -278,7 +286,9 @@ def _results(rng, n):
 PLAN_PROTOCOLS = ["demo", "london-shallice", "hanoi-generalized", "london-tol-dx"]
 
 
-@pytest.mark.parametrize("protocol", [*PLAN_PROTOCOLS, "copies", "every-rule", "discontinue-2"])
+@pytest.mark.parametrize(
+    "protocol", [*PLAN_PROTOCOLS, "copies", "every-rule", "discontinue-2", "paced"]
+)
 def test_the_javascript_plan_decides_as_the_python_plan(protocol, rng, tmp_path):
     """The same outcomes, new and resumed sessions: the same steps from both plans."""
     from tol_tasks.protocol_format import load_protocol_text
@@ -288,6 +298,10 @@ def test_the_javascript_plan_decides_as_the_python_plan(protocol, rng, tmp_path)
         lp = load_protocol_text(EVERY_RULE)
     elif protocol == "discontinue-2":  # two failures in a row end the block, a success resets
         lp = load_protocol_text(EVERY_RULE.replace("discontinue_after: 1", "discontinue_after: 2"))
+    elif protocol == "paced":  # examiner pauses before the test and between blocks, block pages
+        lp = load_protocol_text(EVERY_RULE.replace(
+            "blocks:\n", "pauses: {before_test: true, between_blocks: true}\nblocks:\n"
+        ).replace("  - name: hard\n", "  - name: hard\n    pages: {en: [{text: Hard ones.}]}\n"))  # fmt: skip
     else:
         lp = load_protocol(PROTOCOLS.get(protocol, protocol))
     plan = compile_protocol(lp)["plan"]

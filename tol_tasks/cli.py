@@ -332,6 +332,8 @@ def _run_and_report(settings, protocol, what: str, interrupts) -> int:
     print(f"  input:     {result.unmatched_presses} press(es) and {result.unmatched_keys} "
           f"key(s) only the window saw (stamped polled); {result.late_twins} late twin(s) "
           "dropped")  # fmt: skip
+    for line in result.warnings:  # what the examiner should know about the recording
+        print(f"tol-run: warning: {line}", file=sys.stderr)
     if result.status == "interrupted":
         print(f"tol-run: the session was interrupted by {result.signal}; every event is kept. "
               f"Continue with: {_cli_name()} --resume {result.events}", file=sys.stderr)  # fmt: skip

@@ -176,6 +176,23 @@ def _screenshots(out: Path) -> None:
     module.make_all(out)
 
 
+def _screens(out: Path) -> None:
+    """Instruction pages and problem screens drawn by the runner's code (docs/screens.py,
+    what tests/test_screens.py checks), each in a process of its own on its own Xvfb."""
+    import subprocess
+
+    from tests.runner_tools import start_xvfb
+
+    proc, env = start_xvfb()
+    try:
+        subprocess.run([sys.executable, str(DOCS / "screens.py"), str(out), "--sizes", "1280x1024",
+                        "--protocols", "london-tol-dx", "hanoi-classic", "--languages", "en"],
+                       env=env, check=True, capture_output=True, timeout=600)  # fmt: skip
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
 def generate(app) -> None:
     from tol_tasks.session_data.codebook.render import render_markdown, render_sidecar_markdown
 
@@ -185,6 +202,7 @@ def generate(app) -> None:
     _write(GENERATED / "codebook.md", codebook_page())
     if app.config.tol_screenshots:
         _screenshots(GENERATED / "screenshots")
+        _screens(GENERATED / "screens")
 
 
 #: The API pages, generated from the docstrings.

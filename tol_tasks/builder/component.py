@@ -119,6 +119,9 @@ class TowerComponent(BaseComponent):
             value = self._raw(p.name)
             settings[p.field] = bool(value) if p.val_type == "bool" else value
         settings["experiment"] = self.exp.settings.params["expName"].val
+        # The experiment's "Enable Escape": off, the quit key does not end the task either.
+        escape = self.exp.settings.params.get("Enable Escape")
+        settings["escape"] = bool(escape.val) if escape is not None else True
         lines = [f"    {k}={v!r},\n" for k, v in settings.items()]
         conditions = ", ".join(f"({f!r}, None)" for f in self._loop_conditions())
         code = (

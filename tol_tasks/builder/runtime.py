@@ -157,6 +157,7 @@ class BuilderTower:
         except TolTasksError as exc:
             print(f'tol-tasks: error: Tower component "{s.component}": {exc}', file=sys.stderr)
             raise SystemExit(2) from None
+        self.task.quit_enabled = bool(s.escape)  # the experiment's "Enable Escape"
         return self.task
 
     def _end_at_exit(self) -> None:

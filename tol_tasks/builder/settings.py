@@ -144,6 +144,11 @@ PARAMS: tuple[BuilderParam, ...] = (
         "works", "Appearance", "bool", "bool", True, shown_in="problem",
     ),
     BuilderParam(
+        "pieceLabels", "piece_labels", "Piece labels", "Write each ball's letter (each disk's "
+        "number) on it, so that pieces differ by more than their colour (colour-blind "
+        "participants)", "Appearance", "bool", "bool", False, shown_in="problem",
+    ),
+    BuilderParam(
         "feedback", "feedback", "Feedback", "Say 'Solved' (or that it was not) after the "
         "problem", "Appearance", "bool", "bool", True, shown_in="problem",
     ),
@@ -186,10 +191,13 @@ class TowerSettings:
     show_goal: bool = PARAM["showGoal"].default
     move_counter: bool = PARAM["moveCounter"].default
     feedback: bool = PARAM["feedback"].default
+    piece_labels: bool = PARAM["pieceLabels"].default
     simulate: bool = PARAM["simulate"].default
     speed: Any = PARAM["simSpeed"].default
     input_timing: str = PARAM["inputTiming"].default
     experiment: str = "experiment"
+    #: The experiment's "Enable Escape" setting: False, the quit key does not end the task.
+    escape: bool = True
     conditions: list[tuple[str, list[dict]]] = field(default_factory=list)
 
     def run_settings(self) -> RunSettings:
@@ -277,7 +285,7 @@ def problem_protocol(s: TowerSettings, size: int | None) -> dict:
         f"Builder experiment {s.experiment}.",
         "task": task,
         "display": {"show_goal": bool(s.show_goal), "show_move_counter": bool(s.move_counter),
-                    "show_time_left": False},
+                    "show_time_left": False, "piece_labels": bool(s.piece_labels)},
         "input": {"mode": s.input_mode},
         "feedback": "solved" if s.feedback else "none",
         "blocks": [{"problems": [{"id": "p1", "start": placeholder[0], "goal": placeholder[1]}]}],

@@ -24,11 +24,8 @@ from pydantic import (
 
 from tol_tasks.config import (
     COLOR_NAMES,
-    CSS_COLORS,
-    DEFAULT_BALL_COLORS,
     DEFAULT_BALLS,
     DEFAULT_CAPACITIES,
-    DEFAULT_DISK_COLORS,
     ID_PATTERN,
     MAX_DISKS,
     MAX_MOVE_LIMIT,
@@ -37,6 +34,7 @@ from tol_tasks.config import (
     MAX_WINDOW_PIXELS,
     PROTOCOL_FORMAT,
 )
+from tol_tasks.display.colors import default_piece_color, label_color, rgb_of  # noqa: F401
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
@@ -95,37 +93,6 @@ def _color(value: str) -> str:
     if len(v) in (4, 7) and v.startswith("#") and all(c in "0123456789abcdefABCDEF" for c in v[1:]):
         return low
     raise ValueError(f"{value!r} is not a colour")
-
-
-def default_piece_color(puzzle: Puzzle, piece) -> str | None:
-    """A piece's colour when the protocol gives none (None: the piece has no default).
-
-    Tower of Hanoi disks take :data:`~tol_tasks.config.DEFAULT_DISK_COLORS` in
-    turn from the smallest; Tower of London balls the colour of their letter
-    in :data:`~tol_tasks.config.DEFAULT_BALL_COLORS`.
-    """
-    if puzzle.kind == "hanoi":
-        return DEFAULT_DISK_COLORS[(piece - 1) % len(DEFAULT_DISK_COLORS)]
-    return DEFAULT_BALL_COLORS.get(piece)
-
-
-def rgb_of(color: str) -> tuple[float, float, float]:
-    """A checked colour (a hex code or one of :data:`~tol_tasks.config.CSS_COLORS`) as sRGB 0-1."""
-    h = CSS_COLORS.get(color, color).lstrip("#")
-    if len(h) == 3:
-        h = "".join(c * 2 for c in h)
-    return tuple(int(h[i : i + 2], 16) / 255 for i in (0, 2, 4))
-
-
-def label_color(color: str) -> str:
-    """Black or white, whichever reads better on ``color`` (a piece's label).
-
-    By relative luminance (WCAG 2): black when the colour's contrast with black is
-    at least its contrast with white (luminance above 0.179).
-    """
-    lin = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb_of(color)]
-    luminance = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
-    return "#000000" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "#ffffff"
 
 
 Color = Annotated[
@@ -204,6 +171,17 @@ class Display(_Model):
     show_illegal_message: bool = Field(
         True, description="true to say briefly why an illegal move was refused"
     )
+    show_legal_targets: bool = Field(
+        False,
+        description="true to mark, while a piece is held, the pegs it may be put on (off by "
+        "default: it helps the participant and changes what is measured)",
+    )
+    refresh_rate: float | None = Field(
+        None,
+        gt=0,
+        description="the refresh rate the screen should have, in Hz (e.g. 60): the examiner "
+        "is told at the end of a run when the measured one differs by more than 5 %",
+    )
     piece_labels: bool = Field(
         False,
         description="true to write each ball's letter (each disk's number) on it, so that "
@@ -242,6 +220,11 @@ class Input(_Model):
         None, description="with mode 'keys', one key name per peg, e.g. ['1', '2', '3']"
     )
     quit_key: str = Field("escape", description="the key that ends the session, e.g. 'escape'")
+    examiner_key: str = Field(
+        "f9",
+        description="the key the examiner presses to end a pause (see pauses), one a "
+        "participant does not press by accident, e.g. 'f9'",
+    )
 
 
 class Rules(_Model):
@@ -263,6 +246,12 @@ class Page(_Model):
 
     text: str = Field(description="the page's text")
     image: str | None = Field(None, description="an image file, relative to the protocol file")
+    show: Literal["board", "demo"] | None = Field(
+        None,
+        description="'board' to show the board and the goal of the first problem above the "
+        "text, 'demo' to show a legal move and a refused one on the board (an animation made "
+        "from the apparatus and rules); with an image, the image is shown instead",
+    )
 
 
 class Instructions(_Model):
@@ -356,6 +345,11 @@ class Practice(_ProblemDefaults):
         False, description="true to repeat a practice problem until it is solved"
     )
     max_attempts: int = Field(3, ge=1, description="attempts per practice problem at most")
+    controls: bool = Field(
+        False,
+        description="true for a controls practice after the instruction pages: one move of "
+        "the outlined piece to the marked peg, not scored",
+    )
 
 
 class Copy(_Model):
@@ -394,6 +388,11 @@ class Block(_ProblemDefaults):
         description="yoked copy trials after each problem: true, or a mapping with moves "
         "and unsolved (null or false: none)",
     )
+    pages: dict[str, list[Page]] = Field(
+        default_factory=dict,
+        description="per language code, instruction pages shown when the block begins "
+        "(after its pause, if any); the participant goes on as on the first pages",
+    )
 
     @field_validator("copies", mode="before")
     @classmethod
@@ -403,6 +402,18 @@ class Block(_ProblemDefaults):
         if v is False:
             return None
         return v
+
+
+class Pauses(_Model):
+    """Pauses that only the examiner ends (with ``input.examiner_key``): the participant
+    reads that the examiner will go on; clicks and the space key do nothing."""
+
+    before_test: bool = Field(
+        False, description="true for a pause between the practice and the first test block"
+    )
+    between_blocks: bool = Field(
+        False, description="true for a pause before each test block after the first"
+    )
 
 
 class Timing(_Model):
@@ -502,6 +513,9 @@ class Protocol(_Model):
     practice: Practice = Field(default_factory=Practice)
     blocks: list[Block] = Field(min_length=1, description="one or more blocks of test problems")
     timing: Timing = Field(default_factory=Timing)
+    pauses: Pauses = Field(
+        default_factory=Pauses, description="pauses only the examiner ends (see Pauses)"
+    )
     feedback: Literal["none", "solved", "moves"] = Field(
         "solved", description="after each problem: 'none', 'solved' or 'moves'"
     )
@@ -632,6 +646,14 @@ class LoadedProtocol:
 
             return default_pages(self.model, lang) or []
         return list(ins.own_pages.get(lang, []))
+
+    def block_pages(self, block: str, language: str | None = None) -> list[Page]:
+        """The instruction pages of block ``block`` in ``language`` (none in another)."""
+        lang = language or self.model.instructions.default_language
+        for b in self.model.blocks:
+            if b.name == block:
+                return list(b.pages.get(lang, []))
+        return []
 
     def languages(self) -> list[str]:
         """The languages a session can run in: those the protocol gives pages in; without

@@ -6,10 +6,12 @@ language, with the sentences of that language's table
 how to move (click, drag or the protocol's keys), the task's rules (larger on
 smaller and the adjacency rule for the Tower of Hanoi, the pegs' capacities for
 the Tower of London), what the move counter counts, the time and move limits,
-and to plan. Three pages, one sentence a line::
+and to plan (limits said only where the protocol has them: a practice without limits is
+said to have none). Three pages, one sentence a line, the first two shown beside the
+board (``show``)::
 
-    1  the task and the goal
-    2  how to move, and the rules
+    1  the task and the goal        (the board and the goal of the first problem)
+    2  how to move, and the rules   (a demonstration: a legal move and a refused one)
     3  the counter, the limits, and planning
 
 ``tol-protocol generate`` writes the same pages into the protocols it makes,
@@ -40,7 +42,11 @@ def default_pages(model: Protocol, language: str) -> list[Page] | None:
     third = [t["counter"]] if d.show_move_counter else []
     third += _limits(model, t)
     third.append(t["plan"])
-    return [Page(text="\n".join(lines)) for lines in (first, second, third)]
+    # Shown before told: the board and the goal beside the first page, a legal move and a
+    # refused one beside the second (tol_tasks.display.demo).
+    shows = ("board", "demo", None)
+    return [Page(text="\n".join(lines), show=show)
+            for lines, show in zip((first, second, third), shows, strict=True)]  # fmt: skip
 
 
 def _listed(items: list, t: dict) -> str:
@@ -90,6 +96,14 @@ def _limits(model: Protocol, t: dict) -> list[str]:
             out.append(t[f"{key}_every" if None not in values else f"{key}_some"])
         if given and name == "seconds" and model.display.show_time_left:
             out.append(t["time_shown"])
+    practice = model.practice
+    free = practice.problems and all(
+        (p.time_limit if p.time_limit is not None else practice.time_limit) is None
+        and (p.move_limit if p.move_limit is not None else practice.move_limit) is None
+        for p in practice.problems
+    )
+    if out and free:  # the limits above are the test's: the practice has none
+        out.append(t["practice_no_limit"])
     return out
 
 
@@ -110,6 +124,8 @@ def instructions_section(model: Protocol, languages: tuple[str, ...] = LANGUAGES
         for page in default_pages(model, lang) or []:
             lines.append("      - text: |-")
             lines += [f"          {line}" for line in page.text.split("\n")]
+            if page.show:
+                lines.append(f"        show: {page.show}")
     return lines
 
 

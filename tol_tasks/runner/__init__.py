@@ -57,8 +57,11 @@ def _import_psychopy_part(module: str):
     """A runner module that imports PsychoPy, or the project's own error with the fix."""
     import importlib
 
+    from .interrupt import signals_held
+
     try:
-        return importlib.import_module(f"{__name__}.{module}")
+        with signals_held():  # a signal is handled once the import is whole
+            return importlib.import_module(f"{__name__}.{module}")
     except ImportError as exc:
         if (exc.name or "").split(".")[0] in ("psychopy", "pyglet"):  # the module not found
             raise MissingPsychoPyError(

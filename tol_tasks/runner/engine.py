@@ -29,6 +29,7 @@ ExperimentHandler rows (:mod:`.experiment`); the steps are carried out by
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from psychopy import logging as psychopy_logging
@@ -38,6 +39,7 @@ from tol_tasks.protocol_format.model import Copy, LoadedProtocol, ProblemSpec
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
 from tol_tasks.session_data.eventlog import EventLogWriteError
 from tol_tasks.session_data.plan import Attempt, End, SessionPlan
+from tol_tasks.session_data.quality import run_warnings
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
@@ -155,6 +157,12 @@ class TowerTask:
         self._owns_window = owns_window
         self._record: SessionRecord | None = None
         self._ran = False  # run() was called
+        #: What the examiner should know about the recording, once the session has ended
+        #: (dropped frames, polled stamps, attention lost, refresh rate off the declared one).
+        self.warnings: list[str] = []
+        #: Whether the protocol's quit key ends the session (False: a Builder experiment
+        #: whose "Enable Escape" is off). Set before the first problem.
+        self.quit_enabled = True
         self._interrupts = interrupts or Interrupts()
 
     # ------------------------------------------------------------- public
@@ -233,7 +241,8 @@ class TowerTask:
             raise end_error
         rec = self._record
         return RunResult(rec.events_path, rec.sidecar_path, rec.status, rec.log.rows_written,
-                         **rec.counts(), signal=rec.sidecar.signal)  # fmt: skip
+                         **rec.counts(), signal=rec.sidecar.signal,
+                         warnings=tuple(self.warnings))  # fmt: skip
 
     def run_problem(self, start, goal, *, problem_id: str | None = None,
                     time_limit: float | None = None, move_limit: int | None = None,
@@ -362,3 +371,14 @@ class TowerTask:
         finally:
             self._window.restore()
             self.prepared.release()
+            self._warn()
+
+    def _warn(self) -> None:
+        try:
+            meta = self._record.sidecar.model_dump(mode="json")
+            self.warnings = run_warnings(meta, self.protocol.model.display.refresh_rate)
+        except Exception as exc:  # pragma: no cover - the summary never stops the ending
+            self.warnings = [f"the end-of-run summary could not be made: {exc}"]
+        if not self._owns_window:  # tol-run (which owns its window) prints them itself
+            for line in self.warnings:
+                print(f"tol-tasks: warning: {line}", file=sys.stderr)

@@ -61,6 +61,9 @@ class InputSource(ABC):
     def on_page(self, now: float) -> None:  # noqa: B027 - a hook; most sources ignore it
         """An instruction page is shown."""
 
+    def on_pause(self, now: float, key: str) -> None:  # noqa: B027 - a hook; most sources ignore it
+        """A pause only the examiner ends (with ``key``) is shown."""
+
     def on_trial(self, trial, areas, now: float) -> None:  # noqa: B027
         """A trial (problem attempt or copy) begins on the board ``areas``."""
 

@@ -75,3 +75,23 @@ def handling_signals(interrupts: Interrupts) -> Iterator[Interrupts]:
         for name, old in previous.items():
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(getattr(signal, name), old)
+
+
+@contextlib.contextmanager
+def signals_held() -> Iterator[None]:
+    """Hold :data:`SIGNALS` back while the block runs; one that came meanwhile is handled after.
+
+    For work a signal must not cut in the middle, such as importing PsychoPy (a
+    signal raised inside ``import numpy`` leaves it half imported, and the next
+    import fails with a RecursionError instead of the session ending cleanly).
+    Where the platform cannot hold signals (Windows), the block runs as it is.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    held = {getattr(signal, name) for name in SIGNALS}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)

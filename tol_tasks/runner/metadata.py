@@ -74,7 +74,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
     lp, s = prepared.protocol, prepared.settings
     inp, refresh = stage.input, stage.frames.refresh
     probe = lp.block_problems(0)[0].puzzle
-    areas = stage.boards(probe)[0]  # the participant's board, as the trials draw it
+    areas = stage.boards(probe)[0].pegs  # the participant's board, as the trials draw it
     try:
         position = [int(v) for v in win.winHandle.get_location()]
     except Exception:  # pragma: no cover - some backends cannot tell

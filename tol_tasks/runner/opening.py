@@ -55,7 +55,8 @@ def _open_record(task) -> None:
     frames = FrameRecorder(task.win)
     task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.msg,
                         speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
-                        interrupts=task._interrupts, confirm_quit=not s.quit_at_once)  # fmt: skip
+                        interrupts=task._interrupts, confirm_quit=not s.quit_at_once,
+                        quit_enabled=task.quit_enabled)  # fmt: skip
     frames.measure_refresh(task.msg["preparing"])  # before anything of the task is drawn
     sidecar = session_sidecar(
         p, language=task.language, win=task.win, stage=task._stage, clock=clock,

@@ -18,12 +18,11 @@ from tol_tasks.protocol_format.model import ProblemSpec
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
-from .geometry import TOP_LABELS_Y, text_band_y
 from .results import ProblemResult
-from .stage import BOARD_SCALE, GOAL_SCALE, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage
+from .stage import CONTROLS, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage, peg_actions
 
-__all__ = ["BOARD_SCALE", "GOAL_SCALE", "QUIT_CONFIRM", "RESUME_READY", "AbortSession",
-           "CopyTrial", "ProblemTrial", "Stage", "feedback_text"]  # fmt: skip
+__all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
+           "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
 
 
 class _Trial:
@@ -73,24 +72,11 @@ class _Trial:
         while not trial.done:
             evs = st.events()
             for ev in evs:
-                results = []
                 if ev.t < t0 and ev.kind != "key":
                     continue  # pressed before the problem was on screen: not meant for it
-                if ev.kind == "key":
-                    if mode == "keys" and ev.key in peg_keys:
-                        peg = peg_keys.index(ev.key)
-                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
-                elif mode == "drag":
-                    peg = screen.hit(areas, ev.x, ev.y)
-                    if ev.kind == "press" and peg is not None:
-                        results = trial.pick(peg)
-                    elif ev.kind == "release":
-                        results = trial.drop(peg)
-                        self.drag = None
-                elif ev.kind == "press":
-                    peg = screen.hit(areas, ev.x, ev.y)
-                    if peg is not None:
-                        results = trial.pick(peg) if trial.held is None else trial.drop(peg)
+                results = peg_actions(ev, trial, mode, peg_keys, screen, areas)
+                if mode == "drag" and ev.kind == "release":
+                    self.drag = None
                 for r in results:
                     name = r.pop("event")
                     st.write(time=ev.t, trial_time=ev.t - t0, x=ev.x, y=ev.y, input=ev.source,
@@ -132,17 +118,19 @@ class ProblemTrial(_Trial):
         self.result: ProblemResult | None = None
         self.notice: tuple[str, float] | None = None
         screen, puzzle = stage.screen, spec.puzzle
-        self.areas, goal_areas = stage.boards(puzzle)
-        self.board = screen.board("board", puzzle, self.areas)
-        self.goal = screen.board("goal", puzzle, goal_areas) if goal_areas else None
+        board, goal = stage.boards(puzzle)
+        self.areas = board.pegs
+        self.board = screen.board("board", puzzle, board)
+        self.goal = screen.board("goal", puzzle, goal) if goal else None
         if self.goal is not None:
             self.goal.show(spec.goal)
-            self.goal_top = max(a.y + a.h / 2 for a in goal_areas) + 0.035
         self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
-        self.moves_pos = (-0.45 * screen.aspect + 0.12, TOP_LABELS_Y)
-        self.time_pos = (0.45 * screen.aspect - 0.15, TOP_LABELS_Y)
-        # The notice of an illegal move and the feedback: where they cover no peg or piece.
-        self.text_pos = (0.0, text_band_y([a for a in (self.areas, goal_areas) if a]))
+        places = screen.places
+        self.goal_pos = places.goal_label
+        self.moves_pos = places.moves
+        self.time_pos = places.time
+        # The notice of an illegal move and the feedback: one place, covering no peg or piece.
+        self.text_pos = (0.0, places.text_y)
 
     @property
     def outcome(self) -> str | None:
@@ -151,7 +139,7 @@ class ProblemTrial(_Trial):
     def draw(self) -> None:
         st, trial, d, msg = self.stage, self.state, self.stage.model.display, self.stage.messages
         if self.goal is not None:
-            self.labels["goal_label"].draw(msg["goal_label"], (0, self.goal_top))
+            self.labels["goal_label"].draw(msg["goal_label"], self.goal_pos)
             self.goal.draw()
         self.board.show(trial.state, trial.held, self.drag)
         self.board.draw()
@@ -235,8 +223,9 @@ class CopyTrial(_Trial):
         self.state = CopyState(spec, sequence, attempt=attempt)
         self.sequence = sequence
         self.source = source
-        self.areas = stage.boards(spec.puzzle)[0]
-        self.board = stage.screen.board("board", spec.puzzle, self.areas)
+        board = stage.boards(spec.puzzle)[0]
+        self.areas = board.pegs
+        self.board = stage.screen.board("board", spec.puzzle, board)
         self.label = stage.screen.label("copy_label")
         # The cue drawn last: [flip-time box, move index, piece, state]; logged once its flip is known.
         self.cue: list = [None, -1, None, ""]
@@ -247,7 +236,7 @@ class CopyTrial(_Trial):
         if shown is not None and self.cue[1] != trial.moves:
             self.cue[:] = [self.stage.frames.next_flip_time(self.stage.clock), trial.moves,
                            trial.top_piece(shown[0]), str(trial.state)]  # fmt: skip
-        self.label.draw(self.stage.messages["copy_label"], (0, 0.42))
+        self.label.draw(self.stage.messages["copy_label"], self.stage.screen.places.copy_label)
         self.board.show(trial.state, trial.held, self.drag, cue=shown)
         self.board.draw()
 

@@ -21,6 +21,8 @@ class RunResult:
     late_twins: int = 0
     #: The signal that interrupted the session (status ``interrupted``), e.g. ``SIGTERM``.
     signal: str | None = None
+    #: What the examiner should know about the recording (:mod:`tol_tasks.session_data.quality`).
+    warnings: tuple[str, ...] = ()
 
 
 @dataclass

@@ -74,6 +74,11 @@ class SimulatedParticipant(PolledInput):
         self.queue.clear()
         self._click(now + self._lognormal(2.0), None)
 
+    def on_pause(self, now: float, key: str) -> None:
+        # The simulated examiner ends the pause with the examiner key.
+        self.queue.clear()
+        self._schedule(now + self._lognormal(2.0), "key", key=key)
+
     def on_trial(self, trial, areas, now: float) -> None:
         self.queue.clear()
         self.areas = areas

@@ -19,7 +19,7 @@ def open_input(win, screen, clock, settings, protocol_input) -> tuple[InputSourc
     section (its mode, peg keys and quit key). A reason to poll is also warned
     about on standard error.
     """
-    keys = [protocol_input.quit_key, "space"]
+    keys = [protocol_input.quit_key, "space", protocol_input.examiner_key]
     peg_keys = list(protocol_input.keys or [])
     if protocol_input.mode == "keys":
         keys += peg_keys

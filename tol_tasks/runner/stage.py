@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from tol_tasks.protocol_format.model import LoadedProtocol, Page
+from tol_tasks.session_data.trial import CopyState
 
 from .frames import FrameRecorder
 from .inputs import InputSource
@@ -20,9 +21,8 @@ RESUME_READY = "resume-ready"
 #: The ``problem_id`` of the page rows of the screen that asks to confirm the quit key.
 QUIT_CONFIRM = "quit-confirm"
 
-#: Size of the participant's board and of the goal, relative to the full layout.
-BOARD_SCALE = 0.95
-GOAL_SCALE = 0.5
+#: The ``problem_id`` of the page rows of the controls practice.
+CONTROLS = "controls"
 
 
 class AbortSession(Exception):  # noqa: N818 - a signal, not an error
@@ -58,6 +58,8 @@ class Stage:
     confirm_quit: bool = True
     quit_prompts: list = field(default_factory=list)
     trial: int | None = None
+    #: False: the quit key does nothing (a Builder experiment whose "Enable Escape" is off).
+    quit_enabled: bool = True
     _after_answer: list = field(default_factory=list, repr=False)
 
     @property
@@ -71,7 +73,7 @@ class Stage:
         out = []
         evs = self.input.poll()
         for i, ev in enumerate(evs):
-            if ev.kind == "key" and ev.key == self.model.input.quit_key:
+            if self.quit_enabled and ev.kind == "key" and ev.key == self.model.input.quit_key:
                 if not self.confirm_quit or self.confirm(ev.t, evs[i + 1 :]):
                     raise AbortSession(ev.t)
                 return out + self._after_answer  # the events read with the answer, after it
@@ -129,11 +131,91 @@ class Stage:
         self.wait(seconds, lambda: label.draw(text))
 
     def instructions(self, language: str) -> None:
-        """Each instruction page until the participant clicks or presses space."""
+        """Each instruction page until the participant clicks or presses space; then, with
+        ``practice.controls``, the controls practice (:meth:`controls`)."""
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
         for k, page in enumerate(lp.pages(language), start=1):
             self.page(page, f"page-{k}", base_dir)
+        if self.model.practice.controls:
+            self.controls()
+
+    def block_pages(self, block: str, language: str) -> None:
+        """The block's own instruction pages (logged as pages ``<block>-page-<k>``)."""
+        lp = self.protocol
+        base_dir = lp.path.parent if lp.path else None
+        for k, page in enumerate(lp.block_pages(block, language), start=1):
+            self.page(page, f"{block}-page-{k}", base_dir)
+
+    def pause(self, text: str, page_id: str) -> None:
+        """A pause only the examiner ends: ``text`` until the protocol's examiner key is
+        pressed (clicks and the space key do nothing); logged as a page (``page_shown``,
+        ``page_left`` with the key)."""
+        key = self.model.input.examiner_key
+        hint = self.messages["examiner_hint"].format(key=key.upper())
+        places = self.screen.places
+        label, small = self.screen.label("pause", small=False), self.screen.label("examiner")
+
+        def draw() -> None:
+            label.draw(text, (0, places.page_y))
+            small.draw(hint, (0, places.continue_y))
+
+        shown = self.frames.next_flip_time(self.clock)
+        draw()
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
+        self.input.on_pause(self.clock.getTime(), key)
+        while True:
+            evs = self.events()
+            done = [e for e in evs if e.kind == "key" and e.key == key]
+            if done:
+                self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
+                           stamp=done[0].stamp)  # fmt: skip
+                return
+            draw()
+            self.frames.flip()
+
+    def controls(self) -> None:
+        """The controls practice (``practice.controls``): on the session's board, at the first
+        problem's start, one move of the outlined piece to the marked peg, as the protocol's
+        input takes it; a wrong piece or peg is refused (the move stays shown). Logged as a
+        page (``page_shown``, ``page_left`` when the move is made: ``controls``); nothing of
+        it is scored."""
+        spec = next(iter(self.protocol.all_problems()))
+        move = spec.puzzle.legal_moves(spec.start)[0]
+        trial = CopyState(spec=spec, sequence=[(move.source, move.target)], attempt=0)
+        board_layout = self.screen.layout.board
+        board = self.screen.board("controls", spec.puzzle, board_layout)
+        label = self.screen.label("controls")
+        mode, peg_keys = self.model.input.mode, list(self.model.input.keys or [])
+        drag = None
+
+        def draw() -> None:
+            label.draw(self.messages["controls_try"], self.screen.places.copy_label)
+            board.show(trial.state, trial.held, drag, cue=trial.cue)
+            board.draw()
+
+        shown = self.frames.next_flip_time(self.clock)
+        draw()
+        self.frames.flip()
+        self.write("page_shown", time=shown[0], problem_id=CONTROLS, stamp="flip")
+        self.input.on_trial(trial, board_layout.pegs, self.clock.getTime())
+        last = None
+        while not trial.done:
+            evs = self.events()
+            for ev in evs:
+                if ev.t >= shown[0] or ev.kind == "key":
+                    if peg_actions(ev, trial, mode, peg_keys, self.screen, board_layout.pegs):
+                        last = ev
+                    if mode == "drag" and ev.kind == "release":
+                        drag = None
+            self.input.after(trial, self.clock.getTime())
+            if mode == "drag" and trial.held is not None and not self.simulate:
+                drag = self.input.pointer()
+            draw()
+            self.frames.flip()
+        self.write("page_left", time=last.t, problem_id=CONTROLS, input=last.source,
+                   stamp=last.stamp)  # fmt: skip
 
     def ready_to_continue(self) -> None:
         """A resumed session's first screen: the participant starts again when ready (logged
@@ -148,6 +230,7 @@ class Stage:
         self.frames.flip()
         self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
         self.input.on_page(self.clock.getTime())
+        since = self.clock.getTime()
         while True:
             evs = self.events()
             done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
@@ -155,21 +238,33 @@ class Stage:
                 self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
                            stamp=done[0].stamp)  # fmt: skip
                 return
-            self.screen.draw_page(page, base_dir)
+            self.screen.draw_page(page, base_dir, (self.clock.getTime() - since) * self.speed)
             self.frames.flip()
 
-    def boards(self, puzzle):
-        """Peg areas of the participant's board and of the goal (None if hidden)."""
-        d, screen = self.model.display, self.screen
-        if not d.show_goal:
-            return screen.layout(puzzle, base_y=-0.4, scale=BOARD_SCALE), None
-        if d.goal_position == "top":
-            return (
-                screen.layout(puzzle, base_y=-0.46, scale=BOARD_SCALE),
-                screen.layout(puzzle, base_y=0.14, scale=GOAL_SCALE),
-            )
-        side = screen.aspect * 0.25 * (1 if d.goal_position == "right" else -1)
-        return (
-            screen.layout(puzzle, base_y=-0.4, scale=0.6, x0=-side * 0.8),
-            screen.layout(puzzle, base_y=-0.1, scale=0.35, x0=side * 1.3),
-        )
+    def boards(self, puzzle=None):
+        """The participant's board and the goal's (None if hidden): the session's one layout
+        (:mod:`tol_tasks.display.layout`), the same for every puzzle of the session."""
+        layout = self.screen.layout
+        return layout.board, layout.goal
+
+
+def peg_actions(ev, trial, mode: str, peg_keys: list, screen, areas) -> list[dict]:
+    """What one press, release or key does to ``trial`` (its rows), by the input mode: a key
+    of ``peg_keys``, a press and release (drag), or a press on a peg then another (click)."""
+    if ev.kind == "key":
+        if mode == "keys" and ev.key in peg_keys:
+            peg = peg_keys.index(ev.key)
+            return trial.pick(peg) if trial.held is None else trial.drop(peg)
+        return []
+    if mode == "drag":
+        peg = screen.hit(areas, ev.x, ev.y)
+        if ev.kind == "press" and peg is not None:
+            return trial.pick(peg)
+        if ev.kind == "release":
+            return trial.drop(peg)
+        return []
+    if ev.kind == "press":
+        peg = screen.hit(areas, ev.x, ev.y)
+        if peg is not None:
+            return trial.pick(peg) if trial.held is None else trial.drop(peg)
+    return []

@@ -14,10 +14,12 @@ import sys
 from tol_tasks.session_data.plan import (
     MESSAGE_SECONDS,
     Attempt,
+    BlockPages,
     BlockStart,
     Discontinue,
     Instructions,
     Message,
+    Pause,
     Step,
     copy_follows,
 )
@@ -52,6 +54,10 @@ class StepRunner:
             stage.instructions(self.language)
         elif isinstance(step, Message):
             stage.message(stage.messages[step.key], step.seconds)
+        elif isinstance(step, Pause):
+            stage.pause(stage.messages[step.key], f"pause-{step.block}")
+        elif isinstance(step, BlockPages):
+            stage.block_pages(step.block, self.language)
         elif isinstance(step, BlockStart):
             self.record.start_block(step)
         elif isinstance(step, Discontinue):

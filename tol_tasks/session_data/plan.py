@@ -27,6 +27,9 @@ None after any other step). Steps, each a small record with ``kind`` and
   ``try_again``, ``test_start``, ``end``: keys of the participant texts);
 - ``block_start``: a block begins; its problems' ``order`` and the ``seed``
   of its shuffle are recorded (sidecar ``blocks``, a ``block_start`` row);
+- ``pause``: a text (``pause_test``, ``pause_block``) that only the examiner
+  ends, with the protocol's ``input.examiner_key``;
+- ``block_pages``: the block's own instruction pages (``pages`` of the block);
 - ``attempt``: one attempt at one problem (block, attempt number from 1,
   feedback after it or not, the copy-trial rule, whether it is the last
   attempt allowed);
@@ -54,7 +57,11 @@ R3. Then the form's blocks (:func:`choose_form`), in order. A block that
     order shuffled by :func:`~tol_tasks.session_data.trial.block_order` with
     the block's ``seed`` (one is drawn when the protocol gives none):
     ``block_start``; then, if it is the form's first block and the protocol
-    has practice problems, the ``test_start`` message (1.5 s).
+    has practice problems, the ``test_start`` message (1.5 s), or with
+    ``pauses.before_test`` the ``pause_test`` pause instead; if it is not the
+    form's first block and the protocol has ``pauses.between_blocks``, the
+    ``pause_block`` pause; then, if the block has pages of its own,
+    ``block_pages``.
 R4. Each problem of the block in that order, unless finished: attempts from
     (attempts already ended + 1) to the block's ``attempts``, until one is
     solved; feedback unless the protocol's ``feedback`` is ``none``.
@@ -91,7 +98,7 @@ from .sidecar import BlockRecord, CounterbalanceRecord
 from .trial import block_order
 
 #: Version of the rules above; a port names the version it mirrors.
-PLAN_RULES_VERSION = 1
+PLAN_RULES_VERSION = 2
 
 #: Seconds each message stays on screen, by text key (``try_again``: the protocol's
 #: ``feedback_duration``).
@@ -150,6 +157,24 @@ class BlockStart(Step):
         """The block as the sidecar keeps it."""
         return BlockRecord(name=self.block, order=list(self.order), shuffled=self.shuffled,
                            seed=self.seed)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Pause(Step):
+    """Show the participant text ``key`` until the examiner presses the examiner key; the
+    pause comes before ``block``."""
+
+    kind: ClassVar[str] = "pause"
+    key: str
+    block: str
+
+
+@dataclass(frozen=True)
+class BlockPages(Step):
+    """Show ``block``'s own instruction pages, each until the participant continues."""
+
+    kind: ClassVar[str] = "block_pages"
+    block: str
 
 
 @dataclass(frozen=True)
@@ -284,6 +309,7 @@ class SessionPlan:
             "practice": {
                 "tries": self.practice_tries,
                 "repeat_until_solved": m.practice.repeat_until_solved,
+                "controls": m.practice.controls,
                 "feedback": True,
                 "problems": [_problem(s) for s in lp.practice_problems()],
             },
@@ -291,6 +317,7 @@ class SessionPlan:
                 _block(m.blocks[i], lp.block_problems(i), self.feedback) for i in self.block_indices
             ],
             "messages": {**MESSAGE_SECONDS, "try_again": m.timing.feedback_duration},
+            "pauses": m.pauses.model_dump(),
             "timing": {
                 "feedback_duration": m.timing.feedback_duration,
                 "inter_trial_interval": m.timing.inter_trial_interval,
@@ -360,8 +387,17 @@ class SessionPlan:
             order, seed = block_order(len(specs), block.order, block.seed, self.draw_seed)
             yield BlockStart(block.name, tuple(ids[i] for i in order),
                              block.order == "shuffled", seed, self.form)  # fmt: skip
-            if index == self.block_indices[0] and self.protocol.practice_problems():
-                yield Message("test_start", MESSAGE_SECONDS["test_start"])
+            pauses = self.model.pauses
+            if index != self.block_indices[0]:
+                if pauses.between_blocks:
+                    yield Pause("pause_block", block.name)
+            elif self.protocol.practice_problems():
+                if pauses.before_test:
+                    yield Pause("pause_test", block.name)
+                else:
+                    yield Message("test_start", MESSAGE_SECONDS["test_start"])
+            if block.pages:
+                yield BlockPages(block.name)
         failures = 0
         for i in order:  # R4
             spec = specs[i]
@@ -425,7 +461,7 @@ def _block(block: Block, specs: list[ProblemSpec], feedback: bool) -> dict[str, 
         "name": block.name, "order": block.order, "seed": block.seed,
         "attempts": block.attempts, "discontinue_after": block.discontinue_after,
         "feedback": feedback, "copies": block.copies.model_dump() if block.copies else None,
-        "problems": [_problem(s) for s in specs],
+        "pages": bool(block.pages), "problems": [_problem(s) for s in specs],
     }  # fmt: skip
 
 

@@ -15,6 +15,9 @@ that ``tol-web build`` writes beside the page:
   (:class:`~tol_tasks.session_data.sidecar.Sidecar`) writes it, with the
   protocol's copy and the recorder filled in; the page fills in the session.
 - messages and instruction pages per language, display, input and rule settings.
+- ``layout``: the session's one layout (:mod:`tol_tasks.display.layout`), and ``shown``:
+  what the instruction pages show (the page view of the board, the first problem, the
+  demonstration's frames); format 3 added them.
 - ``compiled_format``: :data:`COMPILED_FORMAT`; the page (built with the same
   value) refuses a ``protocol.json`` of another format and says to rebuild.
 
@@ -33,6 +36,9 @@ from typing import Any
 
 from tol_tasks import __version__
 from tol_tasks.config import PEG_LETTERS
+from tol_tasks.display.colors import edge_color
+from tol_tasks.display.demo import demonstration
+from tol_tasks.display.layout import session_layout
 from tol_tasks.protocol_format._yaml import line_of, load_with_lines
 from tol_tasks.protocol_format.model import Issue, LoadedProtocol
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
@@ -44,7 +50,7 @@ from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
 #: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
 #: language, the task's name for participants).
-COMPILED_FORMAT = 2
+COMPILED_FORMAT = 3
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
@@ -73,6 +79,8 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
             "window decides the screen.")  # fmt: skip
     keys = [(("input", "quit_key"), m.input.quit_key)]
     keys += [(("input", "keys", i), k) for i, k in enumerate(m.input.keys or [])]
+    if m.pauses.before_test or m.pauses.between_blocks:
+        keys.append((("input", "examiner_key"), m.input.examiner_key))
     for path, key in keys:
         if key in RESERVED:
             add(path, f"'{key}': {RESERVED[key]}, so the page never sees it.",
@@ -88,7 +96,9 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
 
 
 def _suggest(path: tuple) -> str:
-    return "'escape' or 'q'" if path[-1] == "quit_key" else "'1', '2', '3'"
+    return {"quit_key": "'escape' or 'q'", "examiner_key": "'f9' or 'f8'"}.get(
+        path[-1], "'1', '2', '3'"
+    )
 
 
 def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None) -> dict[str, Any]:
@@ -115,12 +125,18 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "apparatus": lp.puzzle.code,
         "puzzles": _puzzles(lp),
         "display": m.display.model_dump(mode="json"),
+        # The session's one layout (tol_tasks.display): the page draws from it.
+        "layout": session_layout(m).as_dict(),
+        # What the instruction pages show above their text (show: board, demo).
+        "shown": _shown(lp),
         "input": {
             "mode": m.input.mode,
             "keys": [browser_key(k) for k in m.input.keys] if m.input.keys else None,
             "key_names": list(m.input.keys) if m.input.keys else None,
             "quit_key": browser_key(m.input.quit_key),
             "quit_key_name": m.input.quit_key,
+            "examiner_key": browser_key(m.input.examiner_key),
+            "examiner_key_name": m.input.examiner_key,
             "continue_key": browser_key(CONTINUE_KEY),
         },
         "rules": m.rules.model_dump(mode="json"),
@@ -131,10 +147,12 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
             lang: {
                 "title": lp.messages(lang)[f"title_{lp.puzzle.kind}"],
                 "messages": lp.messages(lang),
-                "pages": [
-                    {"text": p.text, "image": images.get(p.image) if p.image else None}
-                    for p in lp.pages(lang)
-                ],
+                "pages": [_page(p, images) for p in lp.pages(lang)],
+                "block_pages": {
+                    b.name: [_page(p, images) for p in lp.block_pages(b.name, lang)]
+                    for b in m.blocks
+                    if b.pages
+                },
             }
             for lang in lp.languages()
         },
@@ -201,6 +219,11 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 "capacities": list(p.capacities),
                 "pieces": [str(x) for x in p.pieces],
                 "colors": {str(x): display.piece_color(p, x) for x in p.pieces},
+                # The rim of each piece: never lost in the background (display model).
+                "edges": {
+                    str(x): edge_color(display.piece_color(p, x), display.background)
+                    for x in p.pieces
+                },
                 # display.piece_labels: the text on each piece and its colour (else null).
                 "labels": (
                     {str(x): list(display.piece_label(p, x)) for x in p.pieces}
@@ -209,6 +232,29 @@ def _puzzles(lp: LoadedProtocol) -> dict[str, dict[str, Any]]:
                 ),
             }
     return out
+
+
+def _page(page, images: dict[str, str]) -> dict[str, Any]:
+    return {"text": page.text, "image": images.get(page.image) if page.image else None,
+            "show": page.show}  # fmt: skip
+
+
+def _shown(lp: LoadedProtocol) -> dict[str, Any]:
+    """The page view of the task screen (smaller, above the text), the first problem's start
+    and goal, and the demonstration's frames (tol_tasks.display.demo)."""
+    spec = next(iter(lp.all_problems()))
+    view = session_layout(lp.model).page_view()
+    return {
+        "layout": view.as_dict(),
+        # The demonstration's notice of the refused move: above the board, as in a problem.
+        "notice_y": view.board.top + view.places.label_height,
+        "puzzle": spec.puzzle.code,
+        "start": str(spec.start),
+        "goal": str(spec.goal),
+        "demo": [f.as_dict(spec.puzzle) for f in demonstration(spec.puzzle, spec.start)],
+        # The controls practice's move (practice.controls): the first legal one from the start.
+        "controls": [(m := spec.puzzle.legal_moves(spec.start)[0]).source, m.target],
+    }
 
 
 def image_names(lp: LoadedProtocol) -> dict[str, str]:

@@ -37,6 +37,8 @@ export const DEFAULT_DISPLAY = {
   show_move_counter: true,
   show_time_left: false,
   show_illegal_message: true,
+  show_legal_targets: false,
+  refresh_rate: null,
   piece_labels: false,
 };
 
@@ -46,4 +48,19 @@ export function pieceColor(puzzle, piece, colors = {}) {
   if (given) return given;
   if (puzzle.kind === "hanoi") return DEFAULT_DISK_COLORS[(piece - 1) % DEFAULT_DISK_COLORS.length];
   return DEFAULT_BALL_COLORS[piece] || "#888888";
+}
+
+/** sRGB 0-1 of a "#rgb" or "#rrggbb" colour (a CSS name: as the browser would give it, grey if unknown). */
+function rgbOf(color) {
+  let h = String(color).replace("#", "");
+  if (h.length === 3) h = [...h].map((c) => c + c).join("");
+  if (!/^[0-9a-fA-F]{6}$/.test(h)) return [0.5, 0.5, 0.5];
+  return [0, 2, 4].map((i) => parseInt(h.slice(i, i + 2), 16) / 255);
+}
+
+/** Black or white, whichever reads better on `color` (a piece's label): tol_tasks.display.colors.label_color. */
+export function labelColor(color) {
+  const lin = rgbOf(color).map((c) => (c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4));
+  const lum = 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2];
+  return (lum + 0.05) / 0.05 >= 1.05 / (lum + 0.05) ? "#000000" : "#ffffff";
 }

@@ -205,8 +205,14 @@ export class SessionDriver {
   async _step(display, st, form) {
     if (st.kind === "instructions") {
       await display.instructions(this.proto.languages[this.who.language].pages);
+      if (this.proto.plan.practice.controls) await display.controls(); // practice.controls
     } else if (st.kind === "message") {
       await display.message(this.msg[st.key], st.seconds);
+    } else if (st.kind === "pause") {
+      await display.pause(this.msg[st.key], `pause-${st.block}`);
+    } else if (st.kind === "block_pages") {
+      const pages = this.proto.languages[this.who.language].block_pages || {};
+      await display.instructions(pages[st.block] || [], `${st.block}-page`);
     } else if (st.kind === "block_start") {
       const shuffled = this.proto.plan.blocks[st.index].order === "shuffled";
       this.meta.blocks.push({ name: st.block, order: st.order, shuffled, seed: st.seed ?? null });

@@ -48,6 +48,12 @@ export function endPage(root, summary, msg = summary.messages, retry = retryLast
     page.append(...links());
   } else if (summary.saved === "download") {
     page.append(element("p", {}, msg.data_downloaded), ...links());
+    // A pilot run: the researcher is at the screen; what went wrong with the recording.
+    if (summary.warnings && summary.warnings.length) {
+      const list = element("ul", { className: "tol-warnings" });
+      for (const w of summary.warnings) list.appendChild(element("li", {}, w));
+      page.append(list);
+    }
   } else if (summary.saved === "stored") {
     page.append(...links());
   } else if (summary.saved && summary.saved !== "delivered") {

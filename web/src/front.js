@@ -4,9 +4,8 @@
 // page alone can tell the sidecar (screen, window, the pegs' places, the
 // refresh rate, when the page was hidden or full screen left).
 
-import { Stage, boards } from "./board.js";
-import { fromCode } from "./puzzle.js";
-import { playCopy, playProblem, readyToContinue, showMessage, showPages } from "./play.js";
+import { Stage } from "./board.js";
+import { playCopy, playProblem, readyToContinue, showControls, showMessage, showPages, showPause } from "./play.js";
 import { Abort, FrameRecorder, InputRouter, measureRefresh } from "./runtime.js";
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */
@@ -31,6 +30,10 @@ export class PageDisplay {
     this.proto = proto;
     this.msg = proto.languages[language].messages;
     this.display = proto.display;
+    // The session's one layout, made by the Python display model at build time, and what
+    // the instruction pages show (the board, a demonstration), made there too.
+    this.layout = proto.layout;
+    this.shown = proto.shown;
     this.input = proto.input;
     this.timing = proto.timing;
     this.feedback = proto.feedback;
@@ -45,6 +48,11 @@ export class PageDisplay {
 
   colors(puzzle) {
     return this.proto.puzzles[puzzle.code].colors;
+  }
+
+  /** The rim of each piece (made by the display model: never lost in the background). */
+  edges(puzzle) {
+    return this.proto.puzzles[puzzle.code].edges || null;
   }
 
   /** The text on each piece and its colour (display.piece_labels), or null. */
@@ -90,7 +98,7 @@ export class PageDisplay {
   describe() {
     const stage = this.stage;
     const layoutPuzzle = this.proto.layout_puzzle;
-    const pegs = stage.pixelRects(boards(fromCode(layoutPuzzle), this.display, stage.aspect)[0]);
+    const pegs = stage.pixelRects(this.layout.board.pegs);
     return {
       user_agent: navigator.userAgent,
       refresh_rate_hz: this.refresh,
@@ -115,8 +123,16 @@ export class PageDisplay {
     };
   }
 
-  instructions(pages) {
-    return showPages(this, pages);
+  instructions(pages, prefix = "page") {
+    return showPages(this, pages, prefix);
+  }
+
+  pause(text, id) {
+    return showPause(this, text, id);
+  }
+
+  controls() {
+    return showControls(this);
   }
 
   readyToContinue() {

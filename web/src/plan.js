@@ -16,7 +16,7 @@
 // storage, so the tests drive it with outcome sequences alone.
 
 /** The version of the plan's rules this port carries out (PLAN_RULES_VERSION in Python). */
-export const PLAN_RULES_VERSION = 1;
+export const PLAN_RULES_VERSION = 2;
 
 import { copySequence } from "./trial.js";
 
@@ -75,7 +75,8 @@ function finished(progress, block, id, attempts) {
  *   recorded: {blockName: [problem ids in order]} of blocks a resumed session began;
  *   order(block): [indices, seed] of a block not begun yet (blockOrder()).
  * Yields {kind: "instructions"} | {kind: "message", key, seconds} |
- *   {kind: "block_start", block, order, seed} | {kind: "problem", problem, block,
+ *   {kind: "block_start", block, order, seed} | {kind: "pause", key, block} |
+ *   {kind: "block_pages", block} | {kind: "problem", problem, block,
  *   attempt, feedback} (send back {outcome, placed}) | {kind: "copy", problem, block,
  *   attempt, source, sequence} | {kind: "discontinue", block, failures} | {kind: "end"}.
  */
@@ -129,9 +130,14 @@ function* block(plan, index, blocks, progress, recorded, order) {
     const [drawn, seed] = order(b);
     indices = drawn;
     yield { kind: "block_start", block: b.name, index, order: indices.map((i) => specs[i].id), seed };
-    if (index === blocks[0] && plan.practice.problems.length) {
-      yield { kind: "message", key: "test_start", seconds: plan.messages.test_start };
+    const pauses = plan.pauses || {};
+    if (index !== blocks[0]) {
+      if (pauses.between_blocks) yield { kind: "pause", key: "pause_block", block: b.name };
+    } else if (plan.practice.problems.length) {
+      if (pauses.before_test) yield { kind: "pause", key: "pause_test", block: b.name };
+      else yield { kind: "message", key: "test_start", seconds: plan.messages.test_start };
     }
+    if (b.pages) yield { kind: "block_pages", block: b.name };
   }
   let failures = 0;
   let outcome = null;

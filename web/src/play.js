@@ -10,7 +10,9 @@
 // settings, the abort promise (rejected by the quit key) and `rows`
 // ({pageShown(id, t), pageLeft(id, t, input)}).
 
-import { BoardView, boards, textBandY, TOP_LABELS_Y } from "./board.js";
+import { BoardView } from "./board.js";
+import { fromCode } from "./puzzle.js";
+import { CopyState } from "./trial.js";
 import { drawShown, sleep } from "./runtime.js";
 import { fill } from "./trialrun.js";
 
@@ -20,16 +22,41 @@ export { fill };
 export async function showMessage(ui, text, seconds) {
   ui.stage.el.replaceChildren();
   ui.stage.el.dataset.screen = "message";
-  const el = ui.stage.label("tol-message", 0, 0, { size: 0.035, width: ui.stage.aspect * 0.85 });
+  const p = ui.layout.places;
+  const el = ui.stage.label("tol-message", 0, 0, { size: p.text_height, width: p.wrap });
   el.textContent = text;
   await sleep(seconds, ui.abort);
 }
 
 /** The instruction pages, each left by a click, a touch or the space key (page_shown, page_left). */
-export async function showPages(ui, pages) {
+export async function showPages(ui, pages, prefix = "page") {
   for (let k = 1; k <= pages.length; k++) {
-    await showPage(ui, pages[k - 1], `page-${k}`, String(k));
+    await showPage(ui, pages[k - 1], `${prefix}-${k}`, String(k));
   }
+}
+
+/**
+ * A pause only the examiner ends (as tol-run's Stage.pause): `text` until the protocol's
+ * examiner key; clicks, touches and the space key do nothing. Logged as a page with `id`.
+ */
+export async function showPause(ui, text, id) {
+  const p = ui.layout.places;
+  const hint = fill(ui.msg.examiner_hint, { key: String(ui.input.examiner_key_name || "").toUpperCase() });
+  const shown = await drawShown(() => {
+    ui.stage.el.replaceChildren();
+    ui.stage.label("tol-page", 0, p.page_y, { size: p.text_height, width: p.wrap }).textContent = text;
+    ui.stage.label("tol-examiner", 0, p.continue_y, { size: p.label_height, width: p.wrap }).textContent = hint;
+  });
+  Object.assign(ui.stage.el.dataset, { screen: "pause", page: id });
+  ui.rows.pageShown(id, ui.clock.fromStamp(shown));
+  const left = await new Promise((resolve, reject) => {
+    ui.abort.catch(reject);
+    ui.router.handler = (ev) => {
+      if (ev.stamp >= shown && ev.kind === "key" && ui.input.examiner_key && matchesKey(ui.input.examiner_key, ev)) resolve(ev);
+    };
+  });
+  ui.router.handler = null;
+  ui.rows.pageLeft(id, left.t, left.source);
 }
 
 /** The problem_id of the page rows of the screen a resumed session begins with. */
@@ -42,9 +69,18 @@ export async function readyToContinue(ui) {
 
 /** One page until a click, a touch or the space key; logged with `id` as its problem_id. */
 async function showPage(ui, page, id, name) {
-  const shown = await drawShown(() => drawPage(ui, page));
+  let animate = null;
+  const shown = await drawShown(() => {
+    animate = drawPage(ui, page);
+  });
   Object.assign(ui.stage.el.dataset, { screen: "page", page: name });
   ui.rows.pageShown(id, ui.clock.fromStamp(shown));
+  let timer = null;
+  if (animate) {
+    const t0 = ui.clock.now();
+    timer = setInterval(() => animate(ui.clock.now() - t0), 50);
+    ui.abort.catch(() => clearInterval(timer));
+  }
   const left = await new Promise((resolve, reject) => {
     ui.abort.catch(reject);
     ui.router.handler = (ev) => {
@@ -53,7 +89,110 @@ async function showPage(ui, page, id, name) {
     };
   });
   ui.router.handler = null;
+  if (timer !== null) clearInterval(timer);
   ui.rows.pageLeft(id, left.t, left.source);
+}
+
+/**
+ * The controls practice (practice.controls; tol-run's Stage.controls): on the session's
+ * board at the first problem's start, one move of the outlined piece to the marked peg, as
+ * the protocol's input takes it; a wrong piece or peg is refused. Logged as a page
+ * ("controls"), left when the move is made; nothing of it is scored.
+ */
+export async function showControls(ui) {
+  const { stage, shown } = ui;
+  const puzzle = fromCode(shown.puzzle);
+  const trial = new CopyState({ puzzle, start: puzzle.parse(shown.start) }, [shown.controls], 0);
+  const board = ui.layout.board;
+  const p = ui.layout.places;
+  const mode = ui.input.mode;
+  let view;
+  let drag = null;
+  const redraw = () => view.show(trial.state, trial.held, drag, trial.cue);
+  const at = await drawShown(() => {
+    stage.el.replaceChildren();
+    stage.label("tol-copy-label", ...p.copy_label, { size: p.label_height, width: p.wrap }).textContent = ui.msg.controls_try;
+    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+    redraw();
+  });
+  Object.assign(stage.el.dataset, { screen: "controls", ...inputData(ui) });
+  ui.rows.pageShown("controls", ui.clock.fromStamp(at));
+  ui.router.wantsMoves = mode === "drag";
+  const last = await new Promise((resolve, reject) => {
+    ui.abort.catch(reject);
+    ui.router.handler = (ev) => {
+      if (ev.kind === "move") {
+        if (trial.held !== null) {
+          drag = [ev.x, ev.y];
+          redraw();
+        }
+        return;
+      }
+      if (ev.kind !== "key" && ev.stamp < at) return;
+      const peg = pegOf(ui, board.pegs, ev);
+      const toggle = () => (trial.held === null ? trial.pick(peg) : trial.drop(peg));
+      if (ev.kind === "key") {
+        if (mode === "keys" && peg !== null) toggle();
+      } else if (mode === "drag") {
+        if (ev.kind === "press" && peg !== null) trial.pick(peg);
+        else if (ev.kind === "release" || ev.kind === "cancel") {
+          trial.drop(ev.kind === "cancel" ? null : peg);
+          drag = null;
+        }
+      } else if (ev.kind === "press" && peg !== null) {
+        toggle();
+      }
+      redraw();
+      if (trial.done) resolve(ev);
+    };
+  });
+  ui.router.handler = null;
+  ui.rows.pageLeft("controls", last.t, last.source);
+}
+
+/** The demonstration's frame at `t` seconds (it loops), as tol_tasks.display.demo.frame_at. */
+function frameAt(frames, t) {
+  const total = frames.reduce((n, f) => n + f.seconds, 0);
+  t %= total;
+  for (const f of frames) {
+    if (t < f.seconds) return f;
+    t -= f.seconds;
+  }
+  return frames[frames.length - 1];
+}
+
+/**
+ * What a page shows above its text (tol_tasks.runner.screen TaskScreen.draw_shown): the
+ * first problem's board and goal (`board`), or the demonstration (`demo`); for a
+ * demonstration, the function that draws it at `t` seconds.
+ */
+function drawShownBoard(ui, show) {
+  const { stage, shown } = ui;
+  const puzzle = fromCode(shown.puzzle);
+  const view = new BoardView(stage, puzzle, shown.layout.board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+  if (show === "board") {
+    view.show(puzzle.parse(shown.start));
+    if (shown.layout.goal) {
+      const goal = new BoardView(stage, puzzle, shown.layout.goal, ui.display, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+      goal.show(puzzle.parse(shown.goal));
+      stage.label("tol-goal-label", ...shown.layout.places.goal_label, { size: ui.layout.places.label_height }).textContent = ui.msg.goal_label;
+    }
+    return null;
+  }
+  const notice = stage.label("tol-notice", 0, shown.notice_y, { size: ui.layout.places.label_height, width: ui.layout.places.wrap });
+  let last = null;
+  const at = (t) => {
+    const f = frameAt(shown.demo, t);
+    if (f === last) return;
+    last = f;
+    const b = shown.layout.board;
+    const over = f.over === null ? null : stage.px(b.pegs[f.over].x, b.pegs[f.over].lifted_y);
+    view.show(puzzle.parse(f.state), f.held, over);
+    notice.textContent = f.refused ? ui.msg[`illegal_${f.refused}`] : "";
+    stage.el.dataset.demoFrame = String(shown.demo.indexOf(f) + 1);
+  };
+  at(0);
+  return at;
 }
 
 /** Whether a key event is the compiled key ({key} compared case-insensitively, or {code}). */
@@ -63,20 +202,27 @@ function matchesKey(spec, ev) {
 
 function drawPage(ui, page) {
   const stage = ui.stage;
+  const p = ui.layout.places;
+  const text = { size: p.text_height, width: p.wrap };
   stage.el.replaceChildren();
-  if (page.image) {
+  let animate = null;
+  if (page.show && !page.image && ui.shown) {
+    animate = drawShownBoard(ui, page.show);
+    stage.label("tol-page", 0, p.caption_y, text).textContent = page.text;
+  } else if (page.image) {
     const img = document.createElement("img");
     img.className = "tol-page-image";
     img.src = page.image;
     img.alt = "";
-    const [x, y] = stage.px(0, 0.15);
-    Object.assign(img.style, { left: `${x}px`, top: `${y}px`, maxHeight: `${0.45 * stage.H}px`, maxWidth: `${0.9 * stage.W}px` });
+    const [x, y] = stage.px(0, p.image_y);
+    Object.assign(img.style, { left: `${x}px`, top: `${y}px`, maxHeight: `${p.image_height * stage.U}px`, maxWidth: `${0.9 * stage.W}px` });
     stage.el.appendChild(img);
-    stage.label("tol-page", 0, -0.2, { size: 0.035, width: stage.aspect * 0.85 }).textContent = page.text;
+    stage.label("tol-page", 0, p.caption_y, text).textContent = page.text;
   } else {
-    stage.label("tol-page", 0, 0.05, { size: 0.035, width: stage.aspect * 0.85 }).textContent = page.text;
+    stage.label("tol-page", 0, p.page_y, text).textContent = page.text;
   }
-  stage.label("tol-continue", 0, -0.42).textContent = ui.msg.continue;
+  stage.label("tol-continue", 0, p.continue_y, { size: p.label_height, width: p.wrap }).textContent = ui.msg.continue;
+  return animate;
 }
 
 /** How the trial takes input, for automation: data-input (click, drag, keys) and data-keys. */
@@ -172,9 +318,13 @@ export async function playProblem(ui, run, { feedback }) {
   const puzzle = run.puzzle;
   const spec = run.trial.spec;
   const d = ui.display;
-  const [areas, goalAreas] = boards(puzzle, d, stage.aspect);
-  // The notice of an illegal move and the feedback: where they cover no peg or piece.
-  const textY = textBandY(goalAreas ? [areas, goalAreas] : [areas]);
+  // The session's one layout (the display model): boards, and one place for each text.
+  const { board, goal: goalLayout, places } = ui.layout;
+  const areas = board.pegs;
+  const small = { size: places.label_height };
+  const line = { size: places.label_height, width: places.wrap }; // centred, across the band
+  // The notice of an illegal move and the feedback: one place, covering no peg or piece.
+  const textY = places.text_y;
   let notice = null;
   let view;
   let timeLabel = null;
@@ -182,17 +332,16 @@ export async function playProblem(ui, run, { feedback }) {
   let noticeLabel;
   const draw = () => {
     stage.el.replaceChildren();
-    if (goalAreas) {
-      const goal = new BoardView(stage, puzzle, goalAreas, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle) });
+    if (goalLayout) {
+      const goal = new BoardView(stage, puzzle, goalLayout, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
       goal.show(spec.goal);
-      const top = Math.max(...goalAreas.map((a) => a.y + a.h / 2)) + 0.035;
-      stage.label("tol-goal-label", 0, top).textContent = ui.msg.goal_label;
+      stage.label("tol-goal-label", ...places.goal_label, small).textContent = ui.msg.goal_label;
     }
-    view = new BoardView(stage, puzzle, areas, d, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    view = new BoardView(stage, puzzle, board, d, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
     view.show(run.trial.state);
-    if (d.show_move_counter) movesLabel = stage.label("tol-moves", -0.45 * stage.aspect + 0.12, TOP_LABELS_Y);
-    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", 0.45 * stage.aspect - 0.15, TOP_LABELS_Y);
-    noticeLabel = stage.label("tol-notice", 0, textY);
+    if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, small);
+    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, small);
+    noticeLabel = stage.label("tol-notice", 0, textY, line);
     labels(0);
   };
   const labels = (now) => {
@@ -228,7 +377,7 @@ export async function playProblem(ui, run, { feedback }) {
     const text = run.feedback(ui.msg, ui.feedback);
     stage.el.dataset.screen = "feedback";
     noticeLabel.textContent = ""; // the feedback takes its place
-    const el = stage.label("tol-feedback", 0, textY);
+    const el = stage.label("tol-feedback", 0, textY, line);
     el.textContent = text;
     await sleep(ui.timing.feedback_duration, ui.abort);
   }
@@ -242,12 +391,13 @@ export async function playProblem(ui, run, { feedback }) {
 export async function playCopy(ui, run) {
   const stage = ui.stage;
   const puzzle = run.puzzle;
-  const [areas] = boards(puzzle, ui.display, stage.aspect);
+  const { board, places } = ui.layout;
+  const areas = board.pegs;
   let view;
   const draw = () => {
     stage.el.replaceChildren();
-    stage.label("tol-copy-label", 0, 0.42).textContent = ui.msg.copy_label;
-    view = new BoardView(stage, puzzle, areas, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle) });
+    stage.label("tol-copy-label", ...places.copy_label, { size: places.label_height }).textContent = ui.msg.copy_label;
+    view = new BoardView(stage, puzzle, board, ui.display, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
     view.show(run.trial.state, null, null, run.trial.cue);
   };
   const shown = await drawShown(draw);

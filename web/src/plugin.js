@@ -4,7 +4,8 @@
 
 import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
-import { DEFAULT_DISPLAY, messagesFor, pieceColor } from "./defaults.js";
+import { DEFAULT_DISPLAY, labelColor, messagesFor, pieceColor } from "./defaults.js";
+import { screenLayout } from "./layout.js";
 import { playCopy, playProblem, showMessage } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
@@ -132,6 +133,7 @@ export class TowerPlugin {
       stage,
       msg: { ...messagesFor(trial.language), ...trial.messages },
       display,
+      layout: screenLayout(puzzle.kind, puzzle.capacities, display),
       input: { mode: trial.input_mode, keys, continue_key: { key: " " } },
       timing: { feedback_duration: trial.feedback_duration, inter_trial_interval: trial.inter_trial_interval },
       feedback: trial.feedback,
@@ -139,7 +141,10 @@ export class TowerPlugin {
       frames: session.frames,
       abort,
       colors: () => Object.fromEntries(puzzle.pieces.map((p) => [String(p), pieceColor(puzzle, p, display.piece_colors)])),
-      labels: () => null,
+      // display.piece_labels: each ball's letter (disk's number) in black or white, as in the lab.
+      labels: () => (display.piece_labels
+        ? Object.fromEntries(puzzle.pieces.map((p) => { const c = pieceColor(puzzle, p, display.piece_colors); return [String(p), [String(p), labelColor(c)]]; }))
+        : null),
     };
     // What the trial's runs write to (trialrun.js): the session, with this trial's rules.
     const host = {

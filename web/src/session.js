@@ -18,6 +18,7 @@ import { askParticipant, notice, stop, waitForStart } from "./screens.js";
 import { SessionStore } from "./storage.js";
 import { injectStyle } from "./style.js";
 import { claimSession } from "./tablock.js";
+import { runWarnings } from "./quality.js";
 import { isoNow } from "./timefmt.js";
 import { fill } from "./trialrun.js";
 import { COMPILED_FORMAT } from "./version.js";
@@ -132,11 +133,11 @@ export async function runSession(root, proto, settings = {}) {
   const hidden = () => document.visibilityState === "hidden" && leaving();
   document.addEventListener("visibilitychange", hidden);
   const { meta, log } = await driver.run(new PageDisplay(root, proto, language));
-  return finish(root, settings, { who, store, log, meta, msg, delivery, release });
+  return finish(root, settings, { who, store, log, meta, msg, delivery, release, proto });
 }
 
 /** Deliver the last piece (confirmed), then the end page; a failure says what to do and can be retried. */
-async function finish(root, settings, { who, store, log, meta, msg, delivery, release }) {
+async function finish(root, settings, { who, store, log, meta, msg, delivery, release, proto }) {
   meta.saved = { method: delivery.method, time: isoNow() };
   store.saveMeta(meta);
   const files = {
@@ -158,6 +159,8 @@ async function finish(root, settings, { who, store, log, meta, msg, delivery, re
     const summary = {
       status: meta.status, saved: delivery.method, error: result.error, ...files,
       end_text: msg.end, messages: pick(msg, END_TEXTS),
+      // What the researcher should know about the recording (quality.js), in the data.
+      warnings: runWarnings(meta, proto.display.refresh_rate),
     };
     endPage(root, summary, msg, result.ok ? null : attempt);
     if (result.ok) leave(settings, who);

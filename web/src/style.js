@@ -15,10 +15,12 @@ body { font-family: "DejaVu Sans", system-ui, sans-serif; }
 .tol-labelled { display: flex; align-items: center; justify-content: center; font-weight: bold; }
 .tol-lifted, .tol-cued { outline: 4px solid var(--tol-outline, #fff); outline-offset: -2px; }
 .tol-lifted { z-index: 2; }
+.tol-target { position: absolute; box-sizing: border-box; border: 3px solid #fff; border-radius: 50%; }
 .tol-marker { left: 0; top: 0; width: 0; height: 0; margin-left: calc(-1 * var(--tol-marker));
   border-left: var(--tol-marker) solid transparent; border-right: var(--tol-marker) solid transparent;
   border-top: calc(1.5 * var(--tol-marker)) solid #fff; }
 .tol-label { transform: translate(-50%, -50%); text-align: center; white-space: pre-wrap; line-height: 1.3; }
+.tol-moves, .tol-time, .tol-goal-label { white-space: nowrap; }
 .tol-page-image { transform: translate(-50%, -50%); }
 .tol-screen { max-width: 40em; margin: 10vh auto; padding: 1em 1.5em; font-size: 1.2em; text-align: center;
   background: #ffffff; color: #1a1a1a; border-radius: 0.4em; line-height: 1.4; }

@@ -6,7 +6,8 @@ import { progressOf, sessionPlan } from "../src/plan.js";
 const p = (id) => ({ id, puzzle: "hanoi:2:3:0", start: "AA", goal: "CC", min_moves: 3, optimal: [[0, 1], [0, 2], [1, 2]] });
 // A plan as SessionPlan.describe() gives it (tests/test_web_plan.py checks real ones against Python).
 const proto = {
-  rules_version: 1,
+  rules_version: 2,
+  pauses: { before_test: false, between_blocks: false },
   messages: { practice_start: 1.5, test_start: 1.5, copy_start: 1.5, end: 2.0, try_again: 1.5 },
   practice: { tries: 3, repeat_until_solved: true, feedback: true, problems: [p("pr")] },
   blocks: [
@@ -32,6 +33,8 @@ function walk(outcomes, opts = {}) {
     else if (s.kind === "copy") seen.push(`copy:${s.problem.id}:${s.sequence.length}`);
     else if (s.kind === "block_start") seen.push(`block:${s.block}`);
     else if (s.kind === "discontinue") seen.push(`stop:${s.block}:${s.failures}`);
+    else if (s.kind === "pause") seen.push(`pause:${s.key}:${s.block}`);
+    else if (s.kind === "block_pages") seen.push(`pages:${s.block}`);
     else seen.push(s.kind);
     step = plan.next(reply);
   }
@@ -44,6 +47,23 @@ test("practice repeats until solved; blocks, attempts, discontinue and copies as
     "instructions", "msg:practice_start", "pr#1:time_out", "msg:try_again", "pr#2:solved",
     "block:a", "msg:test_start", "a1#1:move_limit", "a1#2:time_out", "a2#1:time_out", "a2#2:time_out", "stop:a:2",
     "block:b", "b1#1:solved", "copy:b1:2", "b2#1:time_out", "msg:end", "end",
+  ]);
+});
+
+test("examiner pauses before the test and between blocks, and a block's own pages, as tol-run", () => {
+  const paced = { ...proto, pauses: { before_test: true, between_blocks: true } };
+  paced.blocks = [proto.blocks[0], { ...proto.blocks[1], pages: true }];
+  const plan = sessionPlan(paced, { blocks: [0, 1], order });
+  const kinds = [];
+  let step = plan.next();
+  while (!step.done) {
+    const s = step.value;
+    kinds.push(s.kind === "pause" ? `pause:${s.key}:${s.block}` : s.kind === "block_pages" ? `pages:${s.block}` : s.kind);
+    step = plan.next(s.kind === "problem" ? { outcome: "solved", placed: [[0, 2], [0, 2]] } : undefined);
+  }
+  assert.deepEqual(kinds, [
+    "instructions", "message", "problem", "block_start", "pause:pause_test:a", "problem", "problem", "problem",
+    "block_start", "pause:pause_block:b", "pages:b", "problem", "copy", "problem", "copy", "message", "end",
   ]);
 });
 

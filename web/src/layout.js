@@ -1,0 +1,127 @@
+// Where everything on the task screen goes: a port of tol_tasks/display/layout.py
+// (screen_layout and the boards' as_dict), for the jsPsych "tower" plugin, which plays
+// problems that no compiled protocol declares. The built page does not run it: tol-web
+// build writes the session's layout, made by the Python model, into protocol.json
+// ("layout"). Listed in web/ports.toml; tests/test_web_js.py compares the two.
+// Box units: the height of a 4:3 design box, origin at its centre, y up.
+
+export const BOX_WIDTH = 4 / 3;
+const GOAL_FRACTION = 0.6;
+const MAX_UNIT = 0.11;
+const BOARD_WIDTH = 1.15;
+const LABEL_HEIGHT = 0.03;
+const TEXT_HEIGHT = 0.038;
+const COUNTER_Y = 0.45;
+const BOTTOM = -0.47;
+const BAND = 0.08;
+const GOAL_LABEL = 0.045;
+const BASE_HEIGHT = 0.014;
+const ROD_WIDTH = 0.018;
+const LIFT_CENTRE = 0.8;
+const LIFT_ROOM = 1.3;
+const PEG_SHARE = 0.92;
+const SIDE_GAP = 0.08;
+const SIDE_MARGIN = 0.04;
+
+function board(kind, caps, unit, scale, width, x0, bottom, largest) {
+  const n = caps.length;
+  const spacing = width / n;
+  const baseH = BASE_HEIGHT * scale;
+  const baseTop = bottom + baseH;
+  const pegs = caps.map((cap, i) => {
+    const h = unit * (cap + 0.6);
+    const x = x0 + (i - (n - 1) / 2) * spacing;
+    const y = baseTop + h / 2;
+    return { x, y, w: spacing * PEG_SHARE, h, lifted_y: y + h / 2 + unit * LIFT_CENTRE, marker_y: y + h / 2 + unit * 0.4 };
+  });
+  const baseW = pegs[n - 1].x - pegs[0].x + pegs[0].w;
+  return { kind, unit, scale, largest, base: [x0, bottom + baseH / 2, baseW, baseH], rod_width: ROD_WIDTH * scale, pegs };
+}
+
+function top(b) {
+  return Math.max(...b.pegs.map((a) => a.y + a.h / 2)) + b.unit * LIFT_ROOM;
+}
+
+function unitOf(fit, pieceScale, spacing) {
+  const room = Math.min(fit, spacing * 0.9);
+  return Math.min(Math.min(MAX_UNIT, room) * pieceScale, room);
+}
+
+/** The task screen of an apparatus (as screen_layout in tol_tasks/display/layout.py). */
+export function screenLayout(kind, capacities, display, largest = null) {
+  const caps = capacities.map(Number);
+  const most = Math.max(...caps);
+  largest = largest || most;
+  const g = GOAL_FRACTION;
+  const free = COUNTER_Y - LABEL_HEIGHT - BOTTOM;
+  const ps = Number(display.piece_scale);
+  const side = display.show_goal && (display.goal_position === "left" || display.goal_position === "right");
+  const half = BOX_WIDTH / 2;
+  let b;
+  let goal = null;
+  let label = null;
+  let band;
+  if (!display.show_goal || side) {
+    let width = BOARD_WIDTH;
+    if (side) width = Math.min(BOARD_WIDTH, (BOX_WIDTH - 2 * SIDE_MARGIN - SIDE_GAP) / (1 + g));
+    const fixed = BASE_HEIGHT + BAND;
+    const unit = unitOf((free - fixed) / (most + 0.6 + LIFT_ROOM), ps, width / caps.length);
+    const slack = free - fixed - unit * (most + 0.6 + LIFT_ROOM);
+    const bottom = BOTTOM + slack / 2;
+    let xBoard = 0;
+    let xGoal = 0;
+    if (side) {
+      const total = width * (1 + g) + SIDE_GAP;
+      const sign = display.goal_position === "right" ? 1 : -1;
+      xBoard = -sign * (total / 2 - width / 2);
+      xGoal = sign * (total / 2 - (width * g) / 2);
+    }
+    b = board(kind, caps, unit, 1.0, width, xBoard, bottom, largest);
+    if (side) {
+      goal = board(kind, caps, unit * g, g, width * g, xGoal, bottom, largest);
+      label = [xGoal, Math.max(...goal.pegs.map((a) => a.y + a.h / 2)) + GOAL_LABEL / 2];
+    }
+    band = [top(b), top(b) + BAND + slack / 2];
+  } else {
+    const width = BOARD_WIDTH;
+    const fixed = BASE_HEIGHT * (1 + g) + BAND + GOAL_LABEL;
+    const perUnit = (most + 0.6) * (1 + g) + LIFT_ROOM;
+    const unit = unitOf((free - fixed) / perUnit, ps, width / caps.length);
+    const slack = (free - fixed - unit * perUnit) / 3;
+    b = board(kind, caps, unit, 1.0, width, 0, BOTTOM + slack, largest);
+    band = [top(b), top(b) + BAND + slack];
+    goal = board(kind, caps, unit * g, g, width * g, 0, band[1], largest);
+    label = [0, Math.max(...goal.pegs.map((a) => a.y + a.h / 2)) + GOAL_LABEL / 2];
+  }
+  return {
+    box_width: BOX_WIDTH,
+    board: b,
+    goal,
+    places: {
+      text_y: (band[0] + band[1]) / 2,
+      label_height: LABEL_HEIGHT,
+      text_height: TEXT_HEIGHT,
+      wrap: BOX_WIDTH * 0.85,
+      page_y: 0.05,
+      image_y: 0.15,
+      image_height: 0.45,
+      caption_y: -0.2,
+      continue_y: -0.43,
+      moves: [-half + 0.17, COUNTER_Y],
+      time: [half - 0.17, COUNTER_Y],
+      copy_label: [0, COUNTER_Y],
+      goal_label: label,
+    },
+  };
+}
+
+/** A piece's width and height on `b` (a board of a layout), as BoardLayout.piece_size. */
+export function pieceSize(b, piece) {
+  if (b.kind === "hanoi") return [b.pegs[0].w * (0.3 + 0.65 * (Number(piece) / b.largest)), b.unit * 0.9];
+  return [b.unit * 0.92, b.unit * 0.92];
+}
+
+/** The centre of the piece at `level` of peg `i` (as BoardLayout.piece_xy). */
+export function pieceXY(b, i, level) {
+  return [b.pegs[i].x, b.base[1] + b.base[3] / 2 + b.unit * (level + 0.5)];
+}
