@@ -1,71 +1,80 @@
-"""Scoring speed and memory: 1,000,000 moves of 5-disk Tower of Hanoi, and 10,000 small sessions.
+"""Scoring at scale: ``tol-score`` against a pandas read of the same logs, process against process.
 
 Run with::
 
-    uv run python benchmarks/bench_score.py
-    uv run python benchmarks/bench_score.py --before /tmp/base-ab   # beside an older checkout
+    uv run python benchmarks/bench_score.py --data /work/bench-data
+    uv run python benchmarks/bench_score.py --data /work/bench-data --before /work/wt/base-main \\
+        --sessions 1000 10000 100000
 
-The first run writes synthetic session logs to ``benchmarks/results/score-data``
-(about 46,500 trials from random starts to random goals, walked by a
-participant who makes the optimal move 80 % of the time; same format as
-tol-run's logs) and ``benchmarks/results/many-sessions`` (10,000 copies of the
-recorded reference sessions in ``tests/data/golden/sessions``, each under a
-participant id of its own, with their sidecars), and reuses them after.
+What it compares, on two kinds of corpus (written once under ``--data``, reused after):
 
-Each figure comes from a fresh process:
+- **the 1M-move corpus** (``moves-<N>/``): about 46,500 synthetic 5-disk Tower of
+  Hanoi trials from random starts to random goals, walked by a participant who
+  makes the optimal move 80 % of the time, 200 trials a log, in tol-run's format;
+- **small sessions** (``sessions-<N>/``, one folder per ``--sessions`` count):
+  copies of the recorded reference sessions in ``tests/data/golden/sessions``,
+  each under a participant id of its own, with its sidecar. The folders share
+  their files (hard links to ``sessions-pool/``), so 1k, 10k and 100k cost the
+  disk of the largest.
 
-- *read and score*: the library calls (:func:`tol_analysis.read.read_sessions`,
-  :func:`tol_analysis.score.score_sessions`, then the moves and trials
-  DataFrames), with the time from the first log read and the process's peak
-  resident memory; pandas is imported before the clock starts, as a notebook
-  has it;
-- *pd.read_csv*: pandas reading every log, nothing else (the yardstick of the
-  issue: the whole command may take at most 3 times as long);
-- *tol-score*: the whole command on the folder, writing every table (wall
-  time and peak memory of the process);
-- the same two for the folder of 10,000 small sessions (memory must stay flat
-  in the number of logs).
+For each corpus, in turns (*interleaved*: pandas, then each checkout, then
+again, ``--repeat`` rounds), each figure is a **whole process** started fresh:
 
-The figures of the 1M moves (read and score, pd.read_csv, the command) are
-measured ``--repeat`` times each, in turns (each checkout, then again; pandas,
-then each checkout's command, then again), and the best time of each is kept
-(the highest peak memory): on a shared machine the least disturbed run is the
-one that measures the work. Their CPU time (user + system) is printed too,
-which other processes disturb less. Whether each checkout's modules had their bytecode
-(``.pyc``) compiled is printed beside the figures: without it every command
-compiles its modules first (``scripts/setup.sh`` compiles them at install, as a
-wheel install does).
+- *pandas read*: ``python -c "import pandas; pd.read_csv(every log)"``, the
+  yardstick (import included, as the command's start-up is);
+- *tol-score*: the whole command of a checkout on the folder, writing every
+  table (``--extras`` adds ``--report --plots --bids``).
 
-With ``--before DIR`` (a checkout with its own ``.venv``, such as a worktree of
-an older commit), every figure is measured for both in turns, in the same run,
-and printed side by side with their ratio. The machine is shared: quote ratios
-from one run, and the load (printed) beside them.
+Each run's wall time, CPU time (user + system, its threads included) and peak
+resident memory come from the kernel (``os.wait4``); the 1-minute load average
+at its start is printed beside it. The table keeps the best wall and CPU time
+of the rounds (the least disturbed run measures the work) and the highest
+memory, then the ratios *tol-score / pandas* (CPU and wall) and, with
+``--before`` (another checkout with its own ``.venv``), *after / before*.
+The machine is shared: quote ratios from one run, with its load.
+
+``--library`` adds in-process figures (library calls against an in-process
+``pd.read_csv``, pandas imported before the clock in both). ``--same-bytes``
+checks that every table the two checkouts write is byte for byte the same.
+A run that fails, or writes no table, stops the benchmark with its error: it
+never prints a table with a figure missing.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import hashlib
 import io
 import json
 import os
 import random
-import resource
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-DATA = HERE / "results" / "score-data"
-MANY = HERE / "results" / "many-sessions"
 GOLDEN = ROOT / "tests" / "data" / "golden" / "sessions"
+#: Stands for the participant id in a reference log's text while copies are made.
+_WHO = "\x00who\x00"
+
+_PANDAS_READ = (
+    "import sys\n"
+    "from pathlib import Path\n"
+    "import pandas as pd\n"
+    "rows = sum(len(pd.read_csv(p)) for p in sorted(Path(sys.argv[1]).rglob('*.csv')))\n"
+    "print(rows)\n"
+)
 
 
-# --------------------------------------------------------------------------- data
-def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int, int]:
+# --------------------------------------------------------------------------- corpora
+def generate_moves(folder: Path, target_moves: int, seed: int = 1, per_file: int = 200) -> None:
+    """The 1M-move corpus: synthetic 5-disk Tower of Hanoi trials, ``per_file`` a log."""
     from tol_tasks import Hanoi
     from tol_tasks.session_data.eventlog import columns
 
@@ -73,12 +82,12 @@ def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int
     p = Hanoi(5)
     states = list(p.states())
     cols = columns()
-    DATA.mkdir(parents=True, exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     moves = trials = 0
     file_no = 0
     while moves < target_moves:
         file_no += 1
-        path = DATA / f"B{file_no:04d}_bench_2026-01-01_00h00.00.000.csv"
+        path = folder / f"B{file_no:04d}_bench_2026-01-01_00h00.00.000.csv"
         with open(path, "w", newline="", encoding="utf-8") as f:
             w = csv.writer(f, lineterminator="\n")
             w.writerow(cols)
@@ -122,256 +131,303 @@ def generate(target_moves: int, seed: int = 1, per_file: int = 200) -> tuple[int
                     detail="frames=10;dropped_frames=0", **ids)  # fmt: skip
                 clock += tt
             put(event="session_end", reason="completed")
-    (DATA / "manifest.json").write_text(json.dumps({"moves": moves, "trials": trials}))
-    return moves, trials
+    (folder / "corpus.json").write_text(json.dumps({"moves": moves, "trials": trials}))
 
 
-def generate_many(count: int) -> None:
-    """``count`` sessions, copies of the reference recordings, each with a participant id of
-    its own (in the log and its sidecar)."""
-    MANY.mkdir(parents=True, exist_ok=True)
-    logs = sorted(GOLDEN.glob("*.csv"))
-    texts = [(log, log.read_text(encoding="utf-8")) for log in logs]
-    for k in range(count):
-        log, text = texts[k % len(texts)]
-        who = f"M{k:05d}"
-        rows = list(csv.reader(io.StringIO(text, newline="")))
+def _templates() -> list[tuple[str, str, str]]:
+    """(stem, log text, sidecar text) of each reference session, its participant id replaced
+    by a mark."""
+    out = []
+    for log in sorted(GOLDEN.glob("*.csv")):
+        rows = list(csv.reader(io.StringIO(log.read_text(encoding="utf-8"), newline="")))
         at = rows[0].index("participant")
         for r in rows[1:]:
-            r[at] = who
-        name = f"{who}_{log.stem}_2026-01-01_00h00.00.000"
-        with open(MANY / f"{name}.csv", "w", newline="", encoding="utf-8") as f:
-            csv.writer(f, lineterminator="\n").writerows(rows)
+            r[at] = _WHO
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerows(rows)
         side = json.loads(log.with_suffix(".json").read_text(encoding="utf-8"))
-        side.update(participant=who, event_log=f"{name}.csv")
-        (MANY / f"{name}.json").write_text(json.dumps(side, indent=2), encoding="utf-8")
-    (MANY / "manifest.json").write_text(json.dumps({"sessions": count}))
+        side.update(participant=_WHO, event_log=f"{_WHO}_{log.stem}_2026-01-01_00h00.00.000.csv")
+        out.append((log.stem, text.getvalue(), json.dumps(side, indent=2)))
+    return out
 
 
-# --------------------------------------------------------------------------- children
-def score_child(folder: str) -> None:
-    """Runs in a fresh process (of either checkout): read and score a folder, print JSON."""
-    import pandas  # noqa: F401  (a notebook has it already; not part of the figure)
-
-    try:  # this checkout
-        from tol_analysis.read import find_logs, read_sessions
-        from tol_analysis.score import score_sessions
-
-        def logs(paths):
-            return (log for _, log in read_sessions(paths))
-    except ImportError:  # a checkout from before the rename (analysis.*)
-        from analysis.read import find_logs, read_session
-        from analysis.score import score_sessions
-
-        def logs(paths):
-            return (read_session(p) for p in paths)
-
-    t0, c0 = time.perf_counter(), time.process_time()
-    paths = find_logs([Path(folder)])
-    scores = score_sessions(logs(paths))
-    moves, trials = len(scores.moves), len(scores.trials)
-    t1, c1 = time.perf_counter(), time.process_time()
-    peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    print(json.dumps({"total_s": t1 - t0, "cpu_s": c1 - c0, "moves": moves, "files": len(paths),
-                      "trials": trials, "peak_rss_mb": peak_kb / 1024}))  # fmt: skip
+def _session_name(k: int, stem: str) -> str:
+    return f"M{k:07d}_{stem}_2026-01-01_00h00.00.000"
 
 
-def read_csv_child(folder: str) -> None:
-    """Runs in a fresh process: pandas reading every log, nothing else."""
-    import pandas as pd
+def generate_sessions(data: Path, count: int) -> Path:
+    """``sessions-<count>/``: hard links to the first ``count`` sessions of ``sessions-pool/``
+    (written as far as needed: copies of the reference sessions, each with an id of its own)."""
+    pool, folder = data / "sessions-pool", data / f"sessions-{count}"
+    if (folder / "corpus.json").is_file():
+        return folder
+    pool.mkdir(parents=True, exist_ok=True)
+    templates = _templates()
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(count):
+        stem, log, side = templates[k % len(templates)]
+        name = _session_name(k, stem)
+        who = f"M{k:07d}"
+        for suffix, text in ((".csv", log), (".json", side)):
+            source = pool / f"{name}{suffix}"
+            if not source.exists():
+                source.write_text(text.replace(_WHO, who), encoding="utf-8")
+            target = folder / source.name
+            if not target.exists():
+                os.link(source, target)
+    (folder / "corpus.json").write_text(json.dumps({"sessions": count}))
+    return folder
 
-    paths = sorted(Path(folder).glob("*.csv"))
-    t0, c0 = time.perf_counter(), time.process_time()
-    rows = sum(len(pd.read_csv(p)) for p in paths)
-    print(json.dumps({"total_s": time.perf_counter() - t0, "cpu_s": time.process_time() - c0,
-                      "rows": rows}))  # fmt: skip
+
+def moves_corpus(data: Path, moves: int) -> Path:
+    folder = data / f"moves-{moves}"
+    if not (folder / "corpus.json").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        t0 = time.perf_counter()
+        generate_moves(folder, moves)
+        print(f"wrote {folder} in {time.perf_counter() - t0:.0f} s", flush=True)
+    return folder
 
 
-def _timed(cmd: list[str]) -> tuple[float, float, float]:
-    """(wall seconds, peak RSS in MB, CPU seconds) of a command, run alone in a process of
-    its own."""
+# --------------------------------------------------------------------------- measuring
+@dataclass
+class Run:
+    """One whole process: wall and CPU seconds, peak resident MB, load average at its start."""
+
+    wall: float
+    cpu: float
+    peak_mb: float
+    load: float
+
+
+def _measured(cmd: list[str], what: str) -> tuple[Run, str]:
+    """Run ``cmd`` in a process of its own that reports its one child's resources (so peak
+    memory is that command's, not the largest of every command run so far)."""
     script = (
-        "import resource, subprocess, sys, time, json\n"
+        "import json, os, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
-        "p = subprocess.run(sys.argv[1:], capture_output=True, text=True)\n"
+        "p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=subprocess.PIPE)\n"
+        "_, status, u = os.wait4(p.pid, 0)\n"
         "w = time.perf_counter() - t\n"
-        "if p.returncode: sys.exit(p.stderr)\n"
-        "u = resource.getrusage(resource.RUSAGE_CHILDREN)\n"
-        "print(json.dumps([w, u.ru_maxrss / 1024, u.ru_utime + u.ru_stime]))\n"
+        "out, err = p.stdout.read(), p.stderr.read()\n"
+        "code = os.waitstatus_to_exitcode(status)\n"
+        "print(json.dumps([code, w, u.ru_utime + u.ru_stime, u.ru_maxrss / 1024,\n"
+        "                  out.decode(errors='replace'), err.decode(errors='replace')]))\n"
     )
-    out = subprocess.run([sys.executable, "-c", script, *cmd], capture_output=True, text=True)
-    if out.returncode:
-        raise SystemExit(f"{' '.join(cmd)} failed:\n{out.stderr}")
-    wall, peak, cpu = json.loads(out.stdout)
-    return wall, peak, cpu
+    load = os.getloadavg()[0]
+    done = subprocess.run([sys.executable, "-c", script, *cmd], capture_output=True, text=True,
+                          cwd=tempfile.gettempdir())  # fmt: skip
+    if done.returncode:
+        raise SystemExit(f"{what}: the measuring process failed:\n{done.stderr}")
+    code, wall, cpu, peak, out, err = json.loads(done.stdout)
+    if code:
+        raise SystemExit(f"{what} failed (exit {code}):\n{' '.join(cmd)}\n{err}")
+    return Run(wall, cpu, peak, load), out
 
 
-def _bytecode_child() -> None:
-    """Runs in a fresh process (of either checkout): whether the modules tol-score imports
-    have their compiled bytecode cached, as JSON."""
-    import importlib.util
+@dataclass
+class Figures:
+    runs: list[Run] = field(default_factory=list)
 
-    found = {}
-    for name in ("numpy", "pyarrow", "tol_tasks", "tol_analysis.cli", "analysis.cli"):
-        try:
-            spec = importlib.util.find_spec(name)
-        except ImportError:
-            continue
-        if spec is None or not spec.origin or not spec.origin.endswith(".py"):
-            continue
-        src = Path(spec.origin)
-        cached = Path(importlib.util.cache_from_source(str(src)))
-        fresh = cached.is_file() and cached.stat().st_mtime >= src.stat().st_mtime
-        found[name.removesuffix(".cli")] = fresh
-    print(json.dumps(found))
+    @property
+    def wall(self) -> float:
+        return min(r.wall for r in self.runs)
+
+    @property
+    def cpu(self) -> float:
+        return min(r.cpu for r in self.runs)
+
+    @property
+    def peak(self) -> float:
+        return max(r.peak_mb for r in self.runs)
+
+    @property
+    def loads(self) -> str:
+        return "/".join(f"{r.load:.1f}" for r in self.runs)
 
 
-# --------------------------------------------------------------------------- the run
 class Checkout:
+    """A checkout with its own ``.venv`` (this one, or ``--before``)."""
+
     def __init__(self, root: Path, label: str) -> None:
         self.root, self.label = root, label
         self.python = root / ".venv" / "bin" / "python"
         self.tol_score = root / ".venv" / "bin" / "tol-score"
+        for exe in (self.python, self.tol_score):
+            if not exe.is_file():
+                raise SystemExit(f"{label}: {exe} not found; run scripts/setup.sh in {root}")
 
-    def score(self, folder: Path) -> dict:
-        out = subprocess.run([str(self.python), __file__, "--score-child", str(folder)],
-                             capture_output=True, text=True, cwd=tempfile.gettempdir())  # fmt: skip
-        if out.returncode:
-            raise SystemExit(f"{self.label}: scoring {folder} failed:\n{out.stderr}")
-        return json.loads(out.stdout)
+    def command(self, folder: Path, out: Path, extras: bool) -> Run:
+        shutil.rmtree(out, ignore_errors=True)
+        cmd = [str(self.tol_score), str(folder), "--output", str(out)]
+        if extras:
+            cmd += ["--report", "--plots", "--bids"]
+        run, _ = _measured(cmd, f"{self.label}: tol-score on {folder.name}")
+        if not (out / "trials.csv").is_file() or (out / "trials.csv").stat().st_size == 0:
+            raise SystemExit(f"{self.label}: tol-score on {folder} wrote no trials.csv in {out}")
+        return run
 
-    def bytecode(self) -> str:
-        out = subprocess.run([str(self.python), __file__, "--bytecode-child"],
-                             capture_output=True, text=True, cwd=tempfile.gettempdir())  # fmt: skip
-        if out.returncode:
-            return "unknown"
-        found = json.loads(out.stdout)
-        return ", ".join(f"{name} {'yes' if ok else 'no'}" for name, ok in found.items())
+    def library(self, folder: Path) -> dict:
+        cmd = [str(self.python), __file__, "--library-child", str(folder)]
+        _, out = _measured(cmd, f"{self.label}: library scoring of {folder.name}")
+        return json.loads(out)
 
-    def command(self, folder: Path) -> tuple[float, float, float]:
-        with tempfile.TemporaryDirectory() as out:
-            return _timed([str(self.tol_score), str(folder), "--output", out])
+
+def library_child(folder: str) -> None:
+    """Runs in a fresh process (of either checkout): read and score a folder in-process, and
+    read it with pandas in-process, pandas imported before both clocks; prints JSON."""
+    import pandas as pd
+
+    from tol_analysis.read import find_logs, read_sessions
+    from tol_analysis.score import score_sessions
+
+    paths = find_logs([Path(folder)])
+    t0, c0 = time.perf_counter(), time.process_time()
+    scores = score_sessions(log for _, log in read_sessions(paths))
+    n_trials = len(scores.trials)
+    t1, c1 = time.perf_counter(), time.process_time()
+    rows = sum(len(pd.read_csv(p)) for p in paths)
+    t2, c2 = time.perf_counter(), time.process_time()
+    print(json.dumps({"score_s": t1 - t0, "score_cpu": c1 - c0, "trials": n_trials,
+                      "pandas_s": t2 - t1, "pandas_cpu": c2 - c1, "rows": rows}))  # fmt: skip
+
+
+def _digest(folder: Path) -> dict[str, str]:
+    return {
+        str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(folder.rglob("*"))
+        if p.is_file()
+        and p.suffix in (".csv", ".tsv")
+        and "reports" not in p.parts
+        and not any(part.startswith(".") for part in p.relative_to(folder).parts)
+    }
+
+
+def _compare_outputs(a: Path, b: Path, name: str) -> str:
+    da, db = _digest(a), _digest(b)
+    differ = sorted(k for k in da.keys() & db.keys() if da[k] != db[k])
+    only = sorted(da.keys() ^ db.keys())
+    if differ or only:
+        return f"{name}: tables differ: {differ or '-'}; in one only: {only or '-'}"
+    return f"{name}: {len(da)} tables byte for byte the same"
+
+
+# --------------------------------------------------------------------------- the run
+def _parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0],
+        epilog="Corpora are written once under --data and reused; see the module docstring.",
+    )
+    ap.add_argument("--data", type=Path, default=HERE / "results",
+                    help="folder of the corpora and outputs (default benchmarks/results)")  # fmt: skip
+    ap.add_argument("--moves", type=int, default=1_000_000,
+                    help="moves in the synthetic corpus (0: skip it)")  # fmt: skip
+    ap.add_argument("--sessions", type=int, nargs="*", default=[10_000],
+                    help="counts of small sessions, one corpus each (default 10000)")  # fmt: skip
+    ap.add_argument("--before", type=Path,
+                    help="an older checkout (with its own .venv) measured in turns with this one")  # fmt: skip
+    ap.add_argument("--repeat", type=int, default=3, help="rounds, in turns (default 3)")
+    ap.add_argument("--extras", action="store_true",
+                    help="tol-score also writes --report --plots --bids")  # fmt: skip
+    ap.add_argument("--library", action="store_true",
+                    help="also in-process figures: library scoring against in-process pandas")  # fmt: skip
+    ap.add_argument("--same-bytes", action="store_true",
+                    help="with --before: check both checkouts write the same tables (a "
+                         "checkout from before a deliberate change of the tables differs)")  # fmt: skip
+    ap.add_argument("--json", type=Path, help="also write every run's figures to this file")
+    ap.add_argument("--generate-only", action="store_true",
+                    help="write the corpora and stop")  # fmt: skip
+    ap.add_argument("--library-child", help=argparse.SUPPRESS)
+    return ap
 
 
 def _load() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
-def _row(name: str, values: list[float], unit: str) -> str:
-    cells = [f"{v:,.2f} {unit}" if unit in ("s", "x") else f"{v:,.0f} {unit}" for v in values]
-    ratio = f"{values[1] / values[0]:.2f}" if len(values) == 2 and values[0] else ""
-    return f"| {name} | " + " | ".join(cells) + (f" | {ratio} |" if len(values) == 2 else " |")
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--moves", type=int, default=1_000_000)
-    ap.add_argument("--sessions", type=int, default=10_000, help="small sessions (0: skip)")
-    ap.add_argument("--regenerate", action="store_true")
-    ap.add_argument("--before", type=Path, help="an older checkout (with its .venv) to compare")
-    ap.add_argument("--no-command", action="store_true",
-                    help="skip timing the whole tol-score command")  # fmt: skip
-    ap.add_argument("--repeat", type=int, default=3,
-                    help="times the 1M-move figures are measured, in turns (best kept)")  # fmt: skip
-    ap.add_argument("--score-child", help=argparse.SUPPRESS)
-    ap.add_argument("--bytecode-child", action="store_true", help=argparse.SUPPRESS)
-    ap.add_argument("--read-csv-child", help=argparse.SUPPRESS)
-    args = ap.parse_args()
-    if args.score_child:
-        score_child(args.score_child)
-        return
-    if args.read_csv_child:
-        read_csv_child(args.read_csv_child)
-        return
-    if args.bytecode_child:
-        _bytecode_child()
-        return
-    manifest = DATA / "manifest.json"
-    if (args.regenerate or not manifest.exists()
-            or json.loads(manifest.read_text())["moves"] < args.moves):  # fmt: skip
-        for old in DATA.glob("*.csv"):
-            old.unlink()
+def main() -> int:
+    args = _parser().parse_args()
+    if args.library_child:
+        library_child(args.library_child)
+        return 0
+    if args.repeat < 1:
+        raise SystemExit("--repeat must be at least 1")
+    data = args.data.resolve()
+    data.mkdir(parents=True, exist_ok=True)
+    corpora = []
+    if args.moves:
+        corpora.append(moves_corpus(data, args.moves))
+    for n in args.sessions:
         t0 = time.perf_counter()
-        moves, trials = generate(args.moves)
-        print(f"generated {moves:,} moves in {trials:,} trials in {time.perf_counter() - t0:.1f} s")
-    many = MANY / "manifest.json"
-    if args.sessions and (args.regenerate or not many.exists()
-                          or json.loads(many.read_text())["sessions"] != args.sessions):  # fmt: skip
-        for old in MANY.glob("*.*"):
-            old.unlink()
-        generate_many(args.sessions)
-        print(f"generated {args.sessions:,} small sessions in {MANY}")
-
+        folder = generate_sessions(data, n)
+        print(f"{folder}: ready in {time.perf_counter() - t0:.0f} s", flush=True)
+        corpora.append(folder)
+    if args.generate_only:
+        return 0
+    if not corpora:
+        raise SystemExit("nothing to measure: give --moves or --sessions")
     checkouts = [Checkout(ROOT, "after")]
     if args.before:
         checkouts.insert(0, Checkout(args.before.resolve(), "before"))
-    load_start = _load()
-    figures: dict[str, list[float]] = {}
-
-    def add(name: str, value: float) -> None:
-        figures.setdefault(name, []).append(value)
-
-    scored: dict[str, list[dict]] = {c.label: [] for c in checkouts}
-    for _ in range(max(1, args.repeat)):  # in turns, best of --repeat
-        for c in checkouts:
-            scored[c.label].append(c.score(DATA))
-    for c in checkouts:
-        runs = scored[c.label]
-        add("read and score 1M moves", min(r["total_s"] for r in runs))
-        add("read and score, CPU time", min(r["cpu_s"] for r in runs))
-        add("peak RSS, read and score", max(r["peak_rss_mb"] for r in runs))
-    r = runs[-1]
-    print(f"{r['moves']:,} moves in {r['trials']:,} trials, {r['files']} log files")
-
-    def read_csv() -> dict:
-        out = subprocess.run([sys.executable, __file__, "--read-csv-child", str(DATA)],
-                             capture_output=True, text=True, check=True)  # fmt: skip
-        return json.loads(out.stdout)
-
-    # In turns, best of --repeat: pandas, then each checkout's command.
-    pandas = {"total_s": float("inf"), "cpu_s": float("inf")}
-    commands = {c.label: (float("inf"), 0.0, float("inf")) for c in checkouts}
-    for _ in range(max(1, args.repeat)):
-        got = read_csv()
-        pandas = {"total_s": min(pandas["total_s"], got["total_s"]), "rows": got["rows"],
-                  "cpu_s": min(pandas["cpu_s"], got["cpu_s"])}  # fmt: skip
-        if args.no_command:
-            continue
-        for c in checkouts:
-            wall, peak, cpu = c.command(DATA)
-            best = commands[c.label]
-            commands[c.label] = (min(best[0], wall), max(best[1], peak), min(best[2], cpu))
-    if not args.no_command:
-        for c in checkouts:
-            wall, peak, cpu = commands[c.label]
-            add("tol-score command, every table", wall)
-            add("peak RSS, tol-score", peak)
-            add("command / pd.read_csv", wall / pandas["total_s"])
-            add("command / pd.read_csv, CPU time", cpu / pandas["cpu_s"])
-    if args.sessions:
-        for c in checkouts:
-            r = c.score(MANY)
-            add(f"read and score {args.sessions:,} sessions", r["total_s"])
-            add(f"peak RSS, {args.sessions:,} sessions", r["peak_rss_mb"])
-        if not args.no_command:
+    pandas_cmd = [str(checkouts[-1].python), "-c", _PANDAS_READ]
+    print(f"load average (1, 5, 15 min) at the start: {_load()}", flush=True)
+    results: dict[str, dict[str, Figures]] = {}
+    notes = []
+    for folder in corpora:
+        got = results.setdefault(folder.name, {})
+        outs = {c.label: data / "out" / f"{folder.name}-{c.label}" for c in checkouts}
+        for _ in range(args.repeat):
+            run, printed = _measured([*pandas_cmd, str(folder)], f"pandas read of {folder.name}")
+            if int(printed.strip() or 0) == 0:
+                raise SystemExit(f"pandas read no row in {folder}")
+            got.setdefault("pandas read", Figures()).runs.append(run)
             for c in checkouts:
-                wall, peak, _ = c.command(MANY)
-                add(f"tol-score command, {args.sessions:,} sessions", wall)
-                add(f"peak RSS, tol-score on {args.sessions:,} sessions", peak)
-    labels = [f"{c.label} ({c.root.name})" for c in checkouts]
-    print(f"\nload average (1, 5, 15 min): {load_start} at the start, {_load()} at the end")
-    print(f"pd.read_csv of every log (1M moves): {pandas['total_s']:.2f} s, CPU "
-          f"{pandas['cpu_s']:.2f} s ({pandas['rows']:,} rows); command and pd.read_csv: best "
-          f"of {max(1, args.repeat)}, in turns")  # fmt: skip
-    for c in checkouts:
-        print(f"bytecode compiled ({c.label}): {c.bytecode()}")
-    print("targets: read and score < 3 s with peak RSS < 300 MB; command at most 3 x pd.read_csv\n")
-    print("| figure | " + " | ".join(labels) + (" | after / before |" if args.before else " |"))
-    print("| --- | " + " | ".join("---" for _ in labels) + (" | --- |" if args.before else " |"))
-    for name, values in figures.items():
-        unit = "x" if name.startswith("command /") else ("MB" if "RSS" in name else "s")
-        print(_row(name, values, unit))
+                run = c.command(folder, outs[c.label], args.extras)
+                got.setdefault(f"tol-score ({c.label})", Figures()).runs.append(run)
+            print(f"  {folder.name}: round done, load {_load()}", flush=True)
+        if args.same_bytes and args.before:
+            notes.append(_compare_outputs(outs["before"], outs["after"], folder.name))
+        if args.library:
+            for c in checkouts:
+                lib = c.library(folder)
+                notes.append(
+                    f"{folder.name} in-process ({c.label}): scoring {lib['score_s']:.2f} s "
+                    f"(CPU {lib['score_cpu']:.2f} s), pd.read_csv {lib['pandas_s']:.2f} s (CPU "
+                    f"{lib['pandas_cpu']:.2f} s): ratio CPU "
+                    f"{lib['score_cpu'] / lib['pandas_cpu']:.2f}"
+                )
+        for out in outs.values():
+            shutil.rmtree(out, ignore_errors=True)
+    print(f"\nload average (1, 5, 15 min) at the end: {_load()}")
+    print(f"best of {args.repeat} rounds, in turns (pandas, "
+          + ", ".join(c.label for c in checkouts) + "); peak memory: highest; "
+          "load: 1-minute load average at the start of each run\n")  # fmt: skip
+    head = "| corpus | process | wall s | CPU s | peak MB | CPU / pandas | wall / pandas | loads |"
+    print(head)
+    print("|" + " --- |" * 8)
+    for corpus, got in results.items():
+        base = got["pandas read"]
+        for name, f in got.items():
+            print(f"| {corpus} | {name} | {f.wall:.2f} | {f.cpu:.2f} | {f.peak:.0f} | "
+                  f"{f.cpu / base.cpu:.2f} | {f.wall / base.wall:.2f} | {f.loads} |")  # fmt: skip
+    if args.before:
+        print("\n| corpus | after / before: wall | CPU | peak memory |\n| --- | --- | --- | --- |")
+        for corpus, got in results.items():
+            a, b = got["tol-score (after)"], got["tol-score (before)"]
+            print(f"| {corpus} | {a.wall / b.wall:.2f} | {a.cpu / b.cpu:.2f} | "
+                  f"{a.peak / b.peak:.2f} |")  # fmt: skip
+    for note in notes:
+        print(note)
+    if args.json:
+        args.json.write_text(json.dumps({
+            "date": time.strftime("%Y-%m-%d %H:%M"),
+            "checkouts": {c.label: str(c.root) for c in checkouts},
+            "results": {k: {n: [r.__dict__ for r in f.runs] for n, f in v.items()}
+                        for k, v in results.items()},
+            "notes": notes,
+        }, indent=1))  # fmt: skip
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -179,9 +179,14 @@ def _score(args, out: outputs.OutputFolder) -> int:
         same_peg_drop_counts=args.same_peg_counts, violations_count=args.violations_count,
         planning_ends=args.planning_ends or "pick_up", include_practice=args.include_practice,
     )  # fmt: skip
+    # Without plots, reports, BIDS or SPSS files (which need whole tables), the moves and
+    # trials are written as they are scored: memory does not grow with them.
+    run = out.staging()
+    whole = args.plots or args.report or args.bids or args.spss
     try:
-        scores = score_sessions(logs(), conv, on_error=skip)
+        scores = score_sessions(logs(), conv, on_error=skip, write_to=None if whole else run)
     except TolTasksError as exc:
+        out.abandon(run)
         text = str(exc)
         if "--skip-bad" in text:
             fix = ""
@@ -191,9 +196,11 @@ def _score(args, out: outputs.OutputFolder) -> int:
             fix = "\nSuggested fix: repair or remove the file, or pass --skip-bad."
         print(file=sys.stderr)
         return _fail(f"{text}{fix}")
+    except BaseException:
+        out.abandon(run)
+        raise
     if show:
         print(file=sys.stderr)
-    run = out.staging()
     try:
         written = _write(scores, run, args)
         done = out.commit(run, written, args.inputs)

@@ -663,6 +663,13 @@ WIDE_MEASURES = tuple(
                  "rule_violations")
 )  # fmt: skip
 
+#: The trials.csv columns wide.csv is made from (all that
+#: :func:`tol_analysis.export.wide_data` reads): the keys of its cells and their measures.
+WIDE_TRIALS = (
+    "participant", "session", "protocol", "problem_id", "attempt", "void", "practice",
+    "simulated", *(c.name for c in WIDE_MEASURES),
+)  # fmt: skip
+
 #: The column names of wide.csv's cells: the session, the task (the protocol; left out for a
 #: log that names none), the problem (with ``_a<attempt>`` for a second or later attempt)
 #: and the measure, made safe as SPSS variable names (see tol_analysis.export.wide_table). A

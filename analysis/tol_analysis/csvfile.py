@@ -40,18 +40,49 @@ def write_csv(df: pd.DataFrame, path: str | Path, sep: str = ",", na: str = "") 
 
 def write_table(table: TableData, path: str | Path, sep: str = ",", na: str = "") -> None:
     """Write a table (header first) to ``path``, as ``table.frame().to_csv`` would."""
-    rendered = [_render(table[c], sep, na) for c in table.names]
-    header = (sep.join(_quote(safe_text(str(c)), sep) for c in table.names) + "\n").encode(
-        "utf-8")  # fmt: skip
-    plain = not any(_needs_quotes(t, sep) for _, texts in rendered for t in texts)
-    with open(path, "wb") as f:
-        f.write(header)
-        if plain and len(table):
-            _write_arrow(f, rendered, sep)
+    with TableWriter(path, table.names, sep, na) as out:
+        out.write(table)
+
+
+class TableWriter:
+    """A CSV file written a batch of rows at a time: the header when opened, then each
+    :meth:`write`'s rows, the same bytes as :func:`write_table` of all the rows at once
+    (each cell is written by itself: no choice depends on the other rows).
+
+    Used as a context manager; the file is closed when the block ends.
+    """
+
+    def __init__(self, path: str | Path, names: list[str], sep: str = ",", na: str = "") -> None:
+        self.path = Path(path)
+        self.names = list(names)
+        self.rows = 0
+        self._sep, self._na = sep, na
+        self._f = open(self.path, "wb")  # noqa: SIM115 - closed by close() / __exit__
+        header = sep.join(_quote(safe_text(str(c)), sep) for c in self.names) + "\n"
+        self._f.write(header.encode("utf-8"))
+
+    def write(self, table: TableData) -> None:
+        """Append the rows of ``table`` (its columns those of the file, in any order)."""
+        if not len(table):
             return
-        cells = [_cells(codes, texts) for codes, texts in rendered]
-        for start in range(0, len(table), CHUNK_ROWS):
-            f.write(_rows(cells, start, min(start + CHUNK_ROWS, len(table)), sep))
+        sep = self._sep
+        rendered = [_render(table[c], sep, self._na) for c in self.names]
+        if not any(_needs_quotes(t, sep) for _, texts in rendered for t in texts):
+            _write_arrow(self._f, rendered, sep)
+        else:
+            cells = [_cells(codes, texts) for codes, texts in rendered]
+            for start in range(0, len(table), CHUNK_ROWS):
+                self._f.write(_rows(cells, start, min(start + CHUNK_ROWS, len(table)), sep))
+        self.rows += len(table)
+
+    def close(self) -> None:
+        self._f.close()
+
+    def __enter__(self) -> TableWriter:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 def _needs_quotes(text: str, sep: str) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ from tol_analysis.columns import (
     wide_session_definition,
 )
 from tol_analysis.conventions import EXPLAINED, Conventions
-from tol_analysis.csvfile import write_table
+from tol_analysis.csvfile import TableWriter, write_table
 from tol_analysis.score import Scores
 from tol_analysis.sessions import field_names
 from tol_analysis.tables import ColumnData, TableData, smallest_int_type
@@ -74,25 +75,56 @@ def wide_data(trials: TableData, conv: Conventions,
               sessions: TableData | None = None) -> TableData:  # fmt: skip
     """:func:`wide_table` as columns (without ``sessions``: no participant fields and no
     session columns, participants and ``simulated`` from the trials)."""
-    keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
-        len(trials), bool)  # fmt: skip
-    if not conv.include_practice:
-        keep &= ~np.asarray(trials["practice"].values, bool)
-    who = trials["participant"]
-    people, rank_of = _people(who, keep, sessions)
-    out = {"participant": ColumnData.texts(people, plain=True)}
-    if sessions is not None:
-        out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
-                                          _ranks(sessions["participant"], people),
-                                          len(people))  # fmt: skip
-        out.update(_participant_fields(sessions, people))
-        out.update(_session_cells(sessions, people))
-    else:
-        codes = np.asarray(who.values, np.int64)[keep]
-        out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes], len(people))
-    if keep.any():
-        out.update(_problem_cells(trials, keep, rank_of, len(people)))
-    return TableData(list(out), out, len(people))
+    wide = _Wide(trials, conv, sessions)
+    return wide.rows(0, wide.n)
+
+
+#: Participants whose wide.csv rows are made and written at once (:func:`write_wide`).
+WIDE_ROWS = 2048
+
+
+def write_wide(trials: TableData, conv: Conventions, sessions: TableData | None,
+               path: str | Path) -> None:  # fmt: skip
+    """Write wide.csv (:func:`wide_table`) to ``path``, :data:`WIDE_ROWS` participants at a
+    time: memory holds their cells, not a grid of every participant's."""
+    wide = _Wide(trials, conv, sessions)
+    with TableWriter(path, wide.names) as out:
+        for start in range(0, wide.n, WIDE_ROWS):
+            out.write(wide.rows(start, min(start + WIDE_ROWS, wide.n)))
+
+
+class _Wide:
+    """wide.csv's columns, made for any range of its rows (participants)."""
+
+    def __init__(self, trials: TableData, conv: Conventions, sessions: TableData | None) -> None:
+        keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
+            len(trials), bool)  # fmt: skip
+        if not conv.include_practice:
+            keep &= ~np.asarray(trials["practice"].values, bool)
+        who = trials["participant"]
+        people, rank_of = _people(who, keep, sessions)
+        out = {"participant": ColumnData.texts(people, plain=True)}
+        if sessions is not None:
+            out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
+                                              _ranks(sessions["participant"], people),
+                                              len(people))  # fmt: skip
+            out.update(_participant_fields(sessions, people))
+            out.update(_session_cells(sessions, people))
+        else:
+            codes = np.asarray(who.values, np.int64)[keep]
+            out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes],
+                                              len(people))  # fmt: skip
+        self.n = len(people)
+        self._whole = TableData(list(out), out, self.n)
+        self._cells = _ProblemCells(trials, keep, rank_of, self.n) if keep.any() else None
+        names = list(out) + (self._cells.columns if self._cells is not None else [])
+        self.names = list(dict.fromkeys(names))
+
+    def rows(self, start: int, stop: int) -> TableData:
+        out = dict(self._whole.slice(start, stop).columns)
+        if self._cells is not None:
+            out.update(self._cells.rows(start, stop))
+        return TableData(self.names, out, stop - start)
 
 
 def _people(who: ColumnData, keep: np.ndarray,
@@ -174,56 +206,101 @@ def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1)
     return out
 
 
-def _problem_cells(trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
-                   n_people: int) -> dict[str, ColumnData]:  # fmt: skip
+class _ProblemCells:
     """Each (session, task, problem, attempt) and measure as a column, each participant's
-    last value under each name."""
-    problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
-    attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
-    session = np.asarray(trials["session"].values, np.int64)[keep]
-    proto = trials["protocol"] if "protocol" in trials.names else None
-    task = (np.asarray(proto.values, np.int64)[keep] if proto is not None
-            else np.zeros(len(problem), np.int64))  # fmt: skip
-    tasks = proto.categories if proto is not None else [""]
-    # Each trial's stem, made once per distinct (problem, attempt, session, task).
-    quads, which = np.unique(np.c_[problem, attempt, session, task], axis=0, return_inverse=True)
-    names = trials["problem_id"].categories
-    stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
-    codes = np.asarray(trials["participant"].values, np.int64)[keep]
-    rank = rank_of[codes]
-    order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
-    trial_stem = np.asarray(which).ravel()[order]
-    # Every (participant, column) in the order the cells were first filled, the last value kept.
-    m = len(WIDE_MEASURES)
-    used = list(dict.fromkeys(trial_stem.tolist()))  # stems in the order first filled
-    cell_names = {k: [_spss_name(f"{stems[k]}_{w.name}") for w in WIDE_MEASURES] for k in used}
-    columns = list(dict.fromkeys(name for k in used for name in cell_names[k]))
-    col_of = {name: k for k, name in enumerate(columns)}
-    measure: dict[str, int] = {}
-    for j in range(m):
+    last value under each name; made for a range of participants at a time."""
+
+    def __init__(self, trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
+                 n_people: int) -> None:  # fmt: skip
+        problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
+        attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
+        session = np.asarray(trials["session"].values, np.int64)[keep]
+        proto = trials["protocol"] if "protocol" in trials.names else None
+        task = (np.asarray(proto.values, np.int64)[keep] if proto is not None
+                else np.zeros(len(problem), np.int64))  # fmt: skip
+        tasks = proto.categories if proto is not None else [""]
+        # Each trial's stem, made once per distinct (problem, attempt, session, task).
+        quads, which = _distinct_rows(problem, attempt, session, task)
+        names = trials["problem_id"].categories
+        stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
+        codes = np.asarray(trials["participant"].values, np.int64)[keep]
+        rank = rank_of[codes]
+        order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
+        trial_stem = np.asarray(which).ravel()[order]
+        # Every (participant, column) in the order the cells were first filled, the last
+        # value kept.
+        m = len(WIDE_MEASURES)
+        firsts, at = np.unique(trial_stem, return_index=True)
+        used = firsts[np.argsort(at, kind="stable")].tolist()  # stems in the order first filled
+        cell_names = {k: [_spss_name(f"{stems[k]}_{w.name}") for w in WIDE_MEASURES]
+                      for k in used}  # fmt: skip
+        columns = list(dict.fromkeys(name for k in used for name in cell_names[k]))
+        col_of = {name: k for k, name in enumerate(columns)}
+        measure: dict[str, int] = {}
+        for j in range(m):
+            for k in used:
+                measure.setdefault(cell_names[k][j], j)
+        stem_cols = np.zeros((len(stems), m), np.int64)
         for k in used:
-            measure.setdefault(cell_names[k][j], j)
-    stem_cols = np.zeros((len(stems), m), np.int64)
-    for k in used:
-        stem_cols[k] = [col_of[name] for name in cell_names[k]]
-    cell_col = stem_cols[trial_stem]
-    # One grid of participants by columns; a column shows the measure it was first named
-    # for, and the later of two attempts under one name (trials are in order).
-    col_measure = np.array([measure[name] for name in columns], np.int64)
-    shown = col_measure[cell_col] == np.arange(m)
-    values = np.column_stack([trials[w.name].as_float()[keep][order] for w in WIDE_MEASURES])
-    grid = np.full((n_people, len(columns)), np.nan, order="F")
-    grid[np.repeat(rank[order], m).reshape(-1, m)[shown], cell_col[shown]] = values[shown]
-    out = {}
-    for k, name in enumerate(columns):
-        column = grid[:, k]
-        if WIDE_MEASURES[col_measure[k]].type == FLOAT:
-            out[name] = ColumnData(FLOAT, column)
-        else:
-            missing = np.isnan(column)
-            whole = np.where(missing, 0, column)
-            out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
+            stem_cols[k] = [col_of[name] for name in cell_names[k]]
+        self.columns = columns
+        self._stem_cols, self._trial_stem = stem_cols, trial_stem
+        # A column shows the measure it was first named for, and the later of two attempts
+        # under one name (trials are in order).
+        self._col_measure = np.array([measure[name] for name in columns], np.int64)
+        self._rank = rank[order]  # sorted: each participant's trials together
+        self._rows = np.flatnonzero(keep)[order]  # their rows in the trials table
+        self._measures = [trials[w.name] for w in WIDE_MEASURES]
+
+    def rows(self, start: int, stop: int) -> dict[str, ColumnData]:
+        """The cells of participants ``start`` to ``stop`` (their ranks)."""
+        m = len(WIDE_MEASURES)
+        lo, hi = np.searchsorted(self._rank, [start, stop])
+        cell_col = self._stem_cols[self._trial_stem[lo:hi]]
+        shown = self._col_measure[cell_col] == np.arange(m)
+        rows = self._rows[lo:hi]
+        values = np.column_stack([_float_at(c, rows) for c in self._measures])
+        grid = np.full((stop - start, len(self.columns)), np.nan, order="F")
+        rank = np.repeat(self._rank[lo:hi] - start, m).reshape(-1, m)
+        grid[rank[shown], cell_col[shown]] = values[shown]
+        out = {}
+        for k, name in enumerate(self.columns):
+            column = grid[:, k]
+            if WIDE_MEASURES[self._col_measure[k]].type == FLOAT:
+                out[name] = ColumnData(FLOAT, column)
+            else:
+                missing = np.isnan(column)
+                whole = np.where(missing, 0, column)
+                out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
+        return out
+
+
+def _float_at(column: ColumnData, rows: np.ndarray) -> np.ndarray:
+    """A numeric column's values at ``rows`` as float64 (NaN where missing)."""
+    out = np.asarray(column.values)[rows].astype(np.float64)
+    if column.missing is not None:
+        out[column.missing[rows]] = np.nan
     return out
+
+
+def _distinct_rows(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of the columns ``keys`` (sorted as ``np.unique(axis=0)`` sorts them)
+    and each row's index among them; by one number per row when their ranges allow."""
+    if not len(keys[0]):
+        return np.empty((0, len(keys)), np.int64), np.empty(0, np.int64)
+    lows = [int(k.min()) for k in keys]
+    spans = [int(k.max()) - low + 1 for k, low in zip(keys, lows, strict=True)]
+    if float(np.prod(np.array(spans, np.float64))) >= 2.0**62:
+        return np.unique(np.column_stack(keys), axis=0, return_inverse=True)
+    number = np.zeros(len(keys[0]), np.int64)
+    for k, low, span in zip(keys, lows, spans, strict=True):
+        number = number * span + (k - low)
+    uniq, which = np.unique(number, return_inverse=True)
+    rows = np.empty((len(uniq), len(keys)), np.int64)
+    for j in range(len(keys) - 1, -1, -1):
+        uniq, rows[:, j] = np.divmod(uniq, spans[j])
+        rows[:, j] += lows[j]
+    return rows, which
 
 
 def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
@@ -364,6 +441,9 @@ def export(
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
+    Tables already written as they were scored (``score_sessions(..., write_to=output)``,
+    :attr:`Scores.written`) are left as they are.
+
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
     dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
@@ -379,10 +459,15 @@ def export(
     out = Path(output)
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
     for name in ("moves", "trials", "sessions", "wide", "copy_moves"):
         path = out / f"{name}.csv"
-        write_table(wide if name == "wide" else scores.table(name), path)
+        done = scores.written.get(name)
+        if name == "wide":
+            write_wide(scores.table("trials"), scores.conventions, scores.table("sessions"), path)
+        elif done is None:
+            write_table(scores.table(name), path)
+        elif done.resolve() != path.resolve():  # written as scored, elsewhere
+            shutil.copyfile(done, path)
         written.append(path)
     book = codebook(scores)
     (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")
@@ -395,5 +480,6 @@ def export(
     if spss:
         from tol_analysis.spss import write_spss
 
+        wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
         written += write_spss(scores, wide.frame(), out)
     return written

@@ -135,6 +135,7 @@ class OutputFolder:
         self.state = self.folder / STATE
         self.linked = links
         self._lock = None
+        self._made = False  # whether staging() made the folder
 
     # ------------------------------------------------------------------ before scoring
     def check(self) -> list[str]:
@@ -307,6 +308,8 @@ class OutputFolder:
     def staging(self) -> Path:
         """A new, empty run folder to write the new outputs in (the output folder is made
         now, if missing)."""
+        if not self.folder.exists():
+            self._made = True
         self.state.mkdir(parents=True, exist_ok=True)
         if self._lock is None:
             self._take_lock()
@@ -422,6 +425,17 @@ class OutputFolder:
     def discard(self, run: Path) -> None:
         """Remove a run folder (after an error: the outputs in place stay as they were)."""
         shutil.rmtree(run, ignore_errors=True)
+
+    def abandon(self, run: Path) -> None:
+        """Remove a run folder before anything was committed; when :meth:`staging` made the
+        output folder, remove it again too (as it was: missing), if nothing else is in it."""
+        self.discard(run)
+        if not self._made:
+            return
+        self.release()
+        shutil.rmtree(self.state, ignore_errors=True)
+        with contextlib.suppress(OSError):
+            self.folder.rmdir()  # only when empty
 
     def visible(self, run: Path, path: Path) -> Path:
         """Where a file written in ``run`` is seen in the output folder."""

@@ -17,18 +17,26 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import ExitStack
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS, UNRECORDED
+from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS, UNRECORDED, WIDE_TRIALS
 from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
+from tol_analysis.csvfile import TableWriter
 from tol_analysis.logview import LogView, last_in_group
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
-from tol_analysis.sessions import SessionInfo, session_info, summarize_sessions
+from tol_analysis.sessions import (
+    SESSION_TRIALS,
+    SessionInfo,
+    session_info,
+    summarize_sessions,
+    write_sessions,
+)
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -126,20 +134,37 @@ class Scores:
     NAMES = ("moves", "trials", "sessions", "copy_moves")
 
     def __init__(self, tables: dict[str, TableData], conventions: Conventions,
-                 warnings: list[str] | None = None, sidecars: Mapping | None = None) -> None:  # fmt: skip
+                 warnings: list[str] | None = None, sidecars: Mapping | None = None,
+                 written: Mapping[str, Path] | None = None) -> None:  # fmt: skip
         self._tables = dict(tables)
         self._frames: dict[str, pd.DataFrame] = {}
         self.conventions = conventions
         self.warnings = list(warnings or [])
         self.sidecars = sidecars if sidecars is not None else {}
+        #: The tables written to CSV files as they were scored (``write_to``), by name: of
+        #: these only the columns other tables are made from are kept.
+        self.written: dict[str, Path] = dict(written or {})
 
     def table(self, name: str) -> TableData:
-        """Table ``name`` as columns (see :class:`tol_analysis.tables.TableData`)."""
+        """Table ``name`` as columns (see :class:`tol_analysis.tables.TableData`); of a
+        table in :attr:`written`, the columns kept."""
         got = self._tables.get(name)
         return got if got is not None else TableData.from_frame(self._frames[name])
 
     def frame(self, name: str) -> pd.DataFrame:
-        """Table ``name`` as a DataFrame (made once; the columns are then let go)."""
+        """Table ``name`` as a DataFrame (made once; the columns are then let go).
+
+        Raises
+        ------
+        ValueError
+            For a table written to its file as it was scored (:attr:`written`).
+        """
+        if name in self.written:
+            raise ValueError(
+                f"the {name} table was written to {self.written[name]} as it was scored and "
+                f"is not kept in memory. Suggested fix: read it from that file "
+                f"(pandas.read_csv), or score without write_to."
+            )
         df = self._frames.get(name)
         if df is None:
             df = self._frames[name] = self._tables.pop(name).frame(consume=True)
@@ -169,6 +194,8 @@ def score_sessions(
     logs: Iterable[SessionLog],
     conventions: Conventions | None = None,
     on_error: Callable[[SessionLog, EventLogError], None] | None = None,
+    *,
+    write_to: str | Path | None = None,
 ) -> Scores:
     """Score sessions into moves, trials, sessions and copy_moves tables.
 
@@ -185,6 +212,13 @@ def score_sessions(
         Called with a log and its error when the log contradicts itself; the
         log is then left out whole (none of its rows enter the tables). Without
         it the error is raised.
+    write_to : path, optional
+        A folder (it must exist) to write ``moves.csv``, ``copy_moves.csv`` and
+        ``trials.csv`` to as the logs are scored, a batch at a time (the same
+        bytes as :func:`tol_analysis.export.export` writes): memory then holds
+        none of the moves and only the trial columns that the sessions and wide
+        tables are made from (:data:`TRIALS_KEPT`), however many sessions there
+        are. Those tables are then in :attr:`Scores.written`, not as DataFrames.
 
     Raises
     ------
@@ -195,8 +229,37 @@ def score_sessions(
     """
     conv = conventions or Conventions()
     replays = Replays()  # states, moves and distances, kept for this call only
-    tables = {name: TableBuilder(t, release=give_memory_back) for name, t in
-              (("moves", MOVES), ("trials", TRIALS), ("copy_moves", COPY_MOVES))}  # fmt: skip
+    with ExitStack() as files:
+        tables, written = _builders(write_to, files)
+        scores = _score_into(tables, logs, conv, replays, on_error)
+    if write_to is not None:
+        written["sessions"] = Path(write_to) / "sessions.csv"
+    scores.written = written
+    return scores
+
+
+#: The trials.csv columns kept in memory when the table is written as it is scored
+#: (``write_to``): those sessions.csv and wide.csv are made from.
+TRIALS_KEPT = (*SESSION_TRIALS, *WIDE_TRIALS)
+
+
+def _builders(write_to, files: ExitStack) -> tuple[dict[str, TableBuilder], dict[str, Path]]:
+    """A builder per scored table, each writing its file as it goes when ``write_to`` is
+    given (the files closed by ``files``)."""
+    tables, written = {}, {}
+    for name, table, keep in (("moves", MOVES, ()), ("trials", TRIALS, TRIALS_KEPT),
+                              ("copy_moves", COPY_MOVES, ())):  # fmt: skip
+        if write_to is None:
+            tables[name] = TableBuilder(table, release=give_memory_back)
+            continue
+        path = written[name] = Path(write_to) / f"{name}.csv"
+        sink = files.enter_context(TableWriter(path, table.names))
+        tables[name] = TableBuilder(table, release=give_memory_back, sink=sink, keep=keep)
+    return tables, written
+
+
+def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], conv: Conventions,
+                replays: Replays, on_error) -> Scores:  # fmt: skip
     warnings: list[str] = []
     infos: list[SessionInfo] = []
     plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
@@ -216,7 +279,13 @@ def score_sessions(
                     sidecars.add(log.key, log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
-    done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+    sink = tables["trials"].sink
+    if sink is None:
+        done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+    else:  # written as scored: sessions.csv too, beside trials.csv
+        path = sink.path.with_name("sessions.csv")
+        done["sessions"] = write_sessions(done["trials"], infos, conv, path)
+
     return Scores(done, conv, warnings, sidecars)
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -30,6 +31,7 @@ from tol_analysis.columns import (
     level_name,
 )
 from tol_analysis.conventions import Conventions
+from tol_analysis.csvfile import TableWriter
 from tol_analysis.tables import ColumnData, TableData
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
@@ -43,6 +45,14 @@ _TIMES = (
     ("mean_subsequent_thinking_time", "subsequent_thinking_time", "mean"),
     ("mean_subsequent_thinking_time_per_move", "subsequent_thinking_time_per_move", "mean"),
 )
+
+#: The trials.csv columns the session summaries are made from (all that
+#: :func:`summarize_sessions` reads).
+SESSION_TRIALS = (
+    "participant", "session", "protocol", "block", "problem_id", "practice", "void",
+    "min_moves", "solved", "solved_in_min", "moves", "excess_moves", "rule_violations",
+    "toldx_move_score", "time_out", "toldx_time_violation", *(c for _, c, _ in _TIMES),
+)  # fmt: skip
 
 #: Why problems of the protocol were never given, by the session's status.
 _MISSING_BECAUSE = {"aborted": "session aborted", "incomplete": "session cut off"}
@@ -144,47 +154,115 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
     Counts are 0 and means missing for a session without attempts given; a level the
     session never gave is empty; a sum of times over attempts that all lack one is 0.
     """
-    index: dict[tuple[str, int, str], int] = {}
-    sessions: list[SessionInfo] = []
-    for info in infos:
-        if info.key not in index:
-            index[info.key] = len(sessions)
-            sessions.append(info)
-    n = len(sessions)
-    shown = np.ones(len(trials), bool)
-    if not conv.include_practice:
-        shown = ~np.asarray(trials["practice"].values, bool)
-    void = np.asarray(trials["void"].values, bool)
-    keep = shown & ~void
-    of = _session_of(trials, index)
-    group = of[keep]
-    # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt shown
-    # (void ones included), which adds a column without a missing value pairwise, else in
-    # order; void attempts then add nothing.
-    gaps = np.array([np.isnan(trials[c].as_float()[shown]).any() for _, c, _ in _TIMES])
-    overall = _summaries(trials, keep, group, n, gaps)
-    overall["void_attempts"] = np.bincount(of[shown & void], minlength=n)
-    planned, missing, reasons = _missing(trials, keep, group, sessions)
-    overall.update(problems_planned=planned, problems_missing=missing)
-    data = _ids(sessions)
-    data.update(field_columns(sessions))
-    for c in SESSIONS:
-        if c.name in SESSION_IDS:
-            continue
-        data[c.name] = (ColumnData.texts(reasons, plain=True) if c.name == "missing_reason"
-                        else _column(c.type, overall[c.name]))  # fmt: skip
-    min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
-    levels = np.unique(min_moves).tolist()
-    if levels:
-        at = np.searchsorted(levels, min_moves)
-        per = _summaries(trials, keep, group * len(levels) + at, n * len(levels), gaps)
-        given = per["attempts"] > 0
-        for j, k in enumerate(levels):
-            here = given[j :: len(levels)]
-            for c in SESSION_LEVELS:
-                values = np.asarray(per[c.name][j :: len(levels)], np.float64)
-                data[level_name(k, c.name)] = _column(c.type, np.where(here, values, np.nan))
-    return TableData(list(data), data, n)
+    summaries = _Summaries(trials, infos, conv)
+    return summaries.rows(0, summaries.n)
+
+
+#: Sessions summarized and written at once by :func:`write_sessions`.
+SESSION_ROWS = 8192
+
+
+def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Conventions,
+                   path: str | Path) -> TableData:  # fmt: skip
+    """Write sessions.csv (:func:`summarize_sessions`) to ``path``, :data:`SESSION_ROWS`
+    sessions at a time, the same bytes as written whole; return the table's identifying
+    columns and participant fields (what wide.csv and the codebook need; the names of
+    every column)."""
+    summaries = _Summaries(trials, infos, conv)
+    step = SESSION_ROWS if summaries.in_order else max(1, summaries.n)
+    with TableWriter(path, summaries.names) as out:
+        for start in range(0, summaries.n, step):
+            out.write(summaries.rows(start, min(start + step, summaries.n)))
+    kept = _ids(summaries.sessions)
+    kept.update(field_columns(summaries.sessions, kinds=summaries.fields))
+    return TableData(summaries.names, kept, summaries.n)
+
+
+class _Summaries:
+    """The session summaries, made for any range of sessions: the trials of a range of
+    sessions are a range of trials when the trials are in session order (as scoring gives
+    them). What depends on every session (the levels, the participant fields, how times are
+    added) is settled once over whole columns, so that the rows of a range are those of the
+    whole table."""
+
+    def __init__(self, trials: TableData, infos: list[SessionInfo], conv: Conventions) -> None:
+        index: dict[tuple[str, int, str], int] = {}
+        sessions: list[SessionInfo] = []
+        for info in infos:
+            if info.key not in index:
+                index[info.key] = len(sessions)
+                sessions.append(info)
+        self.trials, self.sessions, self.n = trials, sessions, len(sessions)
+        shown = np.ones(len(trials), bool)
+        if not conv.include_practice:
+            shown = ~np.asarray(trials["practice"].values, bool)
+        void = np.asarray(trials["void"].values, bool)
+        keep = shown & ~void
+        of = _session_of(trials, index)
+        self._shown, self._void, self._keep, self._of = shown, void, keep, of
+        self.in_order = bool(np.all(of[1:] >= of[:-1]))
+        # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt
+        # shown (void ones included), which adds a column without a missing value pairwise,
+        # else in order; void attempts then add nothing.
+        self._gaps = np.array([np.isnan(trials[c].as_float()[shown]).any() for _, c, _ in _TIMES])
+        min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
+        self.levels = np.unique(min_moves).tolist()
+        group = of[keep]
+        self._apart = _apart(group)
+        self._level_apart = (_apart(group * len(self.levels) + np.searchsorted(self.levels,
+                                                                               min_moves))
+                             if self.levels else False)  # fmt: skip
+        self.fields = _field_kinds(sessions)
+        self.names = [
+            *_ids([]),
+            *(field_name(name) for name in self.fields),
+            *(c.name for c in SESSIONS if c.name not in SESSION_IDS),
+            *(level_name(k, c.name) for k in self.levels for c in SESSION_LEVELS),
+        ]
+
+    def rows(self, start: int, stop: int) -> TableData:
+        """The summaries of sessions ``start`` to ``stop``."""
+        trials, shown, void, keep, of = self.trials, self._shown, self._void, self._keep, self._of
+        if (start, stop) != (0, self.n):
+            if not self.in_order:  # pragma: no cover - write_sessions then writes them whole
+                raise ValueError("the trials are not in session order")
+            lo, hi = np.searchsorted(of, [start, stop])
+            trials = trials.slice(lo, hi)
+            shown, void, keep, of = shown[lo:hi], void[lo:hi], keep[lo:hi], of[lo:hi] - start
+        sessions = self.sessions[start:stop]
+        n = stop - start
+        group = of[keep]
+        overall = _summaries(trials, keep, group, n, self._gaps, self._apart)
+        overall["void_attempts"] = np.bincount(of[shown & void], minlength=n)
+        planned, missing, reasons = _missing(trials, keep, group, sessions)
+        overall.update(problems_planned=planned, problems_missing=missing)
+        data = _ids(sessions)
+        data.update(field_columns(sessions, kinds=self.fields))
+        for c in SESSIONS:
+            if c.name in SESSION_IDS:
+                continue
+            data[c.name] = (ColumnData.texts(reasons, plain=True) if c.name == "missing_reason"
+                            else _column(c.type, overall[c.name]))  # fmt: skip
+        levels = self.levels
+        if levels:
+            at = np.searchsorted(levels, np.asarray(trials["min_moves"].values, np.int64)[keep])
+            per = _summaries(trials, keep, group * len(levels) + at, n * len(levels), self._gaps,
+                             self._level_apart)  # fmt: skip
+            given = per["attempts"] > 0
+            for j, k in enumerate(levels):
+                here = given[j :: len(levels)]
+                for c in SESSION_LEVELS:
+                    values = np.asarray(per[c.name][j :: len(levels)], np.float64)
+                    data[level_name(k, c.name)] = _column(c.type, np.where(here, values, np.nan))
+        return TableData(list(data), data, n)
+
+
+def _apart(group: np.ndarray) -> bool:
+    """Whether some group's rows are apart (not all together)."""
+    if not len(group):
+        return False
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    return len(starts) != len(np.unique(group))
 
 
 def _ids(sessions: list[SessionInfo]) -> dict[str, ColumnData]:
@@ -233,14 +311,23 @@ def field_names(names) -> list[str]:
     return [n for n in names if n not in SESSIONS.names and not _LEVEL_COLUMN.match(n)]
 
 
-def field_columns(sessions: list[SessionInfo], taken=SESSIONS.names) -> dict[str, ColumnData]:
-    """One column per participant field of any session (in order of first appearance),
-    typed as its protocol declares it (text when it declares no type); empty for a session
-    without the field."""
+def _field_kinds(sessions: list[SessionInfo]) -> dict[str, str]:
+    """Every participant field of any session (in order of first appearance) and the type
+    the first session's protocol declares for it."""
     names: dict[str, str] = {}
     for s in sessions:
         for name in s.fields:
             names.setdefault(name, s.field_types.get(name, "text"))
+    return names
+
+
+def field_columns(sessions: list[SessionInfo], taken=SESSIONS.names,
+                  kinds: dict[str, str] | None = None) -> dict[str, ColumnData]:  # fmt: skip
+    """One column per participant field of any session (in order of first appearance),
+    typed as its protocol declares it (text when it declares no type); empty for a session
+    without the field. ``kinds``: the fields and their types, when settled over more
+    sessions than these."""
+    names = _field_kinds(sessions) if kinds is None else kinds
     out = {}
     for name, kind in names.items():
         texts = [s.fields.get(name) or None for s in sessions]
@@ -327,7 +414,7 @@ def _session_of(trials: TableData, index: dict[tuple[str, int, str], int]) -> np
 
 
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
-               gaps: np.ndarray) -> dict:  # fmt: skip
+               gaps: np.ndarray, apart: bool | None = None) -> dict:  # fmt: skip
     """The summary measures of the kept trials per group (``n`` groups); ``gaps`` says which
     time columns :func:`_sums` adds in order (see :func:`summarize_sessions`)."""
 
@@ -355,7 +442,8 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
         "toldx_time_violations": _total(group, flag("toldx_time_violation").astype(np.float64),
                                         n),
     }  # fmt: skip
-    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps)
+    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps,
+                         apart)  # fmt: skip
     for j, (name, _, how) in enumerate(_TIMES):
         with np.errstate(invalid="ignore", divide="ignore"):
             got = sums[:, j] if how == "sum" else np.where(counts[:, j] > 0,
@@ -422,21 +510,22 @@ def _total(group: np.ndarray, values: np.ndarray, n: int,
     return total.astype(np.int64)
 
 
-def _sums(group: np.ndarray, values: np.ndarray, n: int,
-          gaps: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+def _sums(group: np.ndarray, values: np.ndarray, n: int, gaps: np.ndarray | None = None,
+          apart: bool | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
     """Per group and column of ``values``, the sum of the values that are not NaN and their
     count, added as pandas' group-by adds them (tol-score's sums at ab09369, exactly).
 
     When each group's rows are together and a column has no NaN (``gaps``, per column:
     whether pandas saw one), pandas adds each group's values with ``numpy.add.reduceat``;
-    otherwise in row order with Kahan's compensation.
+    otherwise in row order with Kahan's compensation. ``apart``: whether some group's rows
+    are apart, when settled over more rows than these (as pandas saw them).
     """
     sums, counts = _kahan(group, values, n)
     if not len(group):
         return sums, counts
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    if len(starts) != len(np.unique(group)):  # a group's rows are apart
+    if _apart(group) if apart is None else apart:  # a group's rows are apart
         return sums, counts
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
     if gaps is None:
         gaps = np.isnan(values).any(axis=0)
     for j in np.flatnonzero(~gaps):

@@ -18,7 +18,7 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -75,6 +75,20 @@ class ColumnData:
                          np.int64)  # fmt: skip
         return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
                    plain=plain)  # fmt: skip
+
+    def slice(self, start: int, stop: int) -> ColumnData:
+        """Rows ``start`` to ``stop`` (views, not copies; text with only the categories
+        they use when they are few of many)."""
+        missing = None if self.missing is None else self.missing[start:stop]
+        values, categories = self.values[start:stop], self.categories
+        if self.kind == STRING and len(categories) > 2 * len(values) + 64:
+            codes = np.asarray(values, np.int64)
+            used, which = np.unique(codes, return_inverse=True)
+            shift = 1 if len(used) and used[0] < 0 else 0
+            categories = [categories[c] for c in used[shift:].tolist()]
+            values = np.where(codes < 0, -1, which.ravel() - shift).astype(
+                _code_type(len(categories)))  # fmt: skip
+        return ColumnData(self.kind, values, missing, categories, self.plain)
 
     def is_missing(self) -> np.ndarray:
         if self.kind == FLOAT:
@@ -159,6 +173,11 @@ class TableData:
 
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
+
+    def slice(self, start: int, stop: int) -> TableData:
+        """Rows ``start`` to ``stop`` (views of the columns, not copies)."""
+        return TableData(self.names, {name: self.columns[name].slice(start, stop)
+                                      for name in self.names}, max(0, stop - start))  # fmt: skip
 
     def frame(self, consume: bool = False) -> pd.DataFrame:
         """The table as a pandas DataFrame; with ``consume``, each column is let go as its
@@ -283,27 +302,45 @@ class TableBuilder:
     their values need, a mask of missing values only for chunks that have
     one); the table is then made one column at a time, each column's chunks
     let go (and their memory given back, by ``release``) as it is made.
+
+    With a ``sink`` (a :class:`tol_analysis.csvfile.TableWriter`, or anything with
+    its ``write``), each batch's rows are written there as they come and only the
+    columns named in ``keep`` are gathered: memory then holds those, not the table.
     """
 
-    def __init__(self, table: Table, release: Callable[[], None] = lambda: None) -> None:
+    def __init__(self, table: Table, release: Callable[[], None] = lambda: None,
+                 sink=None, keep: Iterable[str] | None = None) -> None:  # fmt: skip
         self.table = table
         self.rows = 0
+        self.sink = sink
         self._release = release
-        self._columns = {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
-                         for c in table}  # fmt: skip
+        kept = set(table.names if keep is None else keep)
+        self._names = [c.name for c in table if c.name in kept]
+        self._columns = _new_columns(table, self._names)
 
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
+        if self.sink is not None and n:
+            batch = _new_columns(self.table, self.table.names)
+            for name, column in batch.items():
+                column.add(n, columns[name])
+            self.sink.write(TableData(self.table.names,
+                                      {k: c.done() for k, c in batch.items()}, n))  # fmt: skip
         for name, column in self._columns.items():
             column.add(n, columns[name])
         self.rows += n
 
     def done(self) -> TableData:
         out = {}
-        for name in self.table.names:
+        for name in self._names:
             out[name] = self._columns.pop(name).done()
             self._release()
-        return TableData(self.table.names, out, self.rows)
+        return TableData(self._names, out, self.rows)
+
+
+def _new_columns(table: Table, names: list[str]) -> dict:
+    return {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
+            for c in table if c.name in names}  # fmt: skip
 
 
 def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:

@@ -35,17 +35,20 @@ solutions in the seed articles).
 
 from __future__ import annotations
 
+from functools import cache
+
 _CHUNK = 8
 _BASE = 3**_CHUNK
 _POW3 = [3**i for i in range(_CHUNK + 1)]
 
-# _TABLES[r][t * 3**r + v] for a chunk of r digits with value v (digit i =
-# i-th smallest disk of the chunk) entered with target t: the chunk's distance
-# bits, OR-ed with the exit target shifted left by r.
-_TABLES: list[list[int]] = []
 
-
-def _build_tables() -> None:
+@cache
+def _tables() -> list[list[int]]:
+    """``_tables()[r][t * 3**r + v]`` for a chunk of r digits with value v (digit i =
+    i-th smallest disk of the chunk) entered with target t: the chunk's distance bits,
+    OR-ed with the exit target shifted left by r. Built when first needed (tens of
+    milliseconds): a command that never asks for a Hanoi distance never builds them."""
+    tables = []
     for r in range(_CHUNK + 1):
         size = _POW3[r]
         table = [0] * (3 * size)
@@ -59,11 +62,8 @@ def _build_tables() -> None:
                         bits |= 1
                     t = (-(p + t)) % 3
                 table[t0 * size + v] = bits | (t << r)
-        _TABLES.append(table)
-
-
-_build_tables()
-_T8 = _TABLES[_CHUNK]
+        tables.append(table)
+    return tables
 
 
 def encode(pegs: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
@@ -89,10 +89,11 @@ def encode(pegs: tuple[int, ...]) -> tuple[tuple[int, ...], int]:
 
 def _run(first: int, width: int, rest: tuple[int, ...], t: int) -> int:
     """Distance to the perfect tower on ``t`` of the disks in first + rest."""
-    v = _TABLES[width][t * _POW3[width] + first]
+    tables = _tables()
+    v = tables[width][t * _POW3[width] + first]
     d = v & ((1 << width) - 1)
     t = v >> width
-    tab = _T8
+    tab = tables[_CHUNK]
     for ch in rest:
         v = tab[t * _BASE + ch]
         d = (d << 8) | (v & 255)

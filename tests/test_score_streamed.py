@@ -1,0 +1,79 @@
+"""Scoring in constant memory: the tables written batch by batch as the logs are scored
+(``score_sessions(..., write_to=)``, what tol-score does) are byte for byte the tables
+written whole, and what is not kept in memory says where it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import tol_analysis.export as export_module
+import tol_analysis.read as read_module
+import tol_analysis.score as score_module
+import tol_analysis.sessions as sessions_module
+from tol_analysis.columns import TRIALS
+from tol_analysis.conventions import Conventions
+from tol_analysis.csvfile import TableWriter, write_table
+from tol_analysis.export import export
+from tol_analysis.read import find_logs, read_sessions
+from tol_analysis.score import score_sessions
+
+HERE = Path(__file__).parent
+INPUTS = [HERE / "data" / "golden" / "sessions", HERE / "data" / "v1",
+          HERE / "data" / "logs" / "hand-worked.csv", HERE / "data" / "trust" / "sessions"]  # fmt: skip
+TABLES = ("moves.csv", "trials.csv", "copy_moves.csv", "sessions.csv", "wide.csv",
+          "codebook.json", "codebook.md")  # fmt: skip
+
+
+def _score(paths, conv, write_to=None):
+    return score_sessions((log for _, log in read_sessions(paths)), conv, write_to=write_to)
+
+
+@pytest.mark.parametrize("conv", [Conventions(),
+                                  Conventions(same_peg_drop_counts=True, planning_ends="move",
+                                              include_practice=True)])  # fmt: skip
+def test_tables_written_as_scored_are_the_tables_written_whole(tmp_path, monkeypatch, conv):
+    monkeypatch.setattr(score_module, "BATCH_ROWS", 300)  # many batches
+    monkeypatch.setattr(read_module, "BATCH_BYTES", 1)
+    monkeypatch.setattr(sessions_module, "SESSION_ROWS", 2)  # sessions.csv two rows at a time
+    monkeypatch.setattr(export_module, "WIDE_ROWS", 2)  # wide.csv two participants at a time
+    paths = find_logs(INPUTS)
+    whole, streamed = tmp_path / "whole", tmp_path / "streamed"
+    export(_score(paths, conv), whole)
+    streamed.mkdir()
+    scores = _score(paths, conv, write_to=streamed)
+    assert set(scores.written) == {"moves", "trials", "copy_moves", "sessions"}
+    export(scores, streamed)
+    for name in TABLES:
+        assert (streamed / name).read_bytes() == (whole / name).read_bytes(), name
+    assert (whole / "moves.csv").read_text().count("\n") > 500  # many batches of 300 log rows
+
+
+def test_a_table_written_as_scored_is_not_a_dataframe_and_says_where_it_is(tmp_path):
+    scores = _score(find_logs(INPUTS[:1]), Conventions(), write_to=tmp_path)
+    with pytest.raises(ValueError, match=r"moves table was written to .*moves\.csv as it was "
+                                         r"scored.*read it from that file"):  # fmt: skip
+        scores.frame("moves")
+    assert scores.rows("moves") == (tmp_path / "moves.csv").read_text().count("\n") - 1
+    assert set(scores.table("trials").names) < set(TRIALS.names)
+    # sessions.csv too: the summaries are made from the trial columns kept; the table keeps
+    # every column's name but only the columns wide.csv and the codebook read.
+    header = (tmp_path / "sessions.csv").read_text().splitlines()[0].split(",")
+    assert scores.table("sessions").names == header
+    assert scores.rows("sessions") == (tmp_path / "sessions.csv").read_text().count("\n") - 1 > 0
+
+
+def test_a_table_written_in_batches_is_the_table_written_at_once(tmp_path):
+    scores = _score(find_logs(INPUTS), Conventions())
+    trials = scores.table("trials")
+    write_table(trials, tmp_path / "once.csv")
+    with TableWriter(tmp_path / "batches.csv", trials.names) as out:
+        for start in range(0, len(trials), 7):
+            rows = range(start, min(start + 7, len(trials)))
+            out.write(_rows(trials, rows))
+    assert (tmp_path / "batches.csv").read_bytes() == (tmp_path / "once.csv").read_bytes()
+
+
+def _rows(table, rows):
+    return table.slice(rows.start, rows.stop)
