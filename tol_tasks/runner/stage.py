@@ -97,26 +97,40 @@ class Stage:
         key = self.model.input.quit_key
         text = self.messages["quit_confirm"].format(key=key.capitalize())
         label = self.screen.label("message", small=False)
+        # An answer read with the quit key (pressed before the question could be shown)
+        # answers it at once, the question not shown: no page row stamped by a later flip
+        # goes before that press's row (a log's times never go backwards).
+        answer = self._answer(list(pending), key, prompt, shown=False)
+        if answer is not None:
+            return answer
         shown = self.frames.next_flip_time(self.clock)
         label.draw(text)
         self.frames.flip()
         self.write("page_shown", time=shown[0], problem_id=QUIT_CONFIRM, stamp="flip")
-        evs = list(pending)
         while True:
             self.interrupts.check()
-            for k, ev in enumerate(evs):
-                if ev.source == "simulated":
-                    continue
-                if ev.kind == "key" or ev.kind == "release":
-                    self._after_answer = evs[k + 1 :]
-                    quit_again = ev.kind == "key" and ev.key == key
-                    self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
-                               input=ev.source, stamp=ev.stamp)  # fmt: skip
-                    prompt.answered, prompt.ended_session = ev.t, quit_again
-                    return quit_again
+            answer = self._answer(self.input.poll(), key, prompt, shown=True)
+            if answer is not None:
+                return answer
             label.draw(text)
             self.frames.flip()
-            evs = self.input.poll()
+
+    def _answer(self, evs: list, key: str, prompt, shown: bool) -> bool | None:
+        """The answer to the quit question among ``evs`` (None: none yet): True for the quit
+        key again, False for another key or a release; logged as the page's end when the
+        question was shown."""
+        for k, ev in enumerate(evs):
+            if ev.source == "simulated":
+                continue
+            if ev.kind == "key" or ev.kind == "release":
+                self._after_answer = evs[k + 1 :]
+                quit_again = ev.kind == "key" and ev.key == key
+                if shown:
+                    self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
+                               input=ev.source, stamp=ev.stamp)  # fmt: skip
+                prompt.answered, prompt.ended_session = ev.t, quit_again
+                return quit_again
+        return None
 
     def wait(self, seconds: float, draw: Callable[[], None] = lambda: None) -> None:
         """Keep drawing for ``seconds`` (divided by ``speed``); the quit key still works."""
