@@ -279,15 +279,20 @@ class OutputFolder:
         return os.readlink(link) if link.is_symlink() else None
 
     def _take_lock(self) -> None:
-        """One tol-score at a time per output folder (POSIX advisory lock)."""
-        try:
-            import fcntl
-        except ImportError:  # Windows: no advisory lock
-            return
+        """One tol-score at a time per output folder (``flock`` on POSIX, ``msvcrt.locking`` on
+        Windows; the operating system lets go of it if the process dies)."""
         self.state.mkdir(exist_ok=True)
         f = open(self.state / "lock", "a")  # noqa: SIM115 - held until release()
         try:
-            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            try:
+                import fcntl
+            except ImportError:  # Windows
+                import msvcrt
+
+                f.seek(0)
+                msvcrt.locking(f.fileno(), msvcrt.LK_NBLCK, 1)
+            else:
+                fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             f.close()
             raise OutputFolderError(
