@@ -84,14 +84,17 @@ def _pull_all(inlet, until) -> list[tuple[str, float]]:
 @pytest.fixture(scope="module")
 def session(xdisplay, tmp_path_factory):
     root = tmp_path_factory.mktemp("markers")
-    (root / "markers.yaml").write_text(PROTOCOL)
+    # A stream name of this fixture's own: another worker's session (the module's fixture on
+    # another xdist worker) must not be the stream this one reads.
+    name = f"tol-marker-test-{os.getpid()}"
+    (root / "markers.yaml").write_text(PROTOCOL.replace("tol-marker-test", name))
     out = root / "data"
     port = _PortReader()
     try:
         with running_tol_run(str(root / "markers.yaml"), "--participant", "P1", "--windowed",
                              "--output", str(out), "--marker-port", port.path,
                              env=xdisplay) as proc:  # fmt: skip
-            found = pylsl.resolve_byprop("name", "tol-marker-test", timeout=60)
+            found = pylsl.resolve_byprop("name", name, timeout=60)
             assert found, "no LSL marker stream"
             inlet = pylsl.StreamInlet(found[0], max_buflen=60)
             inlet.open_stream(timeout=30)  # the session waits for it (lsl_wait)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -296,16 +297,30 @@ def _check_extras(args) -> None:
         _pyreadstat()
 
 
+#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
+_PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
+
+
+def _any_sidecar(scores, test) -> bool:
+    """Whether a scored session's sidecar passes ``test``."""
+    sidecars = scores.sidecars
+    return any((m := sidecars[k]) is not None and test(m) for k in sidecars)
+
+
 def _write(scores, folder: Path, args) -> list[Path]:
     """Every output asked for, in ``folder`` (and the planning-only measures when there are
     planning-only problems)."""
-    from tol_analysis.gaze import write_gaze
-    from tol_analysis.planning import write_planning
-
     written = export(scores, folder, bids=args.bids, spss=args.spss,
                      bids_simulated=args.bids_include_simulated)  # fmt: skip
-    written += write_planning(scores, folder)
-    written += write_gaze(scores, folder)
+    # Planning-only problems and gaze: read (with pandas) only where a session has them.
+    if _any_sidecar(scores, lambda m: _PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):
+        from tol_analysis.planning import write_planning
+
+        written += write_planning(scores, folder)
+    if _any_sidecar(scores, lambda m: getattr(m, "eyetracking", None) is not None):
+        from tol_analysis.gaze import write_gaze
+
+        written += write_gaze(scores, folder)
     if args.plots:
         from tol_analysis.plots import write_plots
 

@@ -134,10 +134,10 @@ def regions(stage, puzzle) -> list[dict]:
         out.append({"name": name, "left": left, "top": top, "width": right - left,
                     "height": bottom - top})  # fmt: skip
 
-    for name, areas in (("workspace", board), ("goal", goal)):
-        if areas is None:
+    for name, layout in (("workspace", board), ("goal", goal)):
+        if layout is None:
             continue
-        rects = screen.pixel_rects(areas)
+        rects = screen.pixel_rects(layout.pegs)
         bbox(name, rects)
         for r in rects:
             out.append({"name": f"{name}_{r['peg']}", **{k: r[k] for k in

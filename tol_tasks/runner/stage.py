@@ -75,8 +75,10 @@ class Stage:
         evs = self.input.poll()
         for i, ev in enumerate(evs):
             if self.quit_enabled and ev.kind == "key" and ev.key == self.model.input.quit_key:
-                if not self.confirm_quit or self.confirm(ev.t, evs[i + 1 :]):
+                if not self.confirm_quit:
                     raise AbortSession(ev.t)
+                if self.confirm(ev.t, evs[i + 1 :]):  # ended when the participant confirmed
+                    raise AbortSession(self.quit_prompts[-1].answered)
                 return out + self._after_answer  # the events read with the answer, after it
             out.append(ev)
         return out
