@@ -15,8 +15,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from psychopy import gui
-
 from tol_tasks.cli import EXIT_OK, run_main
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.load import bundled_protocols, load_protocol
@@ -35,6 +33,8 @@ def _ask(fields: dict, title: str) -> dict | None:
     # OpenCV (installed with PsychoPy) points Qt at its own, incompatible platform plugins.
     if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
         del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
+    from psychopy import gui  # only when a dialog is shown: the module imports without it
+
     dlg = gui.DlgFromDict(fields, title=title, sortKeys=False)
     return fields if dlg.OK else None
 
