@@ -1,14 +1,17 @@
 """Writing imported sessions: an event log and its sidecar each, never over anything.
 
-A session's log is written whole into a new file (created exclusively, so
-nothing already there is replaced) and forced to the disk; its sidecar follows
-(written atomically), so a sidecar always describes a whole log. Before
+A session's log is written whole under a temporary name, its sidecar too, and
+both are given their names (never over a file) only once the batch they belong to
+is on the disk (:class:`Writer`), so a log under its name always has its whole
+sidecar beside it. Before
 writing, the folder's sidecars are read once: a session whose source file
 (SHA-256), participant and session are already there is not written again.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import hashlib
 import json
 import os
@@ -30,7 +33,7 @@ from tol_tasks.session_data.sidecar import (
     Source,
     Timing,
     new_file_mode,
-    write_sidecar,
+    sidecar_text,
 )
 from tol_tasks.session_data.whole import write_event_log
 
@@ -68,27 +71,41 @@ class Folder:
                 "folder you can write to with --output."
             ) from None
         folder = cls(p)
+        for part in p.glob("*.csv.part"):
+            # A log named just before a kill keeps its temporary name as a second link to
+            # the same file: removing that link loses nothing.
+            log = part.with_suffix("")
+            try:
+                if log.exists() and os.path.samefile(part, log):
+                    part.unlink()
+            except OSError:
+                pass
         for side in p.glob("*.json"):
             try:
                 meta = json.loads(side.read_text(encoding="utf-8"))
                 key = (meta["source"]["sha256"][0], str(meta["participant"]), int(meta["session"]))
             except (OSError, ValueError, KeyError, TypeError, IndexError):
                 continue  # not an imported session's sidecar
-            folder.known[key] = side.with_suffix(".csv")
+            if side.with_suffix(".csv").exists():  # else a remnant of an import cut off
+                folder.known[key] = side.with_suffix(".csv")
         return folder
 
 
 class Writer:
     """Writes imported sessions into a :class:`Folder`, batch by batch, in a pipeline.
 
-    Each log is created exclusively and written whole as its session comes (on the
-    caller's thread). Every :attr:`BATCH` sessions the batch is handed to a thread of its
-    own that makes it durable: the batch's logs forced to the disk together (in parallel,
-    so the file system commits them at once rather than one by one), then their sidecars
-    written (each atomically, fsynced), then the folder synced. Meanwhile the caller builds
-    and writes the next batch; at most one batch is being made durable while the next
-    fills, so memory is bounded by two batches. A sidecar is written only once its log is
-    on the disk, so a session the folder lists as imported is always whole; :meth:`close`
+    Each log is written whole, as its session comes (on the caller's thread), under a
+    temporary name (``<log>.part``), which no reader takes for an event log. Every
+    :attr:`BATCH` sessions the batch is handed to a thread of its own that makes it
+    durable: its sidecars written under temporary names (``<sidecar>.tmp``), the whole
+    batch forced to the disk at once (:func:`make_durable`: one ``syncfs`` of the folder's
+    file system on Linux, each file's ``fsync`` elsewhere), then each session given its
+    name (its sidecar, then its log, never over a file), then the folder synced so the
+    names are durable too. Meanwhile the caller builds and writes the next batch; at most
+    one batch is being made durable while the next fills, so memory is bounded by two
+    batches. A log appears under its name only once it and its sidecar are on the disk,
+    so a kill or a crash at any instant leaves whole sessions and temporary files that
+    nothing reads as sessions (an import run again writes them anew); :meth:`close`
     returns only when every batch is durable.
     """
 
@@ -97,7 +114,7 @@ class Writer:
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
         self.pending: list[tuple[Path, dict]] = []
-        self._pool = ThreadPoolExecutor(max_workers=8)
+        self._claimed: set[str] = set()  # log names taken by this run (not yet named)
         self._durable = ThreadPoolExecutor(max_workers=1)  # one batch at a time, in order
         self._inflight: Future | None = None
         self._mode = new_file_mode()  # read once, not per sidecar
@@ -118,7 +135,7 @@ class Writer:
         log = self.folder.path / log_name(s.participant, s.session, s.format)
         side = log.with_suffix(".json")
         for taken in (log, side):
-            if taken.exists():
+            if taken.name in self._claimed or (taken.exists() and not _remnant(taken, key)):
                 alone = " without its sidecar (an import cut off?)" if not side.exists() else ""
                 raise ImportSourceError(
                     f"{s.source.path}: participant {s.participant!r} session {s.session}: "
@@ -127,13 +144,10 @@ class Writer:
                     "this session another number with --session, or import into another folder "
                     "with --output."
                 )
+        part = _temporary(log)
         try:
-            rows = write_event_log(log, s.rows, fsync=False)
-        except FileExistsError:
-            raise ImportSourceError(
-                f"{log} appeared while importing; nothing was overwritten. Suggested fix: import "
-                "again."
-            ) from None
+            part.unlink(missing_ok=True)  # a temporary file of an import cut off: its own
+            rows = write_event_log(part, s.rows, fsync=False)
         except OSError as exc:
             raise ImportSourceError(
                 f"{log}: cannot be written ({exc.strerror}); the sessions written before it are "
@@ -141,7 +155,8 @@ class Writer:
                 "again (sessions already imported are recognised and not written twice)."
             ) from None
         self.folder.known[key] = log
-        # The sidecar is made now (the session's rows can go); written once the log is durable.
+        self._claimed.update((log.name, side.name))
+        # The sidecar is made now (the session's rows can go); written with the batch.
         self.pending.append((log, sidecar(s, log.name, rows).to_dict()))
         if len(self.pending) >= self.BATCH:
             self.flush()
@@ -164,15 +179,25 @@ class Writer:
         except OSError as exc:
             raise ImportSourceError(
                 f"{self.folder.path}: the last sessions' files cannot be completed "
-                f"({exc.strerror}); a log without its sidecar is not counted as imported. "
-                "Suggested fix: free space or fix the folder, remove those logs, and import again."
+                f"({exc.strerror}); their logs stay under temporary names (.part), not counted "
+                "as imported. Suggested fix: free space or fix the folder, and import again."
             ) from None
 
     def _make_durable(self, batch: list[tuple[Path, dict]]) -> None:
-        list(self._pool.map(_fsync, [log for log, _ in batch]))
-        list(self._pool.map(lambda item: write_sidecar(item[0].with_suffix(".json"), item[1],
-                                                       mode=self._mode), batch))  # fmt: skip
-        _fsync(self.folder.path)
+        written: list[Path] = []
+        for log, data in batch:
+            tmp = _temporary(log.with_suffix(".json"))
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
+            with os.fdopen(fd, "w", encoding="utf-8") as f:
+                f.write(sidecar_text(data))
+            written += (_temporary(log), tmp)
+        make_durable(self.folder.path, written)
+        for log, _ in batch:
+            side = log.with_suffix(".json")
+            os.replace(_temporary(side), side)  # over nothing, or over its own remnant
+            _name(_temporary(log), log)
+            self._claimed.difference_update((log.name, side.name))
+        _fsync(self.folder.path)  # the names
 
     def close(self) -> None:
         """Make every session durable (the last batch too); returns when all are."""
@@ -181,11 +206,77 @@ class Writer:
             self._wait()
         finally:
             self._durable.shutdown()
-            self._pool.shutdown()
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+def _temporary(path: Path) -> Path:
+    """The name a file has until its session is durable: not a name any reader takes."""
+    return path.with_name(path.name + (".part" if path.suffix == ".csv" else ".tmp"))
+
+
+def _remnant(path: Path, key: tuple[str, str, int]) -> bool:
+    """Whether ``path`` is the sidecar of this very session, left without its log by an
+    import cut off between the two names (it is then written again, whole)."""
+    if path.suffix != ".json" or path.with_suffix(".csv").exists():
+        return False
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        return key == (meta["source"]["sha256"][0], str(meta["participant"]), int(meta["session"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return False
+
+
+def _name(part: Path, log: Path) -> None:
+    """Give a durable log its name, never over a file that took that name meanwhile."""
+    try:
+        os.link(part, log)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links
+        if log.exists():
+            raise FileExistsError(errno.EEXIST, "exists", str(log)) from None
+        os.rename(part, log)
+        return
+    part.unlink()
+
+
+def make_durable(folder: Path, files: list[Path]) -> None:
+    """Force ``files`` (all in ``folder``) to the disk.
+
+    On Linux, one ``syncfs`` of the folder's file system commits them all at once (the
+    cost of a per-file ``fsync`` is the journal commit each one waits for); elsewhere
+    (Windows, macOS) each file is fsynced.
+    """
+    if _syncfs is not None:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            if _syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for f in files:
+        _fsync(f, os.O_RDWR)  # Windows commits only what it may write
+
+
+def _libc_syncfs():
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.syncfs
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = [ctypes.c_int]
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_syncfs = _libc_syncfs()
+
+
+def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
+    if flags == os.O_RDONLY and os.name == "nt":
+        return  # a folder cannot be opened there; its entries are committed with the files
+    fd = os.open(path, flags)
     try:
         os.fsync(fd)
     finally:

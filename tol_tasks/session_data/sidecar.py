@@ -497,6 +497,11 @@ def new_file_mode() -> int:
     return 0o666 & ~umask
 
 
+def sidecar_text(data: dict[str, Any]) -> str:
+    """A sidecar's text, as every writer of sidecars writes it (indented JSON, a final newline)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
 def write_sidecar(path: Path, data: dict[str, Any] | Sidecar, *, mode: int | None = None) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
 
@@ -513,8 +518,7 @@ def write_sidecar(path: Path, data: dict[str, Any] | Sidecar, *, mode: int | Non
         if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
             os.fchmod(fd, new_file_mode() if mode is None else mode)
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
-            f.write("\n")
+            f.write(sidecar_text(data))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
