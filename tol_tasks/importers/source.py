@@ -13,10 +13,12 @@ header is row 1) for CSV, and the record number from 1 for JSON.
 
 from __future__ import annotations
 
+import codecs
 import csv
 import hashlib
 import io
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -65,11 +67,15 @@ class Source:
     columns : list of str
         The header (CSV) or every key of the records, in order of appearance (JSON).
     rows : list of dict
-        One per data row, column -> text ("" for a missing cell).
+        One per data row, column -> text ("" for a missing cell); for a streamed
+        source, only the columns that say whose row it is (see :func:`stream_source`),
+        the whole row read again with :meth:`row`.
     numbers : list of int
         Each row's number in the file, for messages.
     lines : list of str
         The text's lines (``text`` files only).
+    streamed : bool
+        Whether ``rows`` hold only the columns that say whose row it is (see :meth:`row`).
     """
 
     path: Path
@@ -79,10 +85,26 @@ class Source:
     rows: list[dict[str, str]] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    streamed: bool = False
+    _reader: _Rows | None = field(default=None, repr=False, compare=False)
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    def row(self, i: int) -> dict:
+        """Row ``i`` whole (every column). For a source read whole, ``rows[i]``; for a
+        streamed one (:func:`stream_source`, whose ``rows`` hold only the columns that
+        say whose row it is), read from the file as it is asked for: ask for each row
+        once, in file order for the least memory (rows read ahead are kept until asked
+        for, only those given to :meth:`keep`)."""
+        return self.rows[i] if self._reader is None else self._reader.take(i)
+
+    def keep(self, indices) -> None:
+        """The rows :meth:`row` will be asked for (a streamed source keeps only those when
+        it reads ahead); nothing to do for a source read whole."""
+        if self._reader is not None:
+            self._reader.wanted = set(indices)
 
     def require(self, columns, fmt: str, fix: str) -> None:
         """Raise the missing-column error for the first of ``columns`` the file lacks."""
@@ -247,3 +269,142 @@ def json_cell(value):
 def cell_text(value) -> str:
     """A cell as the file wrote it: a JSON source's list or object as compact JSON text."""
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
+
+
+# --------------------------------------------------------------------------- streaming
+#: The size of each read of a streamed file.
+CHUNK = 1 << 20
+
+#: A list or object in a streamed source's ``rows`` (the whole value is in :meth:`Source.row`).
+ELIDED = "[...]"
+
+
+def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
+    """A JSON list of records read as a stream, for a format that builds its sessions one
+    by one (:attr:`Format.streams`): ``rows`` keep only ``columns`` (those that say whose
+    row it is; a list or object there as :data:`ELIDED`), and each whole row is parsed again when :meth:`Source.row` asks for it,
+    so that memory holds the sessions being built, not the file. The file's SHA-256,
+    columns, row numbers and errors are those of :func:`read_source`, which reads every
+    other file (CSV, text, a JSON object around its records) whole, as does a file that
+    cannot be read as a stream (its error then comes from reading it whole).
+    """
+    p = Path(path)
+    keep = frozenset(columns)
+    src = Source(p, "", "json", streamed=True)
+    seen: dict[str, None] = {}
+    rows, numbers = src.rows, src.numbers
+    digest = hashlib.sha256()
+    try:
+        for n, record in _records(p, digest):
+            seen.update(dict.fromkeys(record))
+            rows.append(
+                {k: v if type(v) is str else ELIDED for k, v in record.items() if k in keep}
+            )
+            numbers.append(n)
+    except _NotAStreamError:
+        return read_source(p)
+    src.sha256 = digest.hexdigest()
+    src.columns = list(seen)
+    src._reader = _Rows(p)
+    return src
+
+
+class _NotAStreamError(Exception):
+    """The file is not a JSON list of records that decodes as UTF-8: read it whole."""
+
+
+def _records(p: Path, digest=None):
+    """(number from 1, record as :func:`_read_json` gives it) of a JSON list, parsed as
+    the file is read; ``digest`` takes the file's bytes."""
+    decode = codecs.getincrementaldecoder("utf-8-sig")()
+    parse = _DECODER.raw_decode
+    buf, pos, n, expect = "", 0, 0, "["
+    try:
+        f = p.open("rb")
+    except OSError:
+        raise _NotAStreamError from None
+    with f:
+        while True:
+            raw = f.read(CHUNK)
+            if digest is not None:
+                digest.update(raw)
+            try:
+                buf = buf[pos:] + decode.decode(raw, final=not raw)
+            except UnicodeDecodeError:
+                raise _NotAStreamError from None
+            pos = 0
+            while True:
+                pos = _SPACE.match(buf, pos).end()
+                if pos == len(buf):
+                    break  # read more
+                c = buf[pos]
+                if expect == "[" and c == "[":
+                    expect, pos = "first", pos + 1
+                elif expect in ("first", ",") and c == "]":
+                    expect, pos = "end", pos + 1
+                elif expect == "," and c == ",":
+                    expect, pos = "record", pos + 1
+                elif expect in ("first", "record"):
+                    try:
+                        record, end = parse(buf, pos)
+                    except ValueError:
+                        if raw:
+                            break  # cut by the chunk: read more
+                        raise _NotAStreamError from None
+                    if not isinstance(record, dict):
+                        raise _NotAStreamError
+                    expect, pos, n = ",", end, n + 1
+                    yield n, _record(record)
+                else:
+                    raise _NotAStreamError  # not a list of records: reading it whole says why
+            if not raw:
+                if expect != "end":
+                    raise _NotAStreamError
+                return
+
+
+def _record(record: dict) -> dict:
+    """A JSON record as a row: ``trialdata`` unwrapped, every value a cell (:func:`_text`)."""
+    if isinstance(record.get("trialdata"), dict):
+        record = {**record, **record["trialdata"]}
+        record.pop("trialdata")
+    return {k: v if type(v) is str else _text(v) for k, v in record.items()}
+
+
+_DECODER = json.JSONDecoder()
+_SPACE = re.compile(r"[ \t\n\r]*")
+
+
+class _Rows:
+    """The whole rows of a streamed file, read forward as they are asked for."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.wanted: set[int] | None = None
+        self.ahead: dict[int, dict] = {}
+        self._restart()
+
+    def _restart(self) -> None:
+        self._it = _records(self.path)
+        self.next = 0  # index of the next row the file gives
+
+    def take(self, i: int) -> dict:
+        got = self.ahead.pop(i, None)
+        if got is not None:
+            return got
+        if i < self.next:  # asked again: read the file again from its start
+            self.ahead.clear()
+            self._restart()
+        try:
+            while True:
+                _n, row = next(self._it)
+                k, self.next = self.next, self.next + 1
+                if k == i:
+                    return row
+                if self.wanted is None or k in self.wanted:
+                    self.ahead[k] = row
+        except (StopIteration, _NotAStreamError):
+            raise ImportSourceError(
+                f"{self.path}: changed while it was imported (row {i + 1} is gone). Suggested "
+                "fix: import a copy that nothing writes to."
+            ) from None
