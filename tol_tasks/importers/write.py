@@ -35,7 +35,7 @@ from tol_tasks.session_data.sidecar import (
     new_file_mode,
     sidecar_text,
 )
-from tol_tasks.session_data.whole import write_event_log
+from tol_tasks.session_data.whole import event_log_text
 
 from .session import ImportedSession
 from .source import ImportSourceError
@@ -59,6 +59,7 @@ class Folder:
 
     path: Path
     known: dict[tuple[str, str, int], Path] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)  # the folder's files, listed once
 
     @classmethod
     def open(cls, path: str | Path) -> Folder:
@@ -70,7 +71,7 @@ class Folder:
                 f"{p}: the output folder cannot be made ({exc.strerror}). Suggested fix: give a "
                 "folder you can write to with --output."
             ) from None
-        folder = cls(p)
+        folder = cls(p, names=set(os.listdir(p)))
         for part in p.glob("*.csv.part"):
             # A log named just before a kill keeps its temporary name as a second link to
             # the same file: removing that link loses nothing.
@@ -113,7 +114,7 @@ class Writer:
 
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
-        self.pending: list[tuple[Path, dict]] = []
+        self.pending: list[tuple[Path, str, dict]] = []
         self._claimed: set[str] = set()  # log names taken by this run (not yet named)
         self._durable = ThreadPoolExecutor(max_workers=1)  # one batch at a time, in order
         self._inflight: Future | None = None
@@ -134,9 +135,14 @@ class Writer:
             return "already", self.folder.known[key]
         log = self.folder.path / log_name(s.participant, s.session, s.format)
         side = log.with_suffix(".json")
+        names = self.folder.names
         for taken in (log, side):
-            if taken.name in self._claimed or (taken.exists() and not _remnant(taken, key)):
-                alone = " without its sidecar (an import cut off?)" if not side.exists() else ""
+            if taken.name in self._claimed or (
+                taken.name in names and not _remnant(taken, key, names)
+            ):
+                alone = (
+                    " without its sidecar (an import cut off?)" if side.name not in names else ""
+                )
                 raise ImportSourceError(
                     f"{s.source.path}: participant {s.participant!r} session {s.session}: "
                     f"{taken} already exists{alone} and holds another session (another source "
@@ -144,20 +150,11 @@ class Writer:
                     "this session another number with --session, or import into another folder "
                     "with --output."
                 )
-        part = _temporary(log)
-        try:
-            part.unlink(missing_ok=True)  # a temporary file of an import cut off: its own
-            rows = write_event_log(part, s.rows, fsync=False)
-        except OSError as exc:
-            raise ImportSourceError(
-                f"{log}: cannot be written ({exc.strerror}); the sessions written before it are "
-                "kept. Suggested fix: free space or fix the folder's permissions, then import "
-                "again (sessions already imported are recognised and not written twice)."
-            ) from None
+        text, rows = event_log_text(s.rows)
         self.folder.known[key] = log
         self._claimed.update((log.name, side.name))
-        # The sidecar is made now (the session's rows can go); written with the batch.
-        self.pending.append((log, sidecar(s, log.name, rows).to_dict()))
+        # Log and sidecar made now (the session's rows can go); written with the batch.
+        self.pending.append((log, text, sidecar(s, log.name, rows).to_dict()))
         if len(self.pending) >= self.BATCH:
             self.flush()
         return "written", log
@@ -183,19 +180,22 @@ class Writer:
                 "as imported. Suggested fix: free space or fix the folder, and import again."
             ) from None
 
-    def _make_durable(self, batch: list[tuple[Path, dict]]) -> None:
+    def _make_durable(self, batch: list[tuple[Path, str, dict]]) -> None:
         written: list[Path] = []
-        for log, data in batch:
-            tmp = _temporary(log.with_suffix(".json"))
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
-            with os.fdopen(fd, "w", encoding="utf-8") as f:
-                f.write(sidecar_text(data))
-            written += (_temporary(log), tmp)
+        for log, text, data in batch:
+            # Temporary files (an import cut off may have left them: its own) are replaced.
+            for tmp, content in ((_temporary(log), text),
+                                 (_temporary(log.with_suffix(".json")), sidecar_text(data))):  # fmt: skip
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
+                with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                    f.write(content)
+                written.append(tmp)
         make_durable(self.folder.path, written)
-        for log, _ in batch:
+        for log, _, _ in batch:
             side = log.with_suffix(".json")
             os.replace(_temporary(side), side)  # over nothing, or over its own remnant
             _name(_temporary(log), log)
+            self.folder.names.update((log.name, side.name))
             self._claimed.difference_update((log.name, side.name))
         _fsync(self.folder.path)  # the names
 
@@ -213,10 +213,10 @@ def _temporary(path: Path) -> Path:
     return path.with_name(path.name + (".part" if path.suffix == ".csv" else ".tmp"))
 
 
-def _remnant(path: Path, key: tuple[str, str, int]) -> bool:
+def _remnant(path: Path, key: tuple[str, str, int], names: set[str]) -> bool:
     """Whether ``path`` is the sidecar of this very session, left without its log by an
     import cut off between the two names (it is then written again, whole)."""
-    if path.suffix != ".json" or path.with_suffix(".csv").exists():
+    if path.suffix != ".json" or path.with_suffix(".csv").name in names:
         return False
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
@@ -227,6 +227,14 @@ def _remnant(path: Path, key: tuple[str, str, int]) -> bool:
 
 def _name(part: Path, log: Path) -> None:
     """Give a durable log its name, never over a file that took that name meanwhile."""
+    if _renameat2 is not None:  # Linux: one atomic rename that refuses to replace
+        if _renameat2(_AT_FDCWD, os.fsencode(part), _AT_FDCWD, os.fsencode(log), 1) == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(err, os.strerror(err), str(log))
+        if err not in (errno.EINVAL, errno.ENOSYS):  # else: a file system without it
+            raise OSError(err, os.strerror(err), str(part))
     try:
         os.link(part, log)
     except FileExistsError:
@@ -257,20 +265,23 @@ def make_durable(folder: Path, files: list[Path]) -> None:
         _fsync(f, os.O_RDWR)  # Windows commits only what it may write
 
 
-def _libc_syncfs():
+def _libc(name: str, *argtypes):
+    """A function of Linux's C library (None elsewhere, or if it lacks it)."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        libc = ctypes.CDLL(None, use_errno=True)
-        fn = libc.syncfs
+        fn = getattr(ctypes.CDLL(None, use_errno=True), name)
     except (OSError, AttributeError):
         return None
-    fn.argtypes = [ctypes.c_int]
+    fn.argtypes = list(argtypes)
     fn.restype = ctypes.c_int
     return fn
 
 
-_syncfs = _libc_syncfs()
+_syncfs = _libc("syncfs", ctypes.c_int)
+_renameat2 = _libc("renameat2", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                   ctypes.c_uint)  # fmt: skip
+_AT_FDCWD = -100
 
 
 def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
