@@ -10,7 +10,7 @@ repeating their participants under new ids until it holds the requested
 number of rows: the Experiment Factory's per-click rows (several hundred
 workers in one CSV, as a published multi-worker file is), PEBL's per-step TOL
 rows, and the jsPsych-contrib plugin's per-trial rows. Each import runs into
-an empty folder (every session written: event log, fsync, sidecar) and the
+an empty folder (every session written: event log and sidecar, made durable) and the
 best of ``--repeat`` runs is reported, with rows per second, CPU seconds and the
 process's peak memory; each import runs in a fresh process, with ``--before``'s code
 interleaved with today's. The machine is

@@ -45,18 +45,28 @@ def test_rows_read_ahead_are_kept_only_when_wanted(tmp_path):
 
 @pytest.mark.parametrize(
     "text",
-    ['[{"a": 1}, {"a": 2]', '[{"a": 1}] x', '{"data": [{"a": 1}]}', "[1, 2]", '[{"a": 1},]',
-     "\ufeff[{\"a\": \"\u00e9\"}]", "[]"],  # fmt: skip
+    [
+        '[{"a": 1}, {"a": 2]',
+        '[{"a": 1}] x',
+        '{"data": [{"a": 1}]}',
+        "[1, 2]",
+        '[{"a": 1},]',
+        '\ufeff[{"a": "\u00e9"}]',
+        "[]",
+    ],
 )
 def test_what_cannot_be_streamed_is_read_whole_with_its_error(tmp_path, text):
     path = tmp_path / "data.json"
     path.write_text(text, encoding="utf-8")
+    error = None
     try:
         expected = read_source(path)
     except ImportSourceError as exc:
+        error = str(exc)
+    if error is not None:
         with pytest.raises(ImportSourceError) as got:
             stream_source(path, ("a",))
-        assert str(got.value) == str(exc)
+        assert str(got.value) == error
         return
     got = stream_source(path, ("a",))
     assert (got.sha256, got.columns) == (expected.sha256, expected.columns)

@@ -289,17 +289,15 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     cannot be read as a stream (its error then comes from reading it whole).
     """
     p = Path(path)
-    keep = frozenset(columns)
-    src = Source(p, "", "json", streamed=True)
+    rows = _Columns(tuple(dict.fromkeys(columns)))
+    src = Source(p, "", "json", rows=rows, streamed=True)  # type: ignore[arg-type]
     seen: dict[str, None] = {}
-    rows, numbers = src.rows, src.numbers
+    numbers = src.numbers
     digest = hashlib.sha256()
     try:
         for n, record in _records(p, digest):
             seen.update(dict.fromkeys(record))
-            rows.append(
-                {k: v if type(v) is str else ELIDED for k, v in record.items() if k in keep}
-            )
+            rows.append(record)
             numbers.append(n)
     except _NotAStreamError:
         return read_source(p)
@@ -307,6 +305,36 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     src.columns = list(seen)
     src._reader = _Rows(p)
     return src
+
+
+class _Columns:
+    """A streamed source's ``rows``: a few columns kept column by column (a list of values
+    each, repeated values shared), each row given as a dict of its cells when asked for."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+        self.cells: list[list[str | None]] = [[] for _ in names]
+        self._same: list[dict[str, str]] = [{} for _ in names]
+        self._n = 0
+
+    def append(self, record: dict) -> None:
+        for name, cells, same in zip(self.names, self.cells, self._same, strict=True):
+            v = record.get(name)
+            if v is not None:
+                v = v if type(v) is str else ELIDED
+                if len(same) < 1 << 16:
+                    v = same.setdefault(v, v)
+            cells.append(v)
+        self._n += 1
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, i: int) -> dict[str, str]:
+        return {k: c[i] for k, c in zip(self.names, self.cells, strict=True) if c[i] is not None}
+
+    def __iter__(self):
+        return (self[i] for i in range(self._n))
 
 
 class _NotAStreamError(Exception):
