@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from tests.import_tools import FIXTURES
-from tol_tasks.importers import source as source_module
-from tol_tasks.importers.source import ELIDED, ImportSourceError, read_source, stream_source
+from tol_tasks.importers import stream as stream_module
+from tol_tasks.importers.source import ImportSourceError, read_source
+from tol_tasks.importers.stream import ELIDED, stream_source
 
 JSONS = [FIXTURES / "jspsych" / "J02.json", *sorted((FIXTURES / "expfactory").glob("*.json"))]
 
@@ -20,7 +21,7 @@ JSONS = [FIXTURES / "jspsych" / "J02.json", *sorted((FIXTURES / "expfactory").gl
 @pytest.mark.parametrize("chunk", [3, 64, 1 << 20])
 @pytest.mark.parametrize("path", JSONS, ids=lambda p: p.name)
 def test_a_streamed_file_gives_the_rows_of_the_file_read_whole(path, chunk, monkeypatch):
-    monkeypatch.setattr(source_module, "CHUNK", chunk)  # every cut of a record, and none
+    monkeypatch.setattr(stream_module, "CHUNK", chunk)  # every cut of a record, and none
     whole = read_source(path)
     streamed = stream_source(path, ("subject_id", "worker_id", "trial_type"))
     assert streamed.streamed

@@ -38,7 +38,8 @@ from . import expfactory, jatos, jspsych, pebl, psytoolkit
 from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, Format, ImportOptions
 from .people import group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable
-from .source import ImportSourceError, Source, fault, read_source, stream_source
+from .source import ImportSourceError, Source, fault, read_source
+from .stream import stream_source
 from .write import Folder, Writer, log_name
 
 #: Every format, by name (the ``--format`` values), in the order they are tried.

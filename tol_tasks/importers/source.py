@@ -13,14 +13,13 @@ header is row 1) for CSV, and the record number from 1 for JSON.
 
 from __future__ import annotations
 
-import codecs
 import csv
 import hashlib
 import io
 import json
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tol_tasks.errors import TolTasksError
 
@@ -68,7 +67,7 @@ class Source:
         The header (CSV) or every key of the records, in order of appearance (JSON).
     rows : list of dict
         One per data row, column -> text ("" for a missing cell); for a streamed
-        source, only the columns that say whose row it is (see :func:`stream_source`),
+        source, only the columns that say whose row it is (see :func:`~tol_tasks.importers.stream.stream_source`),
         the whole row read again with :meth:`row`.
     numbers : list of int
         Each row's number in the file, for messages.
@@ -86,7 +85,7 @@ class Source:
     numbers: list[int] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     streamed: bool = False
-    _reader: _Rows | None = field(default=None, repr=False, compare=False)
+    _reader: Any = field(default=None, repr=False, compare=False)  # a streamed file's rows
 
     @property
     def name(self) -> str:
@@ -94,7 +93,7 @@ class Source:
 
     def row(self, i: int) -> dict:
         """Row ``i`` whole (every column). For a source read whole, ``rows[i]``; for a
-        streamed one (:func:`stream_source`, whose ``rows`` hold only the columns that
+        streamed one (:func:`~tol_tasks.importers.stream.stream_source`, whose ``rows`` hold only the columns that
         say whose row it is), read from the file as it is asked for: ask for each row
         once, in file order for the least memory (rows read ahead are kept until asked
         for, only those given to :meth:`keep`)."""
@@ -238,15 +237,20 @@ def _read_json(p: Path, digest: str, text: str) -> Source:
     columns: dict[str, None] = {}
     src = Source(p, digest, "json")
     for n, record in enumerate(data, start=1):
-        if isinstance(record.get("trialdata"), dict):
-            record = {**record, **record["trialdata"]}
-            record.pop("trialdata")
-        row = {k: v if type(v) is str else _text(v) for k, v in record.items()}
+        row = record_row(record)
         columns.update(dict.fromkeys(row))
         src.rows.append(row)
         src.numbers.append(n)
     src.columns = list(columns)
     return src
+
+
+def record_row(record: dict) -> dict:
+    """A JSON record as a row: ``trialdata`` unwrapped, every value a cell (:func:`_text`)."""
+    if isinstance(record.get("trialdata"), dict):
+        record = {**record, **record["trialdata"]}
+        record.pop("trialdata")
+    return {k: v if type(v) is str else _text(v) for k, v in record.items()}
 
 
 def _text(value):
@@ -269,170 +273,3 @@ def json_cell(value):
 def cell_text(value) -> str:
     """A cell as the file wrote it: a JSON source's list or object as compact JSON text."""
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
-
-
-# --------------------------------------------------------------------------- streaming
-#: The size of each read of a streamed file.
-CHUNK = 1 << 20
-
-#: A list or object in a streamed source's ``rows`` (the whole value is in :meth:`Source.row`).
-ELIDED = "[...]"
-
-
-def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
-    """A JSON list of records read as a stream, for a format that builds its sessions one
-    by one (:attr:`Format.streams`): ``rows`` keep only ``columns`` (those that say whose
-    row it is; a list or object there as :data:`ELIDED`), and each whole row is parsed again when :meth:`Source.row` asks for it,
-    so that memory holds the sessions being built, not the file. The file's SHA-256,
-    columns, row numbers and errors are those of :func:`read_source`, which reads every
-    other file (CSV, text, a JSON object around its records) whole, as does a file that
-    cannot be read as a stream (its error then comes from reading it whole).
-    """
-    p = Path(path)
-    rows = _Columns(tuple(dict.fromkeys(columns)))
-    src = Source(p, "", "json", rows=rows, streamed=True)  # type: ignore[arg-type]
-    seen: dict[str, None] = {}
-    numbers = src.numbers
-    digest = hashlib.sha256()
-    try:
-        for n, record in _records(p, digest):
-            seen.update(dict.fromkeys(record))
-            rows.append(record)
-            numbers.append(n)
-    except _NotAStreamError:
-        return read_source(p)
-    src.sha256 = digest.hexdigest()
-    src.columns = list(seen)
-    src._reader = _Rows(p)
-    return src
-
-
-class _Columns:
-    """A streamed source's ``rows``: a few columns kept column by column (a list of values
-    each, repeated values shared), each row given as a dict of its cells when asked for."""
-
-    def __init__(self, names: tuple[str, ...]) -> None:
-        self.names = names
-        self.cells: list[list[str | None]] = [[] for _ in names]
-        self._same: list[dict[str, str]] = [{} for _ in names]
-        self._n = 0
-
-    def append(self, record: dict) -> None:
-        for name, cells, same in zip(self.names, self.cells, self._same, strict=True):
-            v = record.get(name)
-            if v is not None:
-                v = v if type(v) is str else ELIDED
-                if len(same) < 1 << 16:
-                    v = same.setdefault(v, v)
-            cells.append(v)
-        self._n += 1
-
-    def __len__(self) -> int:
-        return self._n
-
-    def __getitem__(self, i: int) -> dict[str, str]:
-        return {k: c[i] for k, c in zip(self.names, self.cells, strict=True) if c[i] is not None}
-
-    def __iter__(self):
-        return (self[i] for i in range(self._n))
-
-
-class _NotAStreamError(Exception):
-    """The file is not a JSON list of records that decodes as UTF-8: read it whole."""
-
-
-def _records(p: Path, digest=None):
-    """(number from 1, record as :func:`_read_json` gives it) of a JSON list, parsed as
-    the file is read; ``digest`` takes the file's bytes."""
-    decode = codecs.getincrementaldecoder("utf-8-sig")()
-    parse = _DECODER.raw_decode
-    buf, pos, n, expect = "", 0, 0, "["
-    try:
-        f = p.open("rb")
-    except OSError:
-        raise _NotAStreamError from None
-    with f:
-        while True:
-            raw = f.read(CHUNK)
-            if digest is not None:
-                digest.update(raw)
-            try:
-                buf = buf[pos:] + decode.decode(raw, final=not raw)
-            except UnicodeDecodeError:
-                raise _NotAStreamError from None
-            pos = 0
-            while True:
-                pos = _SPACE.match(buf, pos).end()
-                if pos == len(buf):
-                    break  # read more
-                c = buf[pos]
-                if expect == "[" and c == "[":
-                    expect, pos = "first", pos + 1
-                elif expect in ("first", ",") and c == "]":
-                    expect, pos = "end", pos + 1
-                elif expect == "," and c == ",":
-                    expect, pos = "record", pos + 1
-                elif expect in ("first", "record"):
-                    try:
-                        record, end = parse(buf, pos)
-                    except ValueError:
-                        if raw:
-                            break  # cut by the chunk: read more
-                        raise _NotAStreamError from None
-                    if not isinstance(record, dict):
-                        raise _NotAStreamError
-                    expect, pos, n = ",", end, n + 1
-                    yield n, _record(record)
-                else:
-                    raise _NotAStreamError  # not a list of records: reading it whole says why
-            if not raw:
-                if expect != "end":
-                    raise _NotAStreamError
-                return
-
-
-def _record(record: dict) -> dict:
-    """A JSON record as a row: ``trialdata`` unwrapped, every value a cell (:func:`_text`)."""
-    if isinstance(record.get("trialdata"), dict):
-        record = {**record, **record["trialdata"]}
-        record.pop("trialdata")
-    return {k: v if type(v) is str else _text(v) for k, v in record.items()}
-
-
-_DECODER = json.JSONDecoder()
-_SPACE = re.compile(r"[ \t\n\r]*")
-
-
-class _Rows:
-    """The whole rows of a streamed file, read forward as they are asked for."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.wanted: set[int] | None = None
-        self.ahead: dict[int, dict] = {}
-        self._restart()
-
-    def _restart(self) -> None:
-        self._it = _records(self.path)
-        self.next = 0  # index of the next row the file gives
-
-    def take(self, i: int) -> dict:
-        got = self.ahead.pop(i, None)
-        if got is not None:
-            return got
-        if i < self.next:  # asked again: read the file again from its start
-            self.ahead.clear()
-            self._restart()
-        try:
-            while True:
-                _n, row = next(self._it)
-                k, self.next = self.next, self.next + 1
-                if k == i:
-                    return row
-                if self.wanted is None or k in self.wanted:
-                    self.ahead[k] = row
-        except (StopIteration, _NotAStreamError):
-            raise ImportSourceError(
-                f"{self.path}: changed while it was imported (row {i + 1} is gone). Suggested "
-                "fix: import a copy that nothing writes to."
-            ) from None
