@@ -11,12 +11,14 @@ import pytest
 from tests.neuro_tools import keys_protocol
 from tests.reference import bfs, hanoi_graph
 from tests.runner_tools import (
+    codebook_describes_every_table,
     key_over_window,
     running_tol_run,
     session_files,
     tol_score,
     wait_for_rows,
 )
+from tol_analysis.columns import PLANNING, PLANNING_SESSIONS
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 
@@ -94,6 +96,10 @@ def test_tol_score_computes_the_one_touch_measures(session, tmp_path):
     assert done.returncode == 0, done.stderr
     problems = pd.read_csv(tmp_path / "scored" / "planning.csv")
     sessions = pd.read_csv(tmp_path / "scored" / "planning_sessions.csv", dtype={"level": str})
+    book = codebook_describes_every_table(tmp_path / "scored")  # planning.csv's columns too
+    for table in (PLANNING, PLANNING_SESSIONS):  # as the registry declares them, cited
+        assert book[table.file] == [c.entry() for c in table]
+    assert "CANTAB OTS" in book["planning_sessions.csv"][-1]["source"]
     rows = read_event_log(session_files(out)[0]).rows
     lat = {}  # the choices' latencies per problem, from the raw rows
     for r in rows:

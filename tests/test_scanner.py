@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 import random
 import subprocess
 import sys
-import threading
-import time
-import tty
 from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from tests.neuro_tools import write_bold
+from tests.neuro_tools import SerialScanner, write_bold
 from tests.runner_tools import (
     exe,
     running_tol_run,
@@ -180,52 +176,12 @@ blocks:
 """
 
 
-class _Scanner:
-    """The scanner's end of a pseudo-terminal: once started, a trigger byte every TR (and the
-    other byte half a TR after every second one) until stopped."""
-
-    def __init__(self):
-        self.master, self._slave = os.openpty()
-        tty.setraw(self._slave)
-        self.path = os.ttyname(self._slave)
-        self.sent: list[float] = []  # time.monotonic of each trigger byte written
-        self._go, self._stop = threading.Event(), threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-        self._thread.start()
-
-    def _run(self):
-        self._go.wait()
-        due = time.monotonic()
-        while not self._stop.is_set():
-            os.write(self.master, bytes([TRIGGER]))
-            self.sent.append(time.monotonic())
-            if len(self.sent) % 2 == 0:
-                time.sleep(SERIAL_TR / 2)
-                os.write(self.master, bytes([OTHER]))
-            due += SERIAL_TR
-            self._stop.wait(max(0.0, due - time.monotonic()))
-
-    def start(self):
-        self._go.set()
-
-    def stop(self) -> int:
-        self._stop.set()
-        self._thread.join(timeout=5)
-        return len(self.sent)
-
-    def close(self):
-        self._go.set()
-        self.stop()
-        os.close(self.master)
-        os.close(self._slave)
-
-
 @pytest.fixture(scope="module")
 def serial_scan(xdisplay, tmp_path_factory):
     root = tmp_path_factory.mktemp("scan-serial")
     (root / "scan.yaml").write_text(SERIAL_PROTOCOL)
     out = root / "data"
-    scanner = _Scanner()
+    scanner = SerialScanner(TRIGGER, OTHER, SERIAL_TR)
     try:
         with running_tol_run(str(root / "scan.yaml"), "--participant", "P1", "--windowed",
                              "--output", str(out), "--simulate", "--speed", "4",

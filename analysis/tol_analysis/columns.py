@@ -818,6 +818,9 @@ GAZE = Table("gaze", (
 
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
+#: The tables tol-score writes only when the scored sessions have what they are about
+#: (planning-only problems, an eye tracker), by name: in the codebook when written.
+WHEN_PRESENT = {t.name: t for t in (PLANNING, PLANNING_SESSIONS, GAZE)}
 
 # ------------------------------------------------------------------ sources
 #: Full references of the sources the columns name.

@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from tol_analysis.columns import (
     WIDE_SESSION_NAME,
     WIDE_SIMULATED,
     Column,
+    Table,
     level_definition,
     level_name,
     participant_field,
@@ -361,14 +363,15 @@ def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
 _LEVEL = re.compile(r"^min(\d+)_problems$")
 
 
-def codebook(scores: Scores) -> dict:
+def codebook(scores: Scores, also: Sequence[Table] = ()) -> dict:
     """Every output column (from :mod:`tol_analysis.columns`) and the conventions used.
 
     Each column lists its type, unit, definition (``description``), source, SPSS
     measurement level (``level``), value labels where SPSS has them, and the
-    conventions its values depend on.
+    conventions its values depend on. ``also``: the tables written beside them only
+    when the sessions have what they are about (:data:`~tol_analysis.columns.WHEN_PRESENT`).
     """
-    tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
+    tables = {t.file: [c.entry() for c in t] for t in (*TABLES.values(), *also)}
     sessions = scores.table("sessions")
     fields = [participant_field(n, sessions[n].kind).entry() for n in field_names(sessions.names)]
     ids = [c["name"] for c in tables["sessions.csv"]].index(SESSION_IDS[-1]) + 1
@@ -438,8 +441,12 @@ def export(
     bids: bool = False,
     spss: bool = False,
     bids_simulated: bool = False,
+    also: Sequence[Table] = (),
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
+
+    ``also``: the tables of :data:`~tol_analysis.columns.WHEN_PRESENT` written beside them
+    (planning.csv, gaze.csv, ...), which the codebook then describes too.
 
     Tables already written as they were scored (``score_sessions(..., write_to=output)``,
     :attr:`Scores.written`) are left as they are.
@@ -469,7 +476,7 @@ def export(
         elif done.resolve() != path.resolve():  # written as scored, elsewhere
             shutil.copyfile(done, path)
         written.append(path)
-    book = codebook(scores)
+    book = codebook(scores, also)
     (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")
     (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
     written += [out / "codebook.json", out / "codebook.md"]
