@@ -41,6 +41,22 @@ def _fewest() -> dict[str, int]:
     return {k: bfs(graph, goal)[0]["AAA"] for k, goal in PROBLEMS.items()}
 
 
+def _answer(out, proc, env, pid: str, keys, before: int = 0) -> None:
+    """Once problem ``pid`` is shown (its ``before + 1``-th onset), press each of ``keys``
+    (real keys, xdotool), each time waiting for its choice row."""
+    wait_for_rows(out, lambda rows: sum(r["event"] == "planning_onset"
+                                        and r["problem_id"] == pid for r in rows) > before,
+                  proc=proc)  # fmt: skip
+    time.sleep(0.4)
+    made = sum(r["event"] == "choice" for r in read_event_log(session_files(out)[0]).rows)
+    for key in keys:
+        key_over_window(out, key, env)
+        made += 1
+        wait_for_rows(out, lambda rows, n=made: sum(r["event"] == "choice"
+                                                    for r in rows) >= n, proc=proc)  # fmt: skip
+        time.sleep(0.2)
+
+
 @pytest.fixture(scope="module")
 def session(xdisplay, tmp_path_factory):
     root = tmp_path_factory.mktemp("ots")
@@ -52,17 +68,8 @@ def session(xdisplay, tmp_path_factory):
     answers = {"q1": ["1"], "q2": ["2", "3"], "q3": ["5", "6", "7"]}
     with running_tol_run(str(root / "ots.yaml"), "--participant", "P1", "--windowed",
                          "--output", str(out), env=xdisplay) as proc:  # fmt: skip
-        made = 0
         for pid, keys in answers.items():
-            wait_for_rows(out, lambda rows, p=pid: any(
-                r["event"] == "planning_onset" and r["problem_id"] == p for r in rows), proc=proc)  # fmt: skip
-            time.sleep(0.4)
-            for key in keys:
-                key_over_window(out, key, xdisplay)
-                made += 1
-                wait_for_rows(out, lambda rows, n=made: sum(r["event"] == "choice"
-                                                            for r in rows) >= n, proc=proc)  # fmt: skip
-                time.sleep(0.2)
+            _answer(out, proc, xdisplay, pid, keys)
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
     return out, fewest
@@ -133,24 +140,10 @@ def resumed(xdisplay, tmp_path_factory):
     (root / "ots.yaml").write_text(PROTOCOL)
     out = root / "data"
 
-    def answer(proc, pid: str, keys: str, before: int) -> int:
-        wait_for_rows(out, lambda rows: sum(r["event"] == "planning_onset"
-                                            and r["problem_id"] == pid for r in rows) > before,
-                      proc=proc)  # fmt: skip
-        time.sleep(0.4)
-        made = sum(r["event"] == "choice" for r in read_event_log(session_files(out)[0]).rows)
-        for key in keys:
-            key_over_window(out, key, xdisplay)
-            made += 1
-            wait_for_rows(out, lambda rows, n=made: sum(r["event"] == "choice"
-                                                        for r in rows) >= n, proc=proc)  # fmt: skip
-            time.sleep(0.2)
-        return made
-
     with running_tol_run(str(root / "ots.yaml"), "--participant", "P1", "--windowed",
                          "--output", str(out), env=xdisplay) as proc:  # fmt: skip
-        answer(proc, "q1", "1", 0)
-        answer(proc, "q2", "2", 0)  # wrong: q2 goes on, until_correct
+        _answer(out, proc, xdisplay, "q1", "1")
+        _answer(out, proc, xdisplay, "q2", "2")  # wrong: q2 goes on, until_correct
         proc.kill()  # a real kill, in the middle of q2
         proc.communicate()
     log = session_files(out)[0]
@@ -160,8 +153,8 @@ def resumed(xdisplay, tmp_path_factory):
                       proc=proc)  # fmt: skip
         time.sleep(0.4)
         key_over_window(out, "space", xdisplay)
-        answer(proc, "q2", "3", 1)
-        answer(proc, "q3", "67", 0)
+        _answer(out, proc, xdisplay, "q2", "3", before=1)
+        _answer(out, proc, xdisplay, "q3", "67")
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err
     return out

@@ -34,26 +34,29 @@ from tol_tasks.session_data.eventlog import read_event_log
 SCRIPT = Path(__file__).parent / "data" / "experiments" / "scanner_session.py"
 TR, DUMMIES, VOLUMES = 0.5, 2, 60
 DESIGN = {"trial_duration": 2.0, "fixation": {"min": 0.5, "max": 1.0}, "lead_in": 1.0, "seed": 7}
-PROTOCOL = f"""\
-format: 1
-name: scan-test
-task: {{type: hanoi, disks: 3}}
-instructions: none
-display: {{fullscreen: false, window_size: [800, 600]}}
-feedback: none
-timing: {{inter_trial_interval: 0, feedback_duration: 0}}
-scanner:
-  trigger: key
-  key: "5"
-  dummy_volumes: {DUMMIES}
-  tr: {TR}
-  design: {json.dumps(DESIGN)}
-blocks:
-  - problems:
-      - {{id: p1, start: AAA, goal: AAB}}
-      - {{id: p2, start: AAA, goal: CCC}}
-      - {{id: p3, start: AAA, goal: AAC}}
-"""
+
+
+def _scan_protocol(name: str, scanner: str, goals: str) -> str:
+    """A windowed 3-disk Hanoi protocol with the ``scanner`` section's lines, one problem from
+    AAA to each of ``goals`` (p1, p2, ...)."""
+    problems = "".join(f"      - {{id: p{i}, start: AAA, goal: {g}}}\n"
+                       for i, g in enumerate(goals.split(), start=1))  # fmt: skip
+    return (f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\ninstructions: none\n"
+            "display: {fullscreen: false, window_size: [800, 600]}\nfeedback: none\n"
+            "timing: {inter_trial_interval: 0, feedback_duration: 0}\nscanner:\n"
+            + "".join(f"  {line}\n" for line in scanner.splitlines())
+            + "blocks:\n  - problems:\n" + problems)  # fmt: skip
+
+
+PROTOCOL = _scan_protocol(
+    "scan-test",
+    f"""trigger: key
+key: "5"
+dummy_volumes: {DUMMIES}
+tr: {TR}
+design: {json.dumps(DESIGN)}""",
+    "AAB CCC AAC",
+)
 
 
 @pytest.fixture(scope="module")
@@ -124,22 +127,33 @@ def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
             assert float(end["trial_time"]) >= DESIGN["trial_duration"]
 
 
-def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_path):
-    out = tmp_path / "scored"
-    done = tol_score(str(scan), "--output", str(out), "--bids", "--bids-include-simulated")
+def _func_events(data: Path, out: Path, participant: str, task: str) -> pd.DataFrame:
+    """tol-score --bids of the session in ``data``: its func events, whose problem onsets are
+    checked against the raw rows (each test problem's onset less the first counted volume's
+    time) and never before the scan's start."""
+    done = tol_score(str(data), "--output", str(out), "--bids", "--bids-include-simulated")
     assert done.returncode == 0, done.stderr
-    bids = out / "bids"
-    func = bids / "sub-P001" / "ses-1" / "func"
-    events = pd.read_csv(func / "sub-P001_ses-1_task-scantest_events.tsv", sep="\t",
+    func = out / "bids" / f"sub-{participant}" / "ses-1" / "func"
+    events = pd.read_csv(func / f"sub-{participant}_ses-1_task-{task}_events.tsv", sep="\t",
                          keep_default_na=False, dtype=str)  # fmt: skip
-    rows = _rows(scan)
+    rows = _rows(data)
     zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
     onsets = [float(r["time"]) - zero for r in rows
               if r["event"] == "trial_onset" and r["block"] == "test"]  # fmt: skip
     problems = events[events["trial_type"] == "problem"]
     assert [float(v) for v in problems["onset"]] == pytest.approx(onsets, abs=1e-6)
-    assert list(problems["problem_id"]) == ["p1", "p2", "p3"]
     assert (events["onset"].astype(float) >= 0).all()
+    return events
+
+
+def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_path):
+    out = tmp_path / "scored"
+    events = _func_events(scan, out, "P001", "scantest")
+    bids = out / "bids"
+    func = bids / "sub-P001" / "ses-1" / "func"
+    rows = _rows(scan)
+    problems = events[events["trial_type"] == "problem"]
+    assert list(problems["problem_id"]) == ["p1", "p2", "p3"]
     assert (events["trial_type"] == "fixation").sum() == 4  # the lead-in and three slots
     # The BOLD run as the lab has it: as many volumes as were counted.
     counted = sum(1 for r in rows if r["event"] == "trigger") - DUMMIES
@@ -153,27 +167,17 @@ def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_p
 # --- The trigger on a serial line ----------------------------------------------------
 
 SERIAL_TR, SERIAL_DUMMIES, TRIGGER, OTHER = 0.4, 3, 0x35, 0x07
-SERIAL_PROTOCOL = f"""\
-format: 1
-name: scan-serial
-task: {{type: hanoi, disks: 3}}
-instructions: none
-display: {{fullscreen: false, window_size: [800, 600]}}
-feedback: none
-timing: {{inter_trial_interval: 0, feedback_duration: 0}}
-scanner:
-  trigger: serial
-  port: /dev/no-such-port
-  byte: {TRIGGER}
-  baudrate: 9600
-  dummy_volumes: {SERIAL_DUMMIES}
-  tr: {SERIAL_TR}
-  design: {{trial_duration: 1.5, fixation: 0.5, lead_in: 0.5}}
-blocks:
-  - problems:
-      - {{id: p1, start: AAA, goal: AAB}}
-      - {{id: p2, start: AAA, goal: AAC}}
-"""
+SERIAL_PROTOCOL = _scan_protocol(
+    "scan-serial",
+    f"""trigger: serial
+port: /dev/no-such-port
+byte: {TRIGGER}
+baudrate: 9600
+dummy_volumes: {SERIAL_DUMMIES}
+tr: {SERIAL_TR}
+design: {{trial_duration: 1.5, fixation: 0.5, lead_in: 0.5}}""",
+    "AAB AAC",
+)
 
 
 @pytest.fixture(scope="module")
@@ -254,18 +258,7 @@ def test_the_scan_starts_at_the_first_counted_volume_and_the_design_follows_it(s
 @pytest.mark.slow
 def test_bids_func_onsets_run_from_the_first_counted_volume(serial_scan, tmp_path):
     out, _, _ = serial_scan
-    done = tol_score(str(out), "--output", str(tmp_path / "scored"), "--bids",
-                     "--bids-include-simulated")  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    func = tmp_path / "scored" / "bids" / "sub-P1" / "ses-1" / "func"
-    events = pd.read_csv(func / "sub-P1_ses-1_task-scanserial_events.tsv", sep="\t",
-                         keep_default_na=False, dtype=str)  # fmt: skip
-    rows = _rows(out)
-    zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
-    expected = [float(r["time"]) - zero for r in rows
-                if r["event"] == "trial_onset" and r["block"] == "test"]  # fmt: skip
-    problems = events[events["trial_type"] == "problem"]
-    assert [float(v) for v in problems["onset"]] == pytest.approx(expected, abs=1e-6)
-    assert (events["onset"].astype(float) >= 0).all()
+    events = _func_events(out, tmp_path / "scored", "P1", "scanserial")
+    assert list(events[events["trial_type"] == "problem"]["problem_id"]) == ["p1", "p2"]
     meta = json.loads((tmp_path / "scored" / "bids" / "task-scanserial_events.json").read_text())
     assert "first counted volume" in meta["onset"]["Description"]
