@@ -203,7 +203,7 @@ def test_run_plays_the_protocol_once_and_refuses_a_second_call(xdisplay, tmp_pat
     first, second = done.stdout.strip().splitlines()[-2:]
     assert first == "completed"
     assert "the session has ended (completed); run() plays the protocol once" in second
-    assert "Suggested fix: create a new TowerTask" in second
+    assert "Suggested fix: create a new TowerTask (another session number)" in second
     (log,) = (tmp_path / "data").glob("*.csv")
     events = [r["event"] for r in read_event_log(log).rows]
     assert events.count("session_start") == 1

@@ -368,8 +368,8 @@ def codebook(scores: Scores, also: Sequence[Table] = ()) -> dict:
 
     Each column lists its type, unit, definition (``description``), source, SPSS
     measurement level (``level``), value labels where SPSS has them, and the
-    conventions its values depend on. ``also``: the tables written beside them only
-    when the sessions have what they are about (:data:`~tol_analysis.columns.WHEN_PRESENT`).
+    conventions its values depend on; ``also``: tables of
+    :data:`~tol_analysis.columns.WHEN_PRESENT`.
     """
     tables = {t.file: [c.entry() for c in t] for t in (*TABLES.values(), *also)}
     sessions = scores.table("sessions")
@@ -445,9 +445,6 @@ def export(
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
-    ``also``: the tables of :data:`~tol_analysis.columns.WHEN_PRESENT` written beside them
-    (planning.csv, gaze.csv, ...), which the codebook then describes too.
-
     Tables already written as they were scored (``score_sessions(..., write_to=output)``,
     :attr:`Scores.written`) are left as they are.
 
@@ -455,7 +452,8 @@ def export(
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
     dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
     unless ``bids_simulated``); with ``spss``, ``wide.sav`` and
-    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat). Returns the files written.
+    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat); the codebook also describes
+    ``also`` (written beside: planning.csv, gaze.csv). Returns the files written.
 
     Raises
     ------
