@@ -35,8 +35,9 @@ from .eventlog import (
 from .session_key import same_task, task_of
 from .sidecar import Sidecar, SidecarError
 
-#: Rows after which a planning-only problem without its ``planning_end`` was cut off.
-_CLOSES_PLANNING = {"resume", "trial_onset", "copy_onset"}
+#: Rows after which a planning-only problem without its ``planning_end`` was cut off (as a
+#: cut-off attempt, it runs on past a ``resume`` row to the next onset).
+_CLOSES_PLANNING = {"trial_onset", "copy_onset"}
 
 
 class ResumeError(TolTasksError, ValueError):
