@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tol_analysis import outputs
+from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
@@ -310,17 +311,22 @@ def _any_sidecar(scores, test) -> bool:
 def _write(scores, folder: Path, args) -> list[Path]:
     """Every output asked for, in ``folder`` (and the planning-only measures when there are
     planning-only problems)."""
-    written = export(scores, folder, bids=args.bids, spss=args.spss,
-                     bids_simulated=args.bids_include_simulated)  # fmt: skip
-    # Planning-only problems and gaze: read (with pandas) only where a session has them.
+    folder.mkdir(parents=True, exist_ok=True)
+    # Planning-only problems and gaze: read (with pandas) only where a session has them;
+    # written first, so that the codebook describes them.
+    present: list[Path] = []
     if _any_sidecar(scores, lambda m: _PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):
         from tol_analysis.planning import write_planning
 
-        written += write_planning(scores, folder)
+        present += write_planning(scores, folder)
     if _any_sidecar(scores, lambda m: getattr(m, "eyetracking", None) is not None):
         from tol_analysis.gaze import write_gaze
 
-        written += write_gaze(scores, folder)
+        present += write_gaze(scores, folder)
+    also = [WHEN_PRESENT[p.stem] for p in present]
+    written = export(scores, folder, bids=args.bids, spss=args.spss,
+                     bids_simulated=args.bids_include_simulated, also=also)  # fmt: skip
+    written += present
     if args.plots:
         from tol_analysis.plots import write_plots
 

@@ -766,7 +766,9 @@ PLANNING = Table("planning", (
     Column("latency_correct", FLOAT, "Seconds from the problem's onset to the right choice "
            "(empty: never chosen).", "s", source=_OTS_NOTE),
     Column("outcome", STRING, "solved (the right number chosen), wrong (the only choice "
-           "allowed was wrong), time_out, or aborted."),
+           "allowed was wrong), time_out, or void."),
+    Column("void", BOOLEAN, f"The problem is void: {VOID_DEFINITION}; after a resume it is "
+           "asked again. Left out of planning_sessions.csv."),
 ))  # fmt: skip
 
 #: Each session's planning-only measures, for all problems and per number of moves
@@ -775,7 +777,7 @@ PLANNING_SESSIONS = Table("planning_sessions", (
     PARTICIPANT, SESSION,
     Column("level", STRING, "all (every planning-only problem of the session), or the fewest "
            "moves of the problems the row is about (1, 2, ...)."),
-    Column("problems", INTEGER, "Planning-only problems presented."),
+    Column("problems", INTEGER, "Planning-only problems presented (void ones left out)."),
     Column("problems_solved_on_first_choice", INTEGER, "Problems whose first choice was "
            "right.", source=_OTS_NOTE),
     Column("mean_choices_to_correct", FLOAT, "Mean choices to the right one, over the problems "
@@ -816,6 +818,9 @@ GAZE = Table("gaze", (
 
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
+#: The tables tol-score writes only when the scored sessions have what they are about
+#: (planning-only problems, an eye tracker), by name: in the codebook when written.
+WHEN_PRESENT = {t.name: t for t in (PLANNING, PLANNING_SESSIONS, GAZE)}
 
 # ------------------------------------------------------------------ sources
 #: Full references of the sources the columns name.

@@ -215,6 +215,9 @@ class TowerTask:
         SessionInterrupted
             A signal came before anything was written.
         """
+        if self.status is not None:
+            raise TaskSetupError(f"the session has ended ({self.status}); run() plays the protocol "
+                                 "once.", fix="create a new TowerTask (another session number).")  # fmt: skip
         self._ran = True
         self._open()
         status, failure = "crashed", None

@@ -58,6 +58,12 @@ COMPILED_FORMAT = 3
 IMAGES = "images"
 
 
+#: The protocol's sections for lab hardware, which a browser cannot use.
+_LAB_ONLY = {"scanner": "the scanner's trigger (a key or a serial line, counted volumes)",
+             "markers": "event markers to Lab Streaming Layer or a serial trigger port",
+             "eyetracking": "an ioHub eye tracker"}  # fmt: skip
+
+
 def browser_issues(lp: LoadedProtocol) -> list[Issue]:
     """What ``lp`` asks that a browser cannot do (empty when it can run online).
 
@@ -83,6 +89,17 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
     keys += [(("input", "keys", i), k) for i, k in enumerate(m.input.keys or [])]
     if m.pauses.before_test or m.pauses.between_blocks:
         keys.append((("input", "examiner_key"), m.input.examiner_key))
+    for name, what in _LAB_ONLY.items():
+        if getattr(m, name) is not None:
+            add((name,), f"{what}: a web page cannot reach that hardware.",
+                f"run this protocol with tol-run in the lab, or remove '{name}' for the web "
+                "build.")  # fmt: skip
+    for i, block in enumerate(m.blocks):
+        if block.planning is not None:
+            add(("blocks", i, "planning"), "planning-only problems are played by tol-run, "
+                "not yet by the browser task.", "run this protocol with tol-run, or remove "
+                "'planning' from the block for the web build (its problems are then played "
+                "with moves).")  # fmt: skip
     for path, key in keys:
         if key in RESERVED:
             add(path, f"'{key}': {RESERVED[key]}, so the page never sees it.",
