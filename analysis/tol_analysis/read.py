@@ -32,18 +32,21 @@ import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
 from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.duplicates import session_key_in
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
     CELL_FIX,
+    HEAD_BYTES,
     RESAVED_FIX,
     EventLogError,
     check_cells,
     codebook,
     columns,
     events,
-    never_started,
+    never_started_head,
     read_event_log,
+    read_head,
 )
 from tol_tasks.session_data.session_key import SessionKey, task_in
 
@@ -330,6 +333,10 @@ class Scan:
     #: Event logs that never started (no event recorded: a session cut off as it started);
     #: left out, named, and never an error (tol_tasks.session_data.eventlog.never_started).
     never_started: list[Path] = field(default_factory=list)
+    #: Each log's (participant, session, task) from its first row, read with its header
+    #: (None when the first row does not say): what :func:`tol_analysis.duplicates.sort_out`
+    #: sorts by, so that no log is opened again for it.
+    keys: dict[Path, SessionKey | None] = field(default_factory=dict)
 
 
 def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
@@ -350,26 +357,45 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     """
     found = Scan()
     skip = exclude.resolve() if exclude is not None else None
+    heads: dict[Path, bytes | None] = {}  # a file's beginning, while it is looked at
+
+    def look(f: Path) -> bytes | None:
+        try:
+            return read_head(f)
+        except OSError:
+            return None  # reading it will say why it cannot be read
+
     for item in inputs:
         p = Path(item)
         if p.is_dir():
             inside = skip is not None and skip.is_relative_to(p.resolve())
             for f in sorted(p.rglob("*.csv"), key=lambda f: f.parts):  # as paths sort
-                if f.name in OUTPUT_NAMES:
+                if f.name in OUTPUT_NAMES or f in heads:
                     continue
                 if inside and skip in f.resolve().parents:
                     continue
-                (found.logs if _looks_like_a_log(f) else found.left_out).append(f)
+                head = heads[f] = look(f)
+                (found.logs if _looks_like_a_log(f, head) else found.left_out).append(f)
         elif p.is_file():
             found.logs.append(p)
+            if p not in heads:
+                heads[p] = look(p)
         else:
             raise FileNotFoundError(
                 f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
                 "written by tol-run, or folders holding them."
             )
-    found.never_started = [f for f in dict.fromkeys(found.logs) if never_started(f)]
-    found.logs = [f for f in dict.fromkeys(found.logs) if f not in found.never_started]
-    found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in found.logs]
+    logs = list(dict.fromkeys(found.logs))
+    found.logs = []
+    for f in logs:  # each file read once, here: what it is, and whose session
+        head = heads.pop(f)
+        if head is not None and never_started_head(head):
+            found.never_started.append(f)
+            continue
+        found.logs.append(f)
+        found.keys[f] = session_key_in(head, f) if head is not None else None
+    kept = set(found.logs)
+    found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in kept]
     return found
 
 
@@ -378,16 +404,17 @@ def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Pat
     return scan(inputs, exclude).logs
 
 
-def _looks_like_a_log(path: Path) -> bool:
+def _looks_like_a_log(path: Path, head: bytes | None) -> bool:
     """Whether a CSV file found in a folder is (or was meant to be) an event log: by its
-    header, or because the sidecar beside it names it (a log a spreadsheet re-saved, whose
-    header no longer reads as a log's: reading it says what became of it)."""
-    try:
-        with path.open("rb") as f:
-            head = f.readline(65536)
-    except OSError:
+    header (in ``head``, its beginning; None: it cannot be read), or because the sidecar
+    beside it names it (a log a spreadsheet re-saved, whose header no longer reads as a
+    log's: reading it says what became of it)."""
+    if head is None:
         return True  # reading it will say why it cannot be read
-    text = head.decode("utf-8-sig", errors="replace").strip("\r\n")
+    line = head[:HEAD_BYTES]
+    end = line.find(b"\n")
+    line = line[: end + 1] if end >= 0 else line
+    text = line.decode("utf-8-sig", errors="replace").strip("\r\n")
     if not text:
         return True  # empty: a log cut off as it was created, which reading reports
     names = next(csv.reader([text]), [])
