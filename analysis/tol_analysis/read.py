@@ -464,7 +464,7 @@ def read_sessions(paths: Iterable[str | Path]) -> Iterator[tuple[Path, SessionLo
 
     Memory holds one batch of files (:data:`BATCH_BYTES`), never all of them.
     """
-    batch = _Batch()
+    batch = _Batch(room=BATCH_BYTES + (1 << 20))
     for item in paths:
         path = Path(item)
         if not batch.add(path):
@@ -665,7 +665,8 @@ class _Batch:
     """Log files read one after another into one buffer (their rows, without their headers),
     for one Arrow parse."""
 
-    def __init__(self) -> None:
+    def __init__(self, room: int = 0) -> None:
+        self._room = room  # bytes made room for at the first file (then grown as needed)
         self.buf = bytearray()
         self.size = 0
         self.files: list[tuple[Path, int, list[str]]] = []  # (path, rows, warnings)
@@ -680,7 +681,7 @@ class _Batch:
                     return False
                 body = os.fstat(f.fileno()).st_size - len(self._header)
                 if len(self.buf) < self.size + body:
-                    self.buf.extend(bytes(self.size + body - len(self.buf)))
+                    self._grow(self.size + body)
                 got = f.readinto(memoryview(self.buf)[self.size : self.size + body])
         except OSError:
             return False
@@ -702,6 +703,13 @@ class _Batch:
         self.files.append((path, rows, warnings))
         self.size = end
         return True
+
+    def _grow(self, need: int) -> None:
+        """Room for ``need`` bytes: the batch's ``room`` at once (and twice as much when a file
+        needs more), so that appending a file copies none of the files before it."""
+        grown = bytearray(max(need, 2 * len(self.buf), self._room))
+        grown[: self.size] = memoryview(self.buf)[: self.size]
+        self.buf = grown
 
     def parse(self) -> LogColumns | None:
         """The rows of every file (see :func:`_parse`); the batch is then empty."""
