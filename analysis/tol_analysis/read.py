@@ -357,29 +357,40 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     """
     found = Scan()
     skip = exclude.resolve() if exclude is not None else None
-    heads: dict[Path, bytes | None] = {}  # a file's beginning, while it is looked at
+    # Each file's beginning read once, and at once reduced to what is kept of it (whether
+    # it never started, whose session it is): never the beginnings of every file.
+    looked: dict[Path, tuple[bool, SessionKey | None]] = {}
+    as_log: set[Path] = set()  # found in a folder and read as a log
 
     def look(f: Path) -> bytes | None:
         try:
-            return read_head(f)
+            head = read_head(f)
         except OSError:
-            return None  # reading it will say why it cannot be read
+            head = None  # reading it will say why it cannot be read
+        if head is None:
+            looked[f] = (False, None)
+        elif never_started_head(head):
+            looked[f] = (True, None)
+        else:
+            looked[f] = (False, session_key_in(head, f))
+        return head
 
     for item in inputs:
         p = Path(item)
         if p.is_dir():
             inside = skip is not None and skip.is_relative_to(p.resolve())
             for f in sorted(p.rglob("*.csv"), key=lambda f: f.parts):  # as paths sort
-                if f.name in OUTPUT_NAMES or f in heads:
+                if f.name in OUTPUT_NAMES:
                     continue
                 if inside and skip in f.resolve().parents:
                     continue
-                head = heads[f] = look(f)
-                (found.logs if _looks_like_a_log(f, head) else found.left_out).append(f)
+                if f not in looked and _looks_like_a_log(f, look(f)):
+                    as_log.add(f)
+                (found.logs if f in as_log else found.left_out).append(f)
         elif p.is_file():
             found.logs.append(p)
-            if p not in heads:
-                heads[p] = look(p)
+            if p not in looked:
+                look(p)
         else:
             raise FileNotFoundError(
                 f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
@@ -387,13 +398,13 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
             )
     logs = list(dict.fromkeys(found.logs))
     found.logs = []
-    for f in logs:  # each file read once, here: what it is, and whose session
-        head = heads.pop(f)
-        if head is not None and never_started_head(head):
+    for f in logs:
+        cut, key = looked[f]
+        if cut:
             found.never_started.append(f)
             continue
         found.logs.append(f)
-        found.keys[f] = session_key_in(head, f) if head is not None else None
+        found.keys[f] = key
     kept = set(found.logs)
     found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in kept]
     return found
