@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +13,7 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import score_sessions
+from tol_analysis.score import PLANNING_KEY, Sidecars, score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -150,7 +149,8 @@ def _score(args, out: outputs.OutputFolder) -> int:
             + ". Suggested fix: give the folders (or files) that hold the logs tol-run wrote "
             "(its --output folder: data/ by default)."
         )
-    one = sort_out(found.logs)
+    one = sort_out(found.logs, found.keys)
+    found.keys = {}  # sorted out: no longer kept
     skipped: list[str] = []
     for note in one.left_out:
         print(f"left out: {note}.", file=sys.stderr)
@@ -298,13 +298,12 @@ def _check_extras(args) -> None:
         _pyreadstat()
 
 
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-_PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
-
-
-def _any_sidecar(scores, test) -> bool:
-    """Whether a scored session's sidecar passes ``test``."""
+def _any_sidecar(scores, noted: str, test) -> bool:
+    """Whether a scored session's sidecar passes ``test``: as noted when the sidecars were
+    read (:class:`~tol_analysis.score.Sidecars`' ``noted`` list), else by reading them."""
     sidecars = scores.sidecars
+    if isinstance(sidecars, Sidecars):
+        return bool(getattr(sidecars, noted))
     return any((m := sidecars[k]) is not None and test(m) for k in sidecars)
 
 
@@ -315,11 +314,13 @@ def _write(scores, folder: Path, args) -> list[Path]:
     # Planning-only problems and gaze: read (with pandas) only where a session has them;
     # written first, so that the codebook describes them.
     present: list[Path] = []
-    if _any_sidecar(scores, lambda m: _PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):
+    if _any_sidecar(scores, "with_planning",
+                    lambda m: PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):  # fmt: skip
         from tol_analysis.planning import write_planning
 
         present += write_planning(scores, folder)
-    if _any_sidecar(scores, lambda m: getattr(m, "eyetracking", None) is not None):
+    if _any_sidecar(scores, "with_eyetracking",
+                    lambda m: getattr(m, "eyetracking", None) is not None):  # fmt: skip
         from tol_analysis.gaze import write_gaze
 
         present += write_gaze(scores, folder)
