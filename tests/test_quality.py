@@ -4,9 +4,20 @@ after real key input."""
 
 from __future__ import annotations
 
+import subprocess
 import time
 
-from tests.runner_tools import key_over_window, running_tol_run, wait_for_rows
+from tests.runner_tools import (
+    exe_x,
+    key_over_window,
+    running,
+    running_tol_run,
+    session_files,
+    sidecar_of,
+    wait_for_rows,
+    xdotool,
+)
+from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.quality import run_warnings
 
 
@@ -71,3 +82,57 @@ def test_tol_run_tells_the_examiner_at_the_end(xdisplay, tmp_path):
     warnings = [line for line in err.splitlines() if line.startswith("tol-run: warning: ")]
     assert any("stamped by polling" in w for w in warnings), err
     assert any("144 Hz" in w for w in warnings), err
+
+
+def _x_window(env: dict, *how: str) -> str:
+    """The id of the first X window ``xdotool search`` finds with ``how``."""
+    found = subprocess.run([exe_x("xdotool"), "search", "--sync", *how], env=env, text=True,
+                           capture_output=True, timeout=60, check=True)  # fmt: skip
+    return found.stdout.split()[0]
+
+
+def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
+    """Another real X window takes the keyboard and mouse while the participant reads a page:
+    attention_lost and attention_back rows (why=focus), the sidecar's count, the warning."""
+    proto = tmp_path / "summary.yaml"
+    proto.write_text(PROTOCOL, encoding="utf-8")
+    out = tmp_path / "data"
+    with running_tol_run(str(proto), "--participant", "Q02", "--windowed", "--quit-at-once",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows),
+                      timeout=240, proc=proc)  # fmt: skip
+        own = subprocess.run([exe_x("xdotool"), "getwindowfocus"], env=xdisplay, text=True,
+                             capture_output=True, timeout=30, check=True).stdout.strip()  # fmt: skip
+        with running([exe_x("xmessage"), "-name", "other-window", "another window"],
+                     env=xdisplay) as other:  # fmt: skip
+            theirs = _x_window(xdisplay, "--classname", "other-window")
+            for _ in range(2):  # lost twice: two rows, two times in the sidecar
+                xdotool("windowraise", theirs, env=xdisplay)
+                xdotool("windowfocus", "--sync", theirs, env=xdisplay)
+                wait_for_rows(out, lambda rows: [r["event"] for r in rows if r["event"]
+                              .startswith("attention")][-1:] == ["attention_lost"],
+                              timeout=60, proc=proc)  # fmt: skip
+                xdotool("windowfocus", "--sync", own, env=xdisplay)
+                wait_for_rows(out, lambda rows: [r["event"] for r in rows if r["event"]
+                              .startswith("attention")][-1:] == ["attention_back"],
+                              timeout=60, proc=proc)  # fmt: skip
+            other.kill()
+        time.sleep(0.3)
+        key_over_window(out, "Escape", xdisplay)  # Escape ends the session (aborted)
+        _, err = proc.communicate(timeout=120)
+    log, _ = session_files(out)
+    rows = read_event_log(log).rows
+    seen = [
+        (r["event"], r["detail"], r["stamp"]) for r in rows if r["event"].startswith("attention")
+    ]
+    assert (
+        seen
+        == [("attention_lost", "why=focus", "polled"), ("attention_back", "why=focus", "polled")]
+        * 2
+    )
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times)  # never back in time
+    lost = sidecar_of(out)["window"]["focus_lost"]
+    assert lost == [float(r["time"]) for r in rows if r["event"] == "attention_lost"]
+    warnings = [line for line in err.splitlines() if line.startswith("tol-run: warning: ")]
+    assert any("lost the keyboard and mouse 2 times" in w for w in warnings), err

@@ -60,7 +60,7 @@ class Column:
         The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
     label : str
         Its short name on a report page (English; other languages translate it in
-        ``templates/report-messages.yaml``); empty: the column is not shown there.
+        ``tol_tasks/texts/<language>.yaml``, report.columns); empty: the column is not shown there.
     plain : str
         What a value means, in plain words for a reader who is not an analyst (a
         clinician reading a report): the report prints it beside every number of the

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tol_tasks import texts
 from tol_tasks.puzzles.base import Puzzle
 
-from . import texts
 from .counterbalance import assignment_index, balanced_latin_square
 from .issues import Issue
 from .model import Display, Input, Page, Problem, Protocol, Rules, Timing
@@ -212,7 +212,7 @@ class LoadedProtocol:
         if ins.page_source == "protocol":
             return sorted(ins.own_pages)
         extra = set(ins.messages) | {ins.default_language} if ins.page_source == "none" else set()
-        return sorted(set(texts.LANGUAGES) | extra)
+        return sorted(set(texts.languages()) | extra)
 
     def resolve(self, language: str | None = None) -> Resolved:
         """Everything a player needs in ``language`` (default: the protocol's default language).

@@ -389,7 +389,9 @@ class TowerTask:
     def _warn(self) -> None:
         try:
             meta = self._record.sidecar.model_dump(mode="json")
-            self.warnings = run_warnings(meta, self.protocol.model.display.refresh_rate)
+            self.warnings = run_warnings(
+                meta, self.protocol.model.display.refresh_rate, self.language
+            )
         except Exception as exc:  # pragma: no cover - the summary never stops the ending
             self.warnings = [f"the end-of-run summary could not be made: {exc}"]
         if not self._owns_window:  # tol-run (which owns its window) prints them itself

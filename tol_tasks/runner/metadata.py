@@ -157,13 +157,14 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
 
 def continue_sidecar(new: Sidecar, resume: ResumePlan) -> Sidecar:
     """The sidecar of a resumed session: ``new`` with what the interrupted one keeps (its start
-    time, participant fields, block orders and frames) and one more entry in ``resumes``."""
+    time, participant fields, block orders, frames and focus losses) and one more entry in ``resumes``."""
     old, p = resume.meta, resume.progress
     new.start_time = old.start_time or new.start_time
     new.session_attempt, new.earlier_attempts = old.session_attempt, list(old.earlier_attempts)
     new.blocks = list(old.blocks)
     new.extra_fields = dict(old.extra_fields)
     new.frames.trials = list(old.frames.trials) if old.frames else []
+    new.window.focus_lost = list(old.window.focus_lost) if old.window else []
     new.resumes = [*old.resumes, ResumeRecord(
         time=now_iso(), after_row=p.last_row, previous_status=old.status,
         interrupted=list(p.interrupted or []), note=resume.protocol_note,
