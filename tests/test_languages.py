@@ -274,3 +274,61 @@ def test_a_session_shows_only_texts_of_its_language(language, xdisplay, tmp_path
                    for t in drawn), f"{language}: {key} was never drawn"  # fmt: skip
     pages = [p.text for p in lp.pages(language)]
     assert [t for t in drawn if t in pages] == pages
+
+
+# ------------------------------------------------------------------ a language added
+
+
+def test_a_language_file_added_is_offered_everywhere(xdisplay, tmp_path):
+    """A copy of tol-tasks with one more file in tol_tasks/texts (``it.yaml``) and nothing
+    else changed: tol-run plays in it (the participant's texts and the examiner's summary),
+    tol-score writes its reports in it, and the browser's copy and a built study carry it."""
+    import os
+    import shutil
+
+    from tests.runner_tools import exe, session_files
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "tol_tasks", copy / "tol_tasks",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    table = _raw("en")
+    table["language"] = "Italiano"
+    table["messages"]["preparing"] = "Preparazione..."
+    table["examiner"] = {k: v if k == "decimal_mark" else f"(it) {v}"
+                         for k, v in table["examiner"].items()}  # fmt: skip
+    table["report"]["session_report"] = "Rapporto della sessione"
+    (copy / "tol_tasks" / "texts" / "it.yaml").write_text(
+        yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")  # fmt: skip
+    env = {**xdisplay, "PYTHONPATH": str(copy)}
+    proto = tmp_path / "small.yaml"
+    proto.write_text(SMALL + "display: {window_size: [800, 600], refresh_rate: 144}\n"
+                     + BLOCKS, encoding="utf-8")  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([*args], env=env, capture_output=True, text=True, timeout=600,
+                              cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done
+
+    here = run(sys.executable, "-c", "import tol_tasks.texts as t; print(t.__file__)")
+    assert here.stdout.strip().startswith(str(copy))  # the copy is the one imported
+    data = tmp_path / "data"
+    done = run(exe("tol-run"), str(proto), "--simulate", "--speed", "20", "--windowed",
+               "--language", "it", "--output", str(data))  # fmt: skip
+    warnings = [w for w in done.stderr.splitlines() if w.startswith("tol-run: warning: ")]
+    assert warnings, done.stderr  # 144 Hz declared: at least that one
+    assert all(w.startswith("tol-run: warning: (it) ") for w in warnings), done.stderr
+    log, side = session_files(data)
+    assert json.loads(side.read_text(encoding="utf-8"))["language"] == "it"
+    run(exe("tol-score"), str(data), "--output", str(tmp_path / "scores"), "--report",
+        "--language", "it")  # fmt: skip
+    pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "scores").rglob("*.html")]
+    assert pages and all('lang="it"' in p for p in pages)
+    assert any("rapporto della sessione" in p for p in pages)  # the title, lower-cased
+    run(sys.executable, "-m", "tol_tasks.web.jsdata", str(tmp_path / "generated"))
+    browser = json.loads((tmp_path / "generated" / "texts.json").read_text(encoding="utf-8"))
+    assert browser["it"]["messages"]["preparing"] == "Preparazione..."
+    run(exe("tol-web"), "build", str(proto), "--download", "--output", str(tmp_path / "site"))
+    compiled = json.loads((tmp_path / "site" / "protocol.json").read_text(encoding="utf-8"))
+    assert compiled["languages"]["it"]["messages"]["preparing"] == "Preparazione..."
+    assert not os.path.exists(ROOT / "tol_tasks" / "texts" / "it.yaml")  # the copy only

@@ -7,6 +7,8 @@ from __future__ import annotations
 import subprocess
 import time
 
+import pytest
+
 from tests.runner_tools import (
     exe_x,
     key_over_window,
@@ -17,6 +19,7 @@ from tests.runner_tools import (
     wait_for_rows,
     xdotool,
 )
+from tol_tasks import texts
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.quality import run_warnings
 
@@ -51,6 +54,42 @@ def test_each_fault_gets_its_sentence():
         "The screen refreshed at 75.0 Hz, not the 60 Hz the protocol declares "
         "(display.refresh_rate): check the monitor's settings.",
     ]
+
+
+@pytest.mark.parametrize("language", texts.languages())
+def test_the_summary_is_in_every_language(language):
+    """Every sentence of the summary in each language tol-tasks has texts in: all filled in,
+    none left in English (but in English), numbers written with the language's decimal mark."""
+    meta = {
+        "frames": {"total_frames": 1000, "total_dropped_frames": 370},
+        "timing": {"input_method": "polled", "unmatched_presses": 1, "unmatched_keys": 2,
+                   "input_lost": {"time": 12.25, "reason": "died"}},
+        "refresh_rate_hz": 75.0, "window": {"focus_lost": [1.0]},
+        "page": {"hidden": [{"time": 3.0, "state": "hidden"}], "fullscreen_exits": [6.0, 7.0]},
+    }  # fmt: skip
+    english = run_warnings(meta, 59.94)
+    got = run_warnings(meta, 59.94, language)
+    assert len(got) == len(english) == 9
+    assert not any("{" in w or "}" in w for w in got)
+    if language != "en":
+        assert [w for w in got if w in english] == []
+    mark = "," if language in ("fr", "de", "es") else "."
+    assert f"12{mark}2" in got[4] and f"59{mark}94" in got[-1] and f"75{mark}0" in got[-1]
+    assert "370" in got[0] and "1000" in got[0] and "37" in got[0]
+
+
+def test_the_summary_in_french_reads_as_written():
+    meta = {"frames": {"total_frames": 200, "total_dropped_frames": 30},
+            "timing": {"input_method": "xinput2-raw", "unmatched_presses": 1}}  # fmt: skip
+    assert run_warnings(meta, None, "fr") == [
+        "30 images sur 200 (15 %) ont été perdues (plus de 5 %) : l'écran n'a pas été "
+        "redessiné à temps, les débuts d'essai peuvent donc avoir une image de retard ou plus. "
+        "Fermez les autres programmes ou vérifiez le pilote graphique.",
+        "1 appui vu seulement par la fenêtre a été horodaté par lecture à chaque image "
+        "(jusqu'à une image de retard).",
+    ]
+    # A language tol-tasks has no texts in: English.
+    assert run_warnings(meta, None, "xx") == run_warnings(meta, None)
 
 
 PROTOCOL = """format: 1
@@ -95,10 +134,11 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
     """Another real X window takes the keyboard and mouse while the participant reads a page:
     attention_lost and attention_back rows (why=focus), the sidecar's count, the warning."""
     proto = tmp_path / "summary.yaml"
-    proto.write_text(PROTOCOL, encoding="utf-8")
+    proto.write_text(PROTOCOL.replace("{en: [{text: Hello.}]}",
+                                      "{en: [{text: Hello.}], fr: [{text: Bonjour.}]}"))  # fmt: skip
     out = tmp_path / "data"
     with running_tol_run(str(proto), "--participant", "Q02", "--windowed", "--quit-at-once",
-                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+                         "--language", "fr", "--output", str(out), env=xdisplay) as proc:  # fmt: skip
         wait_for_rows(out, lambda rows: any(r["event"] == "page_shown" for r in rows),
                       timeout=240, proc=proc)  # fmt: skip
         own = subprocess.run([exe_x("xdotool"), "getwindowfocus"], env=xdisplay, text=True,
@@ -135,4 +175,8 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
     lost = sidecar_of(out)["window"]["focus_lost"]
     assert lost == [float(r["time"]) for r in rows if r["event"] == "attention_lost"]
     warnings = [line for line in err.splitlines() if line.startswith("tol-run: warning: ")]
-    assert any("lost the keyboard and mouse 2 times" in w for w in warnings), err
+    # The examiner's summary in the session's language (French here).
+    assert "La fenêtre a perdu le clavier et la souris 2 fois (une autre fenêtre était devant) : " \
+        "le participant a pu regarder ailleurs." in [w.removeprefix("tol-run: warning: ")
+                                                     for w in warnings], err  # fmt: skip
+    assert any("144 Hz" in w and "déclare le protocole" in w for w in warnings), err
