@@ -318,12 +318,13 @@ def test_a_language_file_added_is_offered_everywhere(xdisplay, tmp_path):
     warnings = [w for w in done.stderr.splitlines() if w.startswith("tol-run: warning: ")]
     assert warnings, done.stderr  # 144 Hz declared: at least that one
     assert all(w.startswith("tol-run: warning: (it) ") for w in warnings), done.stderr
-    log, side = session_files(data)
+    _, side = session_files(data)
     assert json.loads(side.read_text(encoding="utf-8"))["language"] == "it"
     run(exe("tol-score"), str(data), "--output", str(tmp_path / "scores"), "--report",
         "--language", "it")  # fmt: skip
     pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "scores").rglob("*.html")]
-    assert pages and all('lang="it"' in p for p in pages)
+    assert pages
+    assert all('lang="it"' in p for p in pages)
     assert any("rapporto della sessione" in p for p in pages)  # the title, lower-cased
     run(sys.executable, "-m", "tol_tasks.web.jsdata", str(tmp_path / "generated"))
     browser = json.loads((tmp_path / "generated" / "texts.json").read_text(encoding="utf-8"))

@@ -425,8 +425,8 @@ def test_full_screen_left_is_logged_as_attention_lost(tmp_path, chromium, web_se
 
     out = tmp_path / "data"
     out.mkdir()
-    player, _ = run_in_browser(chromium, server.url(f"index.html?participant={PARTICIPANT}"),
-                               out, context=ctx, stop=leave_once)  # fmt: skip
+    run_in_browser(chromium, server.url(f"index.html?participant={PARTICIPANT}"),
+                   out, context=ctx, stop=leave_once)  # fmt: skip
     assert seen == [True]  # the page was in full screen when it was left
     rows = _read(next(out.glob("*.csv")))
     got = [
