@@ -81,6 +81,8 @@ class Resolved:
         language, else English.
     pages : tuple of Page
         The instruction pages: the protocol's own, the task's default pages, or none.
+    block_pages : dict
+        Each block that has pages of its own (by name) -> its pages in this language.
     display, input, rules, timing : Display, Input, Rules, Timing
         The protocol's settings (defaults filled in).
     feedback : str
@@ -102,6 +104,7 @@ class Resolved:
     title: str
     messages: Mapping[str, str]
     pages: tuple[Page, ...]
+    block_pages: Mapping[str, tuple[Page, ...]]
     display: Display
     input: Input
     rules: Rules
@@ -244,6 +247,9 @@ class LoadedProtocol:
             title=messages[f"title_{self.puzzle.kind}"],
             messages=messages,
             pages=tuple(self.pages(lang)),
+            block_pages={
+                b.name: tuple(self.block_pages(b.name, lang)) for b in m.blocks if b.pages
+            },
             display=m.display,
             input=m.input,
             rules=m.rules,

@@ -151,9 +151,12 @@ class TowerTask:
         self.protocol: LoadedProtocol = prepared.protocol
         self.model = self.protocol.model
         self.language = s.language or self.model.instructions.default_language
-        self.msg = self.protocol.messages(self.language)
+        #: Everything the session plays in its language (texts, pages, problems), as the
+        #: browser's compiled protocol has it (:meth:`LoadedProtocol.resolve`).
+        self.view = self.protocol.resolve(self.language)
+        self.msg = self.view.messages
         self.plan = SessionPlan.for_session(self.protocol, s.participant, s.session,
-                                            resume=prepared.resume)  # fmt: skip
+                                            resume=prepared.resume, view=self.view)  # fmt: skip
         self.rows = rows
         self.results: list[ProblemResult] = []
         self.fallback_reason: str | None = None

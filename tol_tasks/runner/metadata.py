@@ -73,7 +73,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
     """
     lp, s = prepared.protocol, prepared.settings
     inp, refresh = stage.input, stage.frames.refresh
-    probe = lp.block_problems(0)[0].puzzle
+    probe = stage.view.layout_puzzle
     areas = stage.boards(probe)[0].pegs  # the participant's board, as the trials draw it
     try:
         position = [int(v) for v in win.winHandle.get_location()]
@@ -95,7 +95,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         earlier_attempts=list(prepared.earlier),
         extra_fields=s.extra_fields,
         language=language,
-        instruction_pages=[page.text for page in lp.pages(language)],
+        instruction_pages=[page.text for page in stage.view.pages],
         start_time=now_iso(),
         recorder=Recorder(
             name="tol-run" if owns_window else "TowerTask",

@@ -70,7 +70,7 @@ def _open_record(task) -> None:
         inp = TappedInput(inp, taps)
     markers = open_markers(model, clock, s)
     frames = FrameRecorder(task.win)
-    task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.msg,
+    task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.view,
                         speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
                         interrupts=task._interrupts, confirm_quit=not s.quit_at_once,
                         quit_enabled=task.quit_enabled)  # fmt: skip

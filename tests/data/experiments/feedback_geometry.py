@@ -73,7 +73,7 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
                 model = lp.model.model_copy(update={"display": d})
                 lp2 = type(lp)(model, lp.puzzle, lp.text, lp.sha256, lp.path)
                 screen = TaskScreen(win, lp2, texts.messages("en"))
-                stage = Stage(screen, None, None, None, None, lp2, texts.messages("en"))
+                stage = Stage(screen, None, None, None, None, lp2, lp2.resolve("en"))
                 specs = [*lp2.practice_problems()[:1], *lp2.block_problems(0)[:1]]
                 for spec in specs:
                     cases += 1
