@@ -16,6 +16,7 @@ from tests.runner_tools import (
     running_tol_run,
     session_files,
     sidecar_of,
+    tol_score,
     wait_for_rows,
     xdotool,
 )
@@ -182,3 +183,29 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
         "le participant a pu regarder ailleurs." in [w.removeprefix("tol-run: warning: ")
                                                      for w in warnings], err  # fmt: skip
     assert any("144 Hz" in w and "déclare le protocole" in w for w in warnings), err
+    # The clinician's report says so too: a flag in the overview, a row in the session's.
+    done = tol_score(str(out), "--output", str(tmp_path / "scores"), "--report")
+    assert done.returncode == 0, done.stderr
+    reports = tmp_path / "scores" / "reports"
+    assert "attention lost 2 times" in (reports / "index.html").read_text(encoding="utf-8")
+    session = next(p for p in reports.glob("*.html") if p.name != "index.html")
+    assert "Attention lost" in session.read_text(encoding="utf-8")
+
+
+def test_attention_lost_is_a_bids_event_lasting_until_it_came_back():
+    from tol_analysis.bids_events import run_events
+
+    def row(event, time, **kw):
+        return {"event": event, "time": str(time), "detail": "", "block": "", "trial": "",
+                "problem_id": "", "trial_time": "", "reason": "", "moves": "", **kw}  # fmt: skip
+
+    rows = [row("session_start", 0.0), row("trial_onset", 1.0, block="test", trial="1"),
+            row("attention_lost", 2.5, detail="why=focus"),
+            row("attention_back", 4.0, detail="why=focus"),
+            row("trial_end", 5.0, reason="solved"), row("attention_lost", 6.0, detail="why=focus"),
+            row("session_end", 7.5, reason="completed")]  # fmt: skip
+    events = run_events(rows, zero=0.0)
+    away = events[events["trial_type"] == "attention_lost"]
+    assert away["onset"].tolist() == [2.5, 6.0]
+    assert away["duration"].tolist() == [1.5, 1.5]  # the second: until the session ended
+    assert "attention_back" not in set(events["trial_type"])
