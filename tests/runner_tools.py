@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -94,15 +97,17 @@ def tol_run(
 
 @contextmanager
 def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[subprocess.Popen]:
-    """A program in the background (text pipes); killed (and its pipes closed) if still
-    running after."""
+    """A program in the background (text pipes), in a process group of its own; if still
+    running after, the whole group is killed (its children too: an ioHub server left behind
+    holds the pipes open, and reading them to the end would wait for it)."""
     proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)  # fmt: skip
+                            stderr=subprocess.PIPE, text=True, process_group=0)  # fmt: skip
     try:
         yield proc
     finally:
         if proc.poll() is None:
-            proc.kill()
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
 
 

@@ -8,8 +8,10 @@ checks that every click is in the log with the stamp it deserves.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
+import socket
 import time
 from pathlib import Path
 
@@ -22,6 +24,8 @@ from tol_tasks.session_data.eventlog import read_event_log
 
 HANOI3 = "ACABCBACBABCAC"  # the 7 moves of the optimal 3-disk solution, as 14 peg clicks
 DROP_PRESS = Path(__file__).parent / "data" / "drop_press"
+#: The UDP port ioHub's server listens on when not told otherwise (its default_config.yaml).
+IOHUB_DEFAULT_PORT = 9036
 
 
 # ---------------------------------------------------------------- pairing logic
@@ -234,8 +238,13 @@ def test_a_press_the_listener_missed_is_still_handled(xdisplay, tmp_path):
 @pytest.mark.slow
 @pytest.mark.psychopy_compat
 def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
+    # ioHub's default port held, as by another session's ioHub server on the machine (or a
+    # test worker beside this one): this session's server must not share it.
+    held = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    with contextlib.suppress(OSError):  # already held by someone else: the same situation
+        held.bind(("", IOHUB_DEFAULT_PORT))
     out, running = _start(tmp_path, "I1", "--input-timing", "iohub", env=xdisplay)
-    with running as proc:
+    with held, running as proc:
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
                       timeout=120, proc=proc)  # fmt: skip
         meta = sidecar_of(out)

@@ -5,6 +5,7 @@ a block's own pages, and the order the plan gives them (rules version 2)."""
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 
 from tests.runner_tools import (
     key_over_window,
@@ -14,6 +15,9 @@ from tests.runner_tools import (
     xdotool,
 )
 from tol_tasks.session_data.eventlog import read_event_log
+
+#: The window line of the protocols below (the browser tests leave it out).
+WINDOW = "display: {fullscreen: false, window_size: [800, 600]}\n"
 
 PACED = """format: 1
 name: paced
@@ -38,16 +42,28 @@ def _events(rows):
     return [(r["event"], r["problem_id"]) for r in rows]
 
 
-def test_only_the_examiner_key_ends_a_pause(xdisplay, tmp_path):
-    proto = tmp_path / "paced.yaml"
-    proto.write_text(PACED, encoding="utf-8")
+def _shown(page_id: str):
+    """A row predicate: the page ``page_id`` has been shown."""
+    return lambda rows: ("page_shown", page_id) in _events(rows)
+
+
+@contextmanager
+def _past_first_page(tmp_path, text: str, participant: str, xdisplay):
+    """tol-run of the protocol ``text``, its first page passed with space: (folder, process)."""
+    proto = tmp_path / "protocol.yaml"
+    proto.write_text(text, encoding="utf-8")
     out = tmp_path / "data"
-    with running_tol_run(str(proto), "--participant", "E01", "--windowed", "--output", str(out),
-                         env=xdisplay) as proc:  # fmt: skip
-        shown = lambda pid: lambda rows: ("page_shown", pid) in _events(rows)  # noqa: E731
-        wait_for_rows(out, shown("page-1"), timeout=240, proc=proc)
+    with running_tol_run(str(proto), "--participant", participant, "--windowed",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(out, _shown("page-1"), timeout=240, proc=proc)
         time.sleep(0.3)
         key_over_window(out, "space", xdisplay)  # the participant's page: space goes on
+        yield out, proc
+
+
+def test_only_the_examiner_key_ends_a_pause(xdisplay, tmp_path):
+    with _past_first_page(tmp_path, PACED, "E01", xdisplay) as (out, proc):
+        shown = _shown
         # The practice problem times out by itself; then the examiner's pause.
         wait_for_rows(out, shown("pause-one"), timeout=120, proc=proc)
         time.sleep(0.3)
@@ -98,15 +114,8 @@ def test_the_controls_practice_takes_one_move_to_the_marked_peg(xdisplay, tmp_pa
     # the empty peg C first is refused (the move stays shown). Logged as a page, not scored.
     from tests.runner_tools import click_peg, sidecar_of
 
-    proto = tmp_path / "controls.yaml"
-    proto.write_text(CONTROLS, encoding="utf-8")
-    out = tmp_path / "data"
-    with running_tol_run(str(proto), "--participant", "C01", "--windowed", "--output", str(out),
-                         env=xdisplay) as proc:  # fmt: skip
-        shown = lambda pid: lambda rows: ("page_shown", pid) in _events(rows)  # noqa: E731
-        wait_for_rows(out, shown("page-1"), timeout=240, proc=proc)
-        time.sleep(0.3)
-        key_over_window(out, "space", xdisplay)
+    with _past_first_page(tmp_path, CONTROLS, "C01", xdisplay) as (out, proc):
+        shown = _shown
         wait_for_rows(out, shown("controls"), timeout=60, proc=proc)
         time.sleep(0.3)
         meta = sidecar_of(out)

@@ -111,34 +111,29 @@ def test_the_browser_screens_read_clearly(protocol, languages, sizes, tmp_path, 
     assert sum(1 for s in screens if "piece" in s) >= 2 * len(languages) * len(sizes)
 
 
-PACED = """format: 1
-name: paced-web
-task: {type: london}
-instructions: {pages: {en: [{text: Hello.}]}}
-timing: {inter_trial_interval: 0, feedback_duration: 0.2}
-pauses: {before_test: true}
-practice:
-  problems:
-    - {id: pr1, start: "GR|B|", goal: "G|BR|", time_limit: 0.5}
-blocks:
-  - name: one
-    pages: {en: [{text: "Block one: plan first."}]}
-    problems:
-      - {id: p1, start: "GR|B|", goal: "G|BR|", time_limit: 0.5}
-"""
+def _browser_session(tmp_path, chromium, web_server_factory, text: str, participant: str):
+    """The protocol ``text`` built for the browser and opened at its first page."""
+    proto = tmp_path / "protocol.yaml"
+    proto.write_text(text, encoding="utf-8")
+    server = web_server_factory(build_folder(str(proto), tmp_path / "site"))
+    ctx = chromium.new_context(viewport={"width": 1280, "height": 1024}, accept_downloads=True)
+    page = ctx.new_page()
+    page.goto(server.url(f"index.html?participant={participant}"))
+    page.click("[data-start]")
+    page.wait_for_function(f"() => ({SCREEN})() === 'page'")
+    return ctx, page
+
+
+#: The screen the stage shows (its data-screen).
+SCREEN = "() => document.querySelector('.tol-stage')?.dataset.screen"
 
 
 def test_only_the_examiner_key_ends_a_pause_in_the_browser(tmp_path, chromium, web_server_factory):
-    proto = tmp_path / "paced.yaml"
-    proto.write_text(PACED, encoding="utf-8")
-    site = build_folder(str(proto), tmp_path / "site")
-    server = web_server_factory(site)
-    ctx = chromium.new_context(viewport={"width": 1280, "height": 1024}, accept_downloads=True)
-    page = ctx.new_page()
-    page.goto(server.url("index.html?participant=W1"))
-    page.click("[data-start]")
-    screen = "() => document.querySelector('.tol-stage')?.dataset.screen"
-    page.wait_for_function(f"() => ({screen})() === 'page'")
+    from tests.test_pacing import PACED, WINDOW
+
+    text = PACED.replace(WINDOW, "").replace("input: {examiner_key: f8}\n", "")
+    ctx, page = _browser_session(tmp_path, chromium, web_server_factory, text, "W1")
+    screen = SCREEN
     page.keyboard.press(" ")
     page.wait_for_function(f"() => ({screen})() === 'pause'", timeout=30000)
     assert "F9" in page.inner_text(".tol-examiner")
@@ -162,19 +157,11 @@ def test_only_the_examiner_key_ends_a_pause_in_the_browser(tmp_path, chromium, w
 def test_the_controls_practice_in_the_browser(tmp_path, chromium, web_server_factory):
     # practice.controls: one move of the outlined piece (top of A) to the marked peg (B),
     # with real clicks; a click on the empty peg C first is refused.
-    from tests.test_pacing import CONTROLS
+    from tests.test_pacing import CONTROLS, WINDOW
 
-    proto = tmp_path / "controls.yaml"
-    proto.write_text(CONTROLS.replace("display: {fullscreen: false, window_size: [800, 600]}\n",
-                                      ""), encoding="utf-8")  # fmt: skip
-    site = build_folder(str(proto), tmp_path / "site")
-    server = web_server_factory(site)
-    ctx = chromium.new_context(viewport={"width": 1280, "height": 1024}, accept_downloads=True)
-    page = ctx.new_page()
-    page.goto(server.url("index.html?participant=C1"))
-    page.click("[data-start]")
-    screen = "() => document.querySelector('.tol-stage')?.dataset.screen"
-    page.wait_for_function(f"() => ({screen})() === 'page'")
+    ctx, page = _browser_session(tmp_path, chromium, web_server_factory,
+                                 CONTROLS.replace(WINDOW, ""), "C1")  # fmt: skip
+    screen = SCREEN
     page.keyboard.press(" ")
     page.wait_for_function(f"() => ({screen})() === 'controls'")
     assert page.locator(".tol-marker:not([hidden])").count() == 1

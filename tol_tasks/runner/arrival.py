@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import os
 import select
+import socket
 import subprocess
 import sys
 
@@ -315,11 +316,24 @@ def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource |
     return None, f"the X Input 2 listener could not start: {reason}"
 
 
+def iohub_port() -> int:
+    """A UDP port free on this machine, for this session's ioHub server.
+
+    ioHub's server listens on one fixed port (9036) unless told otherwise: a second session on
+    the machine (or a test worker beside another) would then talk to the first session's
+    server and read its events, or none (on macOS, ioHub even kills the process holding the
+    port). Each session's server gets a port of its own.
+    """
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        probe.bind(("", 0))
+        return probe.getsockname()[1]
+
+
 def _start_iohub(win, keys) -> tuple[IohubSource | None, str | None]:
     try:
         from psychopy.iohub import launchHubServer
 
-        io = launchHubServer(window=win)
+        io = launchHubServer(window=win, udp_port=iohub_port())
     except Exception as exc:
         return None, f"the ioHub server could not start ({type(exc).__name__}: {exc})"
     if io is None:

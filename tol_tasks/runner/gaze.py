@@ -21,6 +21,8 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.neuro import EyeTracking
 from tol_tasks.session_data.sidecar import EyeTrackingRecord
 
+from .arrival import iohub_port
+
 #: The columns of the samples file.
 SAMPLE_COLUMNS = ("time", "x", "y", "pupil", "valid")
 
@@ -43,7 +45,7 @@ class GazeRecorder:
         self.win, self.spec, self.clock, self.path = win, spec, clock, path
         config = {spec.tracker: {"name": "tracker", **spec.settings}}
         try:
-            self.io = launchHubServer(window=win, **config)
+            self.io = launchHubServer(window=win, udp_port=iohub_port(), **config)
         except Exception as exc:
             raise GazeError(f"ioHub could not start the eye tracker {spec.tracker} ({exc}).",
                             field="eyetracking.tracker", value=spec.tracker,
