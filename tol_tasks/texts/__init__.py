@@ -9,15 +9,15 @@ has up to four domains:
   pages are made of (:mod:`tol_tasks.protocol_format.pages`): the participant's texts,
   which every language has;
 - ``examiner``, the end-of-run summary of what went wrong with the recording
-  (:mod:`tol_tasks.session_data.quality`), which every language has too;
-- ``report``, the texts of ``tol-score --report`` (:mod:`tol_analysis.report`), in the
+  (``tol_tasks.session_data.quality``), which every language has too;
+- ``report``, the texts of ``tol-score --report`` (``tol_analysis.report``), in the
   languages that have them (:func:`languages` with ``domain="report"``).
 
 A domain a language has holds the same keys as the English one, and each text the same
 ``{fields}`` (the tests hold them to it). To add a language, copy ``en.yaml`` to
 ``<code>.yaml`` and translate each text: tol-run, TowerTask, the Builder component, the
 report and the browser (whose copy, ``web/src/generated/texts.json``, is written at build
-time by :mod:`tol_tasks.web.jsdata`, never committed) all take it from there.
+time by ``tol_tasks.web.jsdata``, never committed) all take it from there.
 """
 
 from __future__ import annotations
