@@ -12,8 +12,13 @@ window's events: the time of the frame's poll, up to a frame late), the same row
 hidden, and keeps the times of the losses in the sidecar (``window.focus_lost``), which the
 end-of-run warnings count (:mod:`tol_tasks.session_data.quality`).
 
-Where the window has no pyglet handle (another backend), :meth:`FocusWatch.install`
-returns None and focus is not watched.
+On X11 the X events themselves are read (a function put in front of pyglet's own for
+FocusIn and FocusOut, as :mod:`.xwindow` does for presses), so that only a real change of
+the keyboard focus counts: not a keyboard grab's (mode NotifyGrab or NotifyUngrab), nor
+the pointer's or a child window's (detail NotifyPointer or NotifyInferior), which pyglet
+reports as focus changes too. Elsewhere pyglet's ``on_activate`` and ``on_deactivate``
+are used; where the window has no pyglet handle (another backend),
+:meth:`FocusWatch.install` returns None and focus is not watched.
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ class FocusWatch:
         self.handle, self.clock, self.write, self.lost = handle, clock, write, lost
         self._changes: list[str] = []
         self._away = False
+        self._restore: list[tuple[dict, int, object]] = []
+        self._pushed = False
 
     @classmethod
     def install(cls, win, clock, write, lost: list[float]) -> FocusWatch | None:
@@ -50,8 +57,40 @@ class FocusWatch:
         if not callable(getattr(handle, "push_handlers", None)):
             return None
         watch = cls(handle, clock, write, lost)
-        handle.push_handlers(on_activate=watch._back, on_deactivate=watch._gone)
+        if not watch._hook_x11():
+            handle.push_handlers(on_activate=watch._back, on_deactivate=watch._gone)
+            watch._pushed = True
         return watch
+
+    def _hook_x11(self) -> bool:
+        try:
+            from pyglet.libs.x11 import xlib
+        except Exception:  # not X11
+            return False
+        names = ("_view_event_handlers", "_event_handlers")
+        tables = [getattr(self.handle, n, None) for n in names]
+        tables = [t for t in tables if isinstance(t, dict) and xlib.FocusOut in t]
+        for table in tables:
+            for kind, event in ((xlib.FocusIn, "attention_back"),
+                                (xlib.FocusOut, "attention_lost")):  # fmt: skip
+                original = table.get(kind)
+                if original is not None:
+                    table[kind] = self._wrap(original, event, xlib)
+                    self._restore.append((table, kind, original))
+        return bool(tables)
+
+    def _wrap(self, original, event: str, xlib):
+        def noted(ev, original=original):
+            try:
+                f = ev.xfocus
+                if f.mode in (xlib.NotifyNormal, xlib.NotifyWhileGrabbed) and f.detail not in (
+                    xlib.NotifyInferior, xlib.NotifyPointer
+                ):  # fmt: skip
+                    self._changes.append(event)
+            finally:
+                original(ev)
+
+        return noted
 
     def _gone(self) -> None:
         self._changes.append("attention_lost")
@@ -78,5 +117,10 @@ class FocusWatch:
 
     def close(self) -> None:
         """Stop watching (pyglet's other handlers stay as they were)."""
-        with contextlib.suppress(Exception):
-            self.handle.remove_handlers(on_activate=self._back, on_deactivate=self._gone)
+        for table, kind, original in self._restore:
+            with contextlib.suppress(Exception):
+                table[kind] = original
+        self._restore = []
+        if self._pushed:
+            with contextlib.suppress(Exception):
+                self.handle.remove_handlers(on_activate=self._back, on_deactivate=self._gone)
