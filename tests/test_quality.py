@@ -182,7 +182,7 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
     assert "La fenêtre a perdu le clavier et la souris 2 fois (une autre fenêtre était devant) : " \
         "le participant a pu regarder ailleurs." in [w.removeprefix("tol-run: warning: ")
                                                      for w in warnings], err  # fmt: skip
-    assert any("144 Hz" in w and "déclare le protocole" in w for w in warnings), err
+    assert any("144 Hz" in w and "protocole" in w for w in warnings), err  # measured or not
     # The clinician's report says so too: a flag in the overview, a row in the session's.
     done = tol_score(str(out), "--output", str(tmp_path / "scores"), "--report")
     assert done.returncode == 0, done.stderr
