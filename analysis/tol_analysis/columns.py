@@ -60,7 +60,7 @@ class Column:
         The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
     label : str
         Its short name on a report page (English; other languages translate it in
-        ``templates/report-messages.yaml``); empty: the column is not shown there.
+        ``tol_tasks/texts/<language>.yaml``, report.columns); empty: the column is not shown there.
     plain : str
         What a value means, in plain words for a reader who is not an analyst (a
         clinician reading a report): the report prints it beside every number of the
@@ -727,10 +727,11 @@ BIDS_EVENTS = Table("events", (
            "the first event marker, the session_start marker (eeg), to the event (the flip "
            "that showed it, or the press).", "s"),
     Column("duration", FLOAT, "Seconds the event lasted: a problem from its onset to its end, "
-           "a fixation cross to its scheduled end, an instruction page until it was left; 0 for "
-           "a press or a move.", "s"),
+           "a fixation cross to its scheduled end, an instruction page until it was left, "
+           "attention lost until it came back; 0 for a press or a move.", "s"),
     Column("trial_type", STRING, "What happened: problem (a problem on screen), copy (a yoked "
-           "copy trial), fixation, page, feedback, or an event of the log during a problem "
+           "copy trial), fixation, page, feedback, attention_lost (another window or tab was "
+           "in front, or full screen was left), or an event of the log during a problem "
            "(pick_up, place, illegal, solved, time_out, ...)."),
     Column("value", INTEGER, "The marker byte code sent for the event (the event log "
            "codebook's marker_codes, or the protocol's markers.codes); n/a when none was sent."),

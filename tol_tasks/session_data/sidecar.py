@@ -135,6 +135,8 @@ class Window(_Section):
     units: str | None = _opt("The units the task drew in (`height`).")
     owner: str | None = _opt("`tol-run` (it opened the window) or `caller` "
                               "(the experiment's own window).")  # fmt: skip
+    focus_lost: list[float] = _many("Session times it lost the keyboard and mouse "
+                                     "(an attention_lost row each).")  # fmt: skip
 
 
 class InputLost(_Section):

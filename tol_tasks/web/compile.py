@@ -159,7 +159,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "timing": view.timing.model_dump(mode="json"),
         "feedback": view.feedback,
         "default_language": view.language,
-        "languages": {lang: _texts(v, images, lp) for lang, v in by_language.items()},
+        "languages": {lang: _texts(v, images) for lang, v in by_language.items()},
         "participant_fields": dict(view.participant_fields),
         "plan": compile_plan(lp),
         "sidecar": sidecar_template(lp),
@@ -181,7 +181,7 @@ def _input(inp: Input) -> dict[str, Any]:
     }
 
 
-def _texts(view: Resolved, images: dict[str, str], lp: LoadedProtocol) -> dict[str, Any]:
+def _texts(view: Resolved, images: dict[str, str]) -> dict[str, Any]:
     """A language's title, messages, pages and blocks' pages (each image as its path in the
     built folder)."""
     return {
@@ -189,9 +189,7 @@ def _texts(view: Resolved, images: dict[str, str], lp: LoadedProtocol) -> dict[s
         "messages": dict(view.messages),
         "pages": [_page(p, images) for p in view.pages],
         "block_pages": {
-            b.name: [_page(p, images) for p in lp.block_pages(b.name, view.language)]
-            for b in lp.model.blocks
-            if b.pages
+            name: [_page(p, images) for p in pages] for name, pages in view.block_pages.items()
         },
     }
 
