@@ -2,12 +2,14 @@
 
 Run with (starts its own Xvfb display when there is none)::
 
-    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT] [--only TEXT]
+    uv run python benchmarks/bench_frames.py [--before OLDER_CHECKOUT] [--only TEXT] [--neuro]
 
 ``--before``: also measure the engine of an older checkout (with its own ``.venv``; through
 ``TowerTask``'s public API, run by that checkout's Python) on the same display, between two
 measures of this one (averaged), and print the ratio new / before. ``--only``: the cases
-whose label holds ``TEXT`` (e.g. ``h8``, the worst case).
+whose label holds ``TEXT`` (e.g. ``h8``, the worst case). ``--neuro``: also the engine on
+the 8-disk problem with every event sent as a marker (an LSL outlet and a serial port, a
+pseudo-terminal here) and ioHub's MouseGaze eye tracker recording (issue 35).
 
 *Per-frame work* is the time from the return of one flip to the call of the
 next: input polling and drawing, what must fit inside a refresh period. For
@@ -179,11 +181,11 @@ def _drawing_loop(win, lp, puzzle, start, goal, draw_old: bool) -> list[float]:
     return work
 
 
-def _engine_run(win, name, start, goal, puzzle, out) -> dict:
+def _engine_run(win, name, start, goal, puzzle, out, **settings) -> dict:
     from tol_tasks.runner import TowerTask
 
     task = TowerTask(win, name, participant="BENCH", output=out, simulate=True, seed=1,
-                     speed=4, input_timing="polled")  # fmt: skip
+                     speed=4, input_timing="polled", **settings)  # fmt: skip
     task.run_problem(start=start, goal=goal, feedback=False,
                      disks=getattr(puzzle, "n_disks", None))  # fmt: skip
     stats = task.frames.trials[-1]
@@ -212,6 +214,13 @@ def measure() -> list[dict]:
         "display: {fullscreen: false}\ntiming: {inter_trial_interval: 0}\n"
         "blocks:\n  - problems:\n      - {id: h8, start: AAAAAAAA, goal: CCCCCCCC}\n"
     )
+    # --neuro: the same problem with every event sent as a marker (an LSL outlet and a serial
+    # port, the far end of a pseudo-terminal) and ioHub's MouseGaze recording the gaze.
+    hanoi8_neuro = load_protocol_text(
+        hanoi8.text.replace("name: hanoi8", "name: hanoi8-neuro")
+        + "markers: {lsl: true, lsl_name: tol-bench-frames, pulse: 0.005}\n"
+        "eyetracking: {calibrate: false}\n"
+    )
     win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
     rows = []
     cases = [(label, load_protocol(name), name, s, g, p) for label, name, s, g, p in _cases()]
@@ -229,6 +238,18 @@ def measure() -> list[dict]:
                 new = _stats(_drawing_loop(win, lp, puzzle, start, goal, draw_old=False))
             engine = _engine_run(win, proto, start, goal, puzzle, tmp)
             rows.append({"case": label, "old": old, "new": new, "engine": engine})
+        if os.environ.get("TOL_BENCH_NEURO") == "1":
+            from tests.neuro_tools import PortReader
+
+            port = PortReader()
+            try:
+                engine = _engine_run(win, hanoi8_neuro, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle,
+                                     tmp, marker_port=port.path)  # fmt: skip
+            finally:
+                port.close()
+            engine["marker_bytes"] = sum(1 for b, _ in port.bytes if b)
+            rows.append({"case": "h8 + markers + eye tracker", "old": None, "new": None,
+                         "engine": engine})  # fmt: skip
     win.close()
     return rows
 
@@ -268,6 +289,9 @@ def main() -> int:
     ap.add_argument("--before", type=Path, default=None,
                     help="an older checkout (with its own .venv): its engine too, and the ratio")  # fmt: skip
     ap.add_argument("--only", default=None, help="only the cases whose label holds this, e.g. h8")
+    ap.add_argument("--neuro", action="store_true",
+                    help="also the 8-disk problem with markers (LSL and a serial pseudo-terminal) "
+                    "and the eye tracker (ioHub's MouseGaze) on")  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
@@ -291,6 +315,8 @@ def _run(args: argparse.Namespace) -> int:
         xvfb, env = start_xvfb()
     if args.only:  # only the cases whose label holds this text
         env["TOL_BENCH_ONLY"] = args.only
+    if args.neuro:
+        env["TOL_BENCH_NEURO"] = "1"
     root = Path(__file__).resolve().parents[1]
     before = args.before.resolve() if args.before else None
     try:
@@ -315,8 +341,13 @@ def _run(args: argparse.Namespace) -> int:
     for r in rows:
         o, n, e = r["old"], r["new"], r["engine"]
         fmt = "{median_ms:6.2f}/{p99_ms:6.2f}/{max_ms:6.1f}"
-        print(f"{r['case']:34} {fmt.format(**o):>20} {fmt.format(**n):>20} "
-              f"{o['median_ms'] / n['median_ms']:8.1f}x {fmt.format(**e):>20} "
+        if o is None:  # the engine only (--neuro)
+            olds, news, ratio = "-", "-", "-"
+        else:
+            olds, news = fmt.format(**o), fmt.format(**n)
+            ratio = f"{o['median_ms'] / n['median_ms']:.1f}x"
+        print(f"{r['case']:34} {olds:>20} {news:>20} "
+              f"{ratio:>9} {fmt.format(**e):>20} "
               f"{e['frames']:6d} {e['dropped']:7d} {e['over_60hz']:7.2%} {e['over_144hz']:7.2%}")  # fmt: skip
     worst_med = max(r["engine"]["median_ms"] for r in rows)
     worst_p99 = max(r["engine"]["p99_ms"] for r in rows)

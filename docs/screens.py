@@ -93,13 +93,14 @@ def render(out: Path, sizes=SIZES, protocols=None, languages=None) -> dict:
             base_dir = lp.path.parent if lp.path else None
             (out / lp.name).mkdir(exist_ok=True)
             for lang in [x for x in lp.languages() if not languages or x in languages]:
-                msg = lp.messages(lang)
+                played = lp.resolve(lang)  # what the runner plays from
+                msg = played.messages
                 screen = TaskScreen(win, lp, msg)
-                stage = Stage(screen, None, None, None, None, lp, msg)
+                stage = Stage(screen, None, None, None, None, lp, played)
                 tag = f"{lang}-{size[0]}x{size[1]}"
                 common = {"protocol": lp.name, "language": lang, "size": list(size),
                           "background": d.background, "text_color": d.text_color}  # fmt: skip
-                for k, page in enumerate(lp.pages(lang), start=1):
+                for k, page in enumerate(played.pages, start=1):
                     shown = page.show and not (page.image and base_dir is not None)
                     text_label = "page_caption" if (page.image or shown) else "page"
                     times = [0.0]
@@ -137,8 +138,8 @@ def render(out: Path, sizes=SIZES, protocols=None, languages=None) -> dict:
                         _grab(win, path)
                         screens.append({**common, "screen": name, "png": str(path),
                                         "texts": texts, "things": things, "demo": demo})  # fmt: skip
-                specs = [*lp.practice_problems()[:1]]
-                specs += [lp.block_problems(i)[0] for i in range(len(lp.model.blocks))]
+                specs = [*played.practice[:1]]
+                specs += [block[0] for block in played.blocks]
                 for spec in specs:
                     trial = ProblemTrial(stage, spec, spec.block, 1, 1, "x.csv")
                     start = trial.state.state

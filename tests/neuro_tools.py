@@ -1,11 +1,16 @@
 """Helpers of the neuroimaging tests: the files a lab's BIDS dataset holds beside our events
-(a BOLD run, an EEG recording), written from their formats' specifications, no library."""
+(a BOLD run, an EEG recording), written from their formats' specifications, no library;
+and the two ends of the serial lines a session uses, as real pseudo-terminals."""
 
 from __future__ import annotations
 
 import gzip
 import json
+import os
 import struct
+import threading
+import time
+import tty
 from pathlib import Path
 
 
@@ -84,3 +89,75 @@ def keys_protocol(name: str, *sections: str) -> str:
         'input: {mode: keys, keys: ["1", "2", "3"]}\nfeedback: none\n'
         "timing: {inter_trial_interval: 0, feedback_duration: 0}\n" + "".join(sections)
     )
+
+
+class PortReader:
+    """The far end of a pseudo-terminal: every byte with its arrival time (time.monotonic)."""
+
+    def __init__(self):
+        self.master, slave = os.openpty()
+        tty.setraw(slave)
+        self.path = os.ttyname(slave)
+        self._slave = slave
+        self.bytes: list[tuple[int, float]] = []
+        self._stop = False
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self):
+        import select
+
+        while not self._stop:
+            ready, _, _ = select.select([self.master], [], [], 0.1)
+            if ready:
+                data = os.read(self.master, 64)
+                now = time.monotonic()
+                self.bytes += [(b, now) for b in data]
+
+    def close(self):
+        self._stop = True
+        self._thread.join(timeout=2)
+        os.close(self.master)
+        os.close(self._slave)
+
+
+class SerialScanner:
+    """The scanner's end of a pseudo-terminal (``path`` names the other end, the serial port
+    a session reads): once started, the ``trigger`` byte every ``tr`` seconds (and the
+    ``other`` byte half a TR after every second one) until stopped."""
+
+    def __init__(self, trigger: int, other: int, tr: float):
+        self.trigger, self.other, self.tr = trigger, other, tr
+        self.master, self._slave = os.openpty()
+        tty.setraw(self._slave)
+        self.path = os.ttyname(self._slave)
+        self.sent: list[float] = []  # time.monotonic of each trigger byte written
+        self._go, self._stop = threading.Event(), threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def _run(self):
+        self._go.wait()
+        due = time.monotonic()
+        while not self._stop.is_set():
+            os.write(self.master, bytes([self.trigger]))
+            self.sent.append(time.monotonic())
+            if len(self.sent) % 2 == 0:
+                time.sleep(self.tr / 2)
+                os.write(self.master, bytes([self.other]))
+            due += self.tr
+            self._stop.wait(max(0.0, due - time.monotonic()))
+
+    def start(self):
+        self._go.set()
+
+    def stop(self) -> int:
+        self._stop.set()
+        self._thread.join(timeout=5)
+        return len(self.sent)
+
+    def close(self):
+        self._go.set()
+        self.stop()
+        os.close(self.master)
+        os.close(self._slave)

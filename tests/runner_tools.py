@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -60,6 +61,28 @@ def start_xvfb(screen: str = "1280x1024x24") -> tuple[subprocess.Popen, dict]:
 
 def tol_score(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run([exe("tol-score"), *args], capture_output=True, text=True, check=False)
+
+
+#: Tables whose header the codebook describes by a pattern (a column per level, per problem).
+_PATTERNED = {"sessions.csv", "wide.csv"}
+
+
+def codebook_describes_every_table(out: Path) -> dict:
+    """Check that every CSV table tol-score wrote in ``out`` is in its codebook.json, a table's
+    header being the columns described there, in order (sessions.csv and wide.csv: their
+    named columns before the patterned ones); return the codebook's tables."""
+    book = json.loads((out / "codebook.json").read_text(encoding="utf-8"))["tables"]
+    written = sorted(p.name for p in out.glob("*.csv"))
+    assert sorted(book) == written
+    for name in written:
+        with (out / name).open(encoding="utf-8") as f:
+            header = f.readline().rstrip("\n").split(",")
+        described = [c["name"] for c in book[name]]
+        if name in _PATTERNED:
+            described = [n for n in described if "<" not in n]
+            header = header[: len(described)]
+        assert header == described, name
+    return book
 
 
 def key_over_window(folder: Path, key: str, env: dict) -> None:

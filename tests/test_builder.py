@@ -13,6 +13,7 @@ import json
 import shutil
 import subprocess
 import sys
+import time
 
 import pandas as pd
 import pytest
@@ -21,14 +22,17 @@ from tests.builder_tools import (
     EXAMPLE,
     PROBLEMS,
     RUN_SCRIPT,
+    _wait_for,
     builder_csv,
     compile_example,
     running_example,
     tower_logs,
     wait_for_onset,
 )
+from tests.neuro_tools import PortReader, SerialScanner
 from tests.reference import bfs, london_graph, optimal_first_moves
 from tests.runner_tools import click_peg, tol_score, xdotool
+from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -74,10 +78,10 @@ def test_psychopy_finds_the_component_through_its_entry_point():
     assert [p[0] for p in params] == [
         "mode", "protocol", "task", "size", "start", "goal", "timeLimit", "moveLimit",
         "copy", "copyUnsolved", "inputMode", "showGoal", "moveCounter", "pieceLabels",
-        "feedback", "simulate", "simSpeed", "inputTiming",
+        "feedback", "simulate", "simSpeed", "inputTiming", "triggerPort", "markerPort",
     ]  # fmt: skip
     assert all(p[2:] == [True, True] for p in params), params  # every one has hint, label
-    assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing"}
+    assert {p[1] for p in params} == {"Basic", "Input", "Appearance", "Testing", "Hardware"}
     assert found["icon"] is True  # the icon ships with the package
 
 
@@ -257,6 +261,75 @@ def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
     assert stamps == {"arrival"}  # real clicks, stamped on arrival
 
 
+# ------------------------------------------------------------------ hardware ports
+_SCAN_PROTOCOL = """\
+format: 1
+name: builder-scan
+task: {type: hanoi, disks: 3}
+instructions: none
+feedback: none
+timing: {inter_trial_interval: 0, feedback_duration: 0}
+scanner: {trigger: serial, byte: 53, dummy_volumes: 1, tr: 0.4}
+markers: {pulse: 0.005}
+blocks:
+  - problems:
+      - {id: p1, start: AAA, goal: AAB}
+"""
+
+
+def test_the_ports_compile_into_the_script_as_run_settings(tmp_path):
+    (tmp_path / "scan.yaml").write_text(_SCAN_PROTOCOL)
+    done = compile_example(tmp_path, mode="protocol", protocol="scan.yaml",
+                           triggerPort="/dev/ttyUSB0", markerPort="COM4")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    script = (tmp_path / "tower_example.py").read_text(encoding="utf-8-sig")
+    assert "trigger_port='/dev/ttyUSB0'," in script
+    assert "marker_port='COM4'," in script
+    compile(script, "tower_example.py", "exec")
+
+
+@pytest.mark.slow
+def test_the_ports_reach_the_run_a_scanner_and_a_trigger_box_on_real_lines(xdisplay, tmp_path):
+    # A whole protocol run by the component: the scanner's trigger bytes come from one
+    # pseudo-terminal (Scanner trigger port), the event markers go out on another (Marker port).
+    (tmp_path / "scan.yaml").write_text(_SCAN_PROTOCOL)
+    scanner, box = SerialScanner(53, 7, 0.4), PortReader()
+
+    def logs() -> list:  # a whole protocol's log is named by the protocol
+        return sorted((tmp_path / "data").glob("P001_builder-scan_*.csv"))
+
+    try:
+        done = compile_example(tmp_path, mode="protocol", protocol="scan.yaml", simulate=True,
+                               simSpeed=10.0, triggerPort=scanner.path, markerPort=box.path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        with running_example(tmp_path, xdisplay) as proc:
+            _wait_for(lambda: any("block_start" in p.read_text() for p in logs()), proc,
+                      "the block's start")  # fmt: skip
+            scanner.start()
+            _out, err = proc.communicate(timeout=180)
+            sent = scanner.stop()
+        assert proc.returncode == 0, err
+        time.sleep(0.2)  # the last marker's reset byte
+    finally:
+        scanner.close()
+        box.close()
+    (log,) = logs()
+    rows = read_event_log(log).rows
+    # The protocol played once, although the Routine is in a loop of three repeats.
+    assert [r["event"] for r in rows].count("block_start") == 1
+    assert rows[-1]["event"] == "session_end"
+    volumes = [int(parse_detail(r["detail"])["volume"]) for r in rows if r["event"] == "trigger"]
+    assert volumes == list(range(1, len(volumes) + 1))  # in order, none twice
+    assert 2 <= len(volumes) <= sent  # the dummy and the first counted volume at least
+    meta = read_sidecar(log.with_suffix(".json"))
+    assert meta["scanner"]["trigger"] == "serial"
+    sent_codes = [int(d["marker"]) for r in rows if "marker" in (d := parse_detail(r["detail"]))]
+    assert sent_codes, "markers were sent"
+    received = [b for b, _ in box.bytes if b != 0]  # each code, then 0 after its pulse
+    assert received == sent_codes
+    assert meta["markers"]["serial_port"] == box.path
+
+
 # ---------------------------------------------------------------- bad settings
 @pytest.mark.parametrize(
     ("rows", "params", "expected"),
@@ -274,6 +347,10 @@ def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
          ['Tower component "tower", parameter "Protocol": ',
           "no-such-battery: no such file, and no bundled protocol has that name",
           "london-shallice"], marks=pytest.mark.slow),
+        pytest.param("GR|B|,|RB|G,60\n", {"mode": "protocol", "protocol": "demo",
+                                            "triggerPort": "/dev/ttyUSB0"},
+         ['parameter "Scanner trigger port": \'/dev/ttyUSB0\' has no effect',
+          "trigger: serial"], marks=pytest.mark.slow),
         pytest.param("GR|B|,|RB|G,60\n", {"goal": "$target"},
          ['parameter "Goal": \'$target\' names a column that no loop around this Routine',
           "add a column 'target'"], marks=pytest.mark.slow),

@@ -174,3 +174,38 @@ def test_a_frame_without_input_writes_no_stimulus_attribute(xdisplay, tmp_path):
     assert trial[0] > 0  # the first frame builds and places the stimuli (the spy sees writes)
     assert len(trial) > 20
     assert trial[1:] == [0] * (len(trial) - 1)
+
+
+def test_run_plays_the_protocol_once_and_refuses_a_second_call(xdisplay, tmp_path):
+    # A Builder loop around a whole-protocol Tower called run() at each repeat: the second
+    # run wrote after the session's end (issue 35). It is refused, the log left as it was.
+    (tmp_path / "one.yaml").write_text(
+        "format: 1\nname: once\ntask: {type: hanoi, disks: 2}\ninstructions: none\n"
+        "display: {fullscreen: false}\nfeedback: none\n"
+        "timing: {inter_trial_interval: 0, feedback_duration: 0}\n"
+        "blocks:\n  - problems: [{id: a, start: AA, goal: CC}]\n"
+    )
+    script = (
+        "from psychopy import visual\n"
+        "from tol_tasks.runner import TowerTask, TaskSetupError\n"
+        "win = visual.Window(size=(400, 300), checkTiming=False)\n"
+        f"task = TowerTask(win, {str(tmp_path / 'one.yaml')!r}, participant='Q', "
+        f"output={str(tmp_path / 'data')!r}, simulate=True, speed=20)\n"
+        "print(task.run().status)\n"
+        "try:\n"
+        "    task.run()\n"
+        "except TaskSetupError as exc:\n"
+        "    print(exc)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], env=xdisplay, capture_output=True,
+                          text=True, timeout=120, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, second = done.stdout.strip().splitlines()[-2:]
+    assert first == "completed"
+    assert "the session has ended (completed); run() plays the protocol once" in second
+    assert "Suggested fix: create a new TowerTask (another session number)" in second
+    (log,) = (tmp_path / "data").glob("*.csv")
+    events = [r["event"] for r in read_event_log(log).rows]
+    assert events.count("session_start") == 1
+    assert events[-1] == "session_end"
+    assert events.count("session_end") == 1

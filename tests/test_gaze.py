@@ -14,6 +14,7 @@ import pytest
 
 from tests.neuro_tools import keys_protocol
 from tests.runner_tools import (
+    codebook_describes_every_table,
     exe,
     running_tol_run,
     session_files,
@@ -22,6 +23,7 @@ from tests.runner_tools import (
     wait_for_rows,
     xdotool,
 )
+from tol_analysis.columns import GAZE
 from tol_tasks.session_data.eventlog import read_event_log
 
 PROTOCOL = keys_protocol(
@@ -98,6 +100,9 @@ def test_gaze_measures_match_the_scripted_path(session, tmp_path):
     assert done.returncode == 0, done.stderr
     gaze = pd.read_csv(tmp_path / "scored" / "gaze.csv")
     assert len(gaze) == 1
+    book = codebook_describes_every_table(tmp_path / "scored")  # gaze.csv's columns too
+    assert book["gaze.csv"] == [c.entry() for c in GAZE]  # as the registry declares them, cited
+    assert "Hodgson et al. 2000" in book["gaze.csv"][-1]["source"]
     g = gaze.iloc[0]
     meta = sidecar_of(out)
     zero = meta["timing"]["clock_zero_monotonic"]

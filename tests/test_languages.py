@@ -19,14 +19,14 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tol_tasks import texts
 from tol_tasks.cli import protocol_main
-from tol_tasks.protocol_format import texts
 from tol_tasks.protocol_format.generate import GeneratorSpec, generate_protocol
 from tol_tasks.protocol_format.instructions import with_instructions
 from tol_tasks.protocol_format.load import bundled_protocols, load_protocol, load_protocol_text
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = ROOT / "tol_tasks" / "protocol_format" / "texts"
+TABLES = ROOT / "tol_tasks" / "texts"
 TEXT_SPY = ROOT / "tests" / "data" / "experiments" / "text_spy.py"
 OTHERS = ("fr", "de", "es")
 
@@ -44,14 +44,14 @@ def _fields(text: str) -> set[str]:
 
 
 def test_there_is_a_table_per_language_and_nothing_else():
-    assert sorted(p.stem for p in TABLES.glob("*.yaml")) == sorted(texts.LANGUAGES)
-    assert set(texts.LANGUAGES) == {"en", "fr", "de", "es"}
+    assert sorted(p.stem for p in TABLES.glob("*.yaml")) == sorted(texts.languages())
+    assert set(texts.languages()) == {"en", "fr", "de", "es"}
 
 
 @pytest.mark.parametrize("language", OTHERS)
 def test_every_table_has_every_text_with_the_same_fields(language):
     en, other = _raw("en"), _raw(language)
-    for part in ("messages", "pages"):
+    for part in ("messages", "pages", "examiner"):
         assert list(other[part]) == list(en[part]), f"{language}.yaml: {part} keys differ"
         for key, text in en[part].items():
             assert _fields(other[part][key]) == _fields(text), f"{language}.yaml {part}.{key}"
@@ -61,8 +61,8 @@ def test_every_table_has_every_text_with_the_same_fields(language):
 @pytest.mark.parametrize("language", OTHERS)
 def test_no_text_of_another_language_is_left_in_english(language):
     en, other = _raw("en"), _raw(language)
-    for part in ("messages", "pages"):
-        same = [k for k in en[part] if other[part][k] == en[part][k]]
+    for part in ("messages", "pages", "examiner"):
+        same = [k for k in en[part] if other[part][k] == en[part][k] and k != "decimal_mark"]
         assert same == [], f"{language}.yaml: {part} {same} are the English texts"
 
 
@@ -70,7 +70,9 @@ def test_the_web_runner_has_the_same_tables():
     got = json.loads(
         (ROOT / "web" / "src" / "generated" / "texts.json").read_text(encoding="utf-8")
     )
-    assert got == {lang: _raw(lang) for lang in texts.LANGUAGES}
+    browser = ("language", "messages", "pages", "examiner")  # no report in the browser
+    assert got == {lang: {k: v for k, v in _raw(lang).items() if k in browser}
+                   for lang in ("en", "fr", "de", "es")}  # fmt: skip
 
 
 def test_the_documented_messages_are_the_english_table():
@@ -89,9 +91,9 @@ BLOCKS = "blocks:\n  - problems:\n      - {id: p1, start: AAA, goal: CCC}\n"
 
 def test_a_session_gets_every_text_in_its_language():
     lp = load_protocol_text(SMALL + BLOCKS, "small.yaml")
-    for lang in texts.LANGUAGES:
+    for lang in texts.languages():
         assert lp.messages(lang) == _raw(lang)["messages"]
-    assert lp.languages() == sorted(texts.LANGUAGES)
+    assert lp.languages() == sorted(texts.languages())
 
 
 def test_a_protocol_replaces_some_texts_of_a_language_and_keeps_the_others():
@@ -177,7 +179,7 @@ def test_the_default_pages_say_the_tasks_own_rules():
 @pytest.mark.parametrize("name", sorted(bundled_protocols()))
 def test_every_bundled_protocol_has_its_pages_in_every_language(name):
     lp = load_protocol(name)
-    assert sorted(lp.model.instructions.own_pages) == sorted(texts.LANGUAGES)
+    assert sorted(lp.model.instructions.own_pages) == sorted(texts.languages())
     # They are the pages tol-tasks makes from the protocol (protocols/write_instructions.py).
     assert with_instructions(lp.text, name) == lp.text
     assert lp.warnings == ()
@@ -192,7 +194,7 @@ def test_the_bundled_adjacent_protocol_explains_the_adjacency_rule():
 def test_generate_writes_the_pages_in_every_language():
     spec = GeneratorSpec(task="london", start="GR|B|", min_moves=(3, 4), per_level=1, seed=1)
     lp = load_protocol_text(generate_protocol(spec), "generated.yaml")
-    assert sorted(lp.model.instructions.own_pages) == sorted(texts.LANGUAGES)
+    assert sorted(lp.model.instructions.own_pages) == sorted(texts.languages())
     assert "3, 2 et 1" in "\n".join(p.text for p in lp.pages("fr"))
 
 
@@ -240,7 +242,7 @@ def _patterns(language: str, lp) -> list[re.Pattern]:
 @pytest.mark.parametrize(
     "language",  # French in the everyday loop, every language in the full suite
     [lang if lang == "fr" else pytest.param(lang, marks=pytest.mark.slow)
-     for lang in texts.LANGUAGES],
+     for lang in texts.languages()],
 )  # fmt: skip
 def test_a_session_shows_only_texts_of_its_language(language, xdisplay, tmp_path):
     proto = tmp_path / "shown.yaml"
@@ -272,3 +274,62 @@ def test_a_session_shows_only_texts_of_its_language(language, xdisplay, tmp_path
                    for t in drawn), f"{language}: {key} was never drawn"  # fmt: skip
     pages = [p.text for p in lp.pages(language)]
     assert [t for t in drawn if t in pages] == pages
+
+
+# ------------------------------------------------------------------ a language added
+
+
+def test_a_language_file_added_is_offered_everywhere(xdisplay, tmp_path):
+    """A copy of tol-tasks with one more file in tol_tasks/texts (``it.yaml``) and nothing
+    else changed: tol-run plays in it (the participant's texts and the examiner's summary),
+    tol-score writes its reports in it, and the browser's copy and a built study carry it."""
+    import os
+    import shutil
+
+    from tests.runner_tools import exe, session_files
+
+    copy = tmp_path / "copy"
+    shutil.copytree(ROOT / "tol_tasks", copy / "tol_tasks",
+                    ignore=shutil.ignore_patterns("__pycache__"))  # fmt: skip
+    table = _raw("en")
+    table["language"] = "Italiano"
+    table["messages"]["preparing"] = "Preparazione..."
+    table["examiner"] = {k: v if k == "decimal_mark" else f"(it) {v}"
+                         for k, v in table["examiner"].items()}  # fmt: skip
+    table["report"]["session_report"] = "Rapporto della sessione"
+    (copy / "tol_tasks" / "texts" / "it.yaml").write_text(
+        yaml.safe_dump(table, allow_unicode=True, sort_keys=False), encoding="utf-8")  # fmt: skip
+    env = {**xdisplay, "PYTHONPATH": str(copy)}
+    proto = tmp_path / "small.yaml"
+    proto.write_text(SMALL + "display: {window_size: [800, 600], refresh_rate: 144}\n"
+                     + BLOCKS, encoding="utf-8")  # fmt: skip
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([*args], env=env, capture_output=True, text=True, timeout=600,
+                              cwd=tmp_path)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        return done
+
+    here = run(sys.executable, "-c", "import tol_tasks.texts as t; print(t.__file__)")
+    assert here.stdout.strip().startswith(str(copy))  # the copy is the one imported
+    data = tmp_path / "data"
+    done = run(exe("tol-run"), str(proto), "--simulate", "--speed", "20", "--windowed",
+               "--language", "it", "--output", str(data))  # fmt: skip
+    warnings = [w for w in done.stderr.splitlines() if w.startswith("tol-run: warning: ")]
+    assert warnings, done.stderr  # 144 Hz declared: at least that one
+    assert all(w.startswith("tol-run: warning: (it) ") for w in warnings), done.stderr
+    _, side = session_files(data)
+    assert json.loads(side.read_text(encoding="utf-8"))["language"] == "it"
+    run(exe("tol-score"), str(data), "--output", str(tmp_path / "scores"), "--report",
+        "--language", "it")  # fmt: skip
+    pages = [p.read_text(encoding="utf-8") for p in (tmp_path / "scores").rglob("*.html")]
+    assert pages
+    assert all('lang="it"' in p for p in pages)
+    assert any("rapporto della sessione" in p for p in pages)  # the title, lower-cased
+    run(sys.executable, "-m", "tol_tasks.web.jsdata", str(tmp_path / "generated"))
+    browser = json.loads((tmp_path / "generated" / "texts.json").read_text(encoding="utf-8"))
+    assert browser["it"]["messages"]["preparing"] == "Preparazione..."
+    run(exe("tol-web"), "build", str(proto), "--download", "--output", str(tmp_path / "site"))
+    compiled = json.loads((tmp_path / "site" / "protocol.json").read_text(encoding="utf-8"))
+    assert compiled["languages"]["it"]["messages"]["preparing"] == "Preparazione..."
+    assert not os.path.exists(ROOT / "tol_tasks" / "texts" / "it.yaml")  # the copy only

@@ -9,13 +9,12 @@ import os
 import subprocess
 import threading
 import time
-import tty
 
 import pandas as pd
 import pylsl
 import pytest
 
-from tests.neuro_tools import keys_protocol, write_brainvision
+from tests.neuro_tools import PortReader, keys_protocol, write_brainvision
 from tests.runner_tools import (
     exe,
     key_over_window,
@@ -41,36 +40,6 @@ blocks:
 )
 
 
-class _PortReader:
-    """The far end of a pseudo-terminal: every byte with its arrival time (time.monotonic)."""
-
-    def __init__(self):
-        self.master, slave = os.openpty()
-        tty.setraw(slave)
-        self.path = os.ttyname(slave)
-        self._slave = slave
-        self.bytes: list[tuple[int, float]] = []
-        self._stop = False
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self):
-        import select
-
-        while not self._stop:
-            ready, _, _ = select.select([self.master], [], [], 0.1)
-            if ready:
-                data = os.read(self.master, 64)
-                now = time.monotonic()
-                self.bytes += [(b, now) for b in data]
-
-    def close(self):
-        self._stop = True
-        self._thread.join(timeout=2)
-        os.close(self.master)
-        os.close(self._slave)
-
-
 def _pull_all(inlet, until) -> list[tuple[str, float]]:
     out = []
     while True:
@@ -89,7 +58,7 @@ def session(xdisplay, tmp_path_factory):
     name = f"tol-marker-test-{os.getpid()}"
     (root / "markers.yaml").write_text(PROTOCOL.replace("tol-marker-test", name))
     out = root / "data"
-    port = _PortReader()
+    port = PortReader()
     try:
         with running_tol_run(str(root / "markers.yaml"), "--participant", "P1", "--windowed",
                              "--output", str(out), "--marker-port", port.path,

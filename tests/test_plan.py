@@ -443,3 +443,19 @@ def test_block_names_must_differ():
     assert (issue.line, issue.field) == (9, "blocks[1].name")
     assert "the block name 'one' is already used by block 1" in issue.message
     assert issue.fix.startswith("give every block its own name")
+
+
+def test_the_plan_runs_the_problems_of_the_resolved_protocol_it_is_given():
+    # The runner plays from LoadedProtocol.resolve(language), as the browser's compiled
+    # protocol does: the plan's problems are the view's (by default, resolve()'s).
+    import dataclasses
+
+    lp = _protocol(PRACTICE)
+    view = lp.resolve("fr")
+    assert _new(lp).view.practice == view.practice == tuple(lp.practice_problems())
+    assert _new(lp).view.blocks == view.blocks
+    given = dataclasses.replace(view, practice=view.practice[1:])  # problem a left out
+    assert _steps(_new(lp, view=given), _fails()) == [
+        "instructions", "practice_start 1.5s", "practice/b#1",
+        "start test: t1 seed=None", "test_start 1.5s", "test/t1#1", "end 2s",
+    ]  # fmt: skip

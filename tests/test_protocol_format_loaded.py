@@ -17,7 +17,7 @@ from tol_tasks.protocol_format import load_protocol, load_protocol_text
 from tol_tasks.web import compile_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = ROOT / "tol_tasks" / "protocol_format" / "texts"
+TABLES = ROOT / "tol_tasks" / "texts"
 EXAMPLE = ROOT / "docs" / "example-protocol.yaml"
 
 

@@ -1,7 +1,11 @@
 """A scanner session: PsychoPy's own scanner emulator types the trigger every TR in a real
 window under Xvfb; the log, the design's durations and the BIDS func events are checked
 against the raw rows, and the dataset (with a BOLD run as a lab has it) by the official
-BIDS validator."""
+BIDS validator. A scanner whose trigger arrives on a serial line is played by the far end of
+a real pseudo-terminal sending the trigger byte every TR to a real tol-run given
+``--trigger-port`` (and a byte of another value between some of them, as a trigger box's
+other lines send): every trigger byte logged once, in order, the other bytes not counted,
+the onsets run from the first counted volume."""
 
 from __future__ import annotations
 
@@ -15,34 +19,44 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from tests.neuro_tools import write_bold
-from tests.runner_tools import exe, session_files, tol_score
+from tests.neuro_tools import SerialScanner, write_bold
+from tests.runner_tools import (
+    exe,
+    running_tol_run,
+    session_files,
+    sidecar_of,
+    tol_score,
+    wait_for_rows,
+)
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 
 SCRIPT = Path(__file__).parent / "data" / "experiments" / "scanner_session.py"
 TR, DUMMIES, VOLUMES = 0.5, 2, 60
 DESIGN = {"trial_duration": 2.0, "fixation": {"min": 0.5, "max": 1.0}, "lead_in": 1.0, "seed": 7}
-PROTOCOL = f"""\
-format: 1
-name: scan-test
-task: {{type: hanoi, disks: 3}}
-instructions: none
-display: {{fullscreen: false, window_size: [800, 600]}}
-feedback: none
-timing: {{inter_trial_interval: 0, feedback_duration: 0}}
-scanner:
-  trigger: key
-  key: "5"
-  dummy_volumes: {DUMMIES}
-  tr: {TR}
-  design: {json.dumps(DESIGN)}
-blocks:
-  - problems:
-      - {{id: p1, start: AAA, goal: AAB}}
-      - {{id: p2, start: AAA, goal: CCC}}
-      - {{id: p3, start: AAA, goal: AAC}}
-"""
+
+
+def _scan_protocol(name: str, scanner: str, goals: str) -> str:
+    """A windowed 3-disk Hanoi protocol with the ``scanner`` section's lines, one problem from
+    AAA to each of ``goals`` (p1, p2, ...)."""
+    problems = "".join(f"      - {{id: p{i}, start: AAA, goal: {g}}}\n"
+                       for i, g in enumerate(goals.split(), start=1))  # fmt: skip
+    return (f"format: 1\nname: {name}\ntask: {{type: hanoi, disks: 3}}\ninstructions: none\n"
+            "display: {fullscreen: false, window_size: [800, 600]}\nfeedback: none\n"
+            "timing: {inter_trial_interval: 0, feedback_duration: 0}\nscanner:\n"
+            + "".join(f"  {line}\n" for line in scanner.splitlines())
+            + "blocks:\n  - problems:\n" + problems)  # fmt: skip
+
+
+PROTOCOL = _scan_protocol(
+    "scan-test",
+    f"""trigger: key
+key: "5"
+dummy_volumes: {DUMMIES}
+tr: {TR}
+design: {json.dumps(DESIGN)}""",
+    "AAB CCC AAC",
+)
 
 
 @pytest.fixture(scope="module")
@@ -113,22 +127,33 @@ def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
             assert float(end["trial_time"]) >= DESIGN["trial_duration"]
 
 
-def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_path):
-    out = tmp_path / "scored"
-    done = tol_score(str(scan), "--output", str(out), "--bids", "--bids-include-simulated")
+def _func_events(data: Path, out: Path, participant: str, task: str) -> pd.DataFrame:
+    """tol-score --bids of the session in ``data``: its func events, whose problem onsets are
+    checked against the raw rows (each test problem's onset less the first counted volume's
+    time) and never before the scan's start."""
+    done = tol_score(str(data), "--output", str(out), "--bids", "--bids-include-simulated")
     assert done.returncode == 0, done.stderr
-    bids = out / "bids"
-    func = bids / "sub-P001" / "ses-1" / "func"
-    events = pd.read_csv(func / "sub-P001_ses-1_task-scantest_events.tsv", sep="\t",
+    func = out / "bids" / f"sub-{participant}" / "ses-1" / "func"
+    events = pd.read_csv(func / f"sub-{participant}_ses-1_task-{task}_events.tsv", sep="\t",
                          keep_default_na=False, dtype=str)  # fmt: skip
-    rows = _rows(scan)
+    rows = _rows(data)
     zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
     onsets = [float(r["time"]) - zero for r in rows
               if r["event"] == "trial_onset" and r["block"] == "test"]  # fmt: skip
     problems = events[events["trial_type"] == "problem"]
     assert [float(v) for v in problems["onset"]] == pytest.approx(onsets, abs=1e-6)
-    assert list(problems["problem_id"]) == ["p1", "p2", "p3"]
     assert (events["onset"].astype(float) >= 0).all()
+    return events
+
+
+def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_path):
+    out = tmp_path / "scored"
+    events = _func_events(scan, out, "P001", "scantest")
+    bids = out / "bids"
+    func = bids / "sub-P001" / "ses-1" / "func"
+    rows = _rows(scan)
+    problems = events[events["trial_type"] == "problem"]
+    assert list(problems["problem_id"]) == ["p1", "p2", "p3"]
     assert (events["trial_type"] == "fixation").sum() == 4  # the lead-in and three slots
     # The BOLD run as the lab has it: as many volumes as were counted.
     counted = sum(1 for r in rows if r["event"] == "trigger") - DUMMIES
@@ -137,3 +162,103 @@ def test_bids_func_events_line_up_with_the_first_volume_and_validate(scan, tmp_p
                             capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
     issues = json.loads(report.stdout)["issues"]["issues"]
     assert [i for i in issues if i["severity"] == "error"] == []
+
+
+# --- The trigger on a serial line ----------------------------------------------------
+
+SERIAL_TR, SERIAL_DUMMIES, TRIGGER, OTHER = 0.4, 3, 0x35, 0x07
+SERIAL_PROTOCOL = _scan_protocol(
+    "scan-serial",
+    f"""trigger: serial
+port: /dev/no-such-port
+byte: {TRIGGER}
+baudrate: 9600
+dummy_volumes: {SERIAL_DUMMIES}
+tr: {SERIAL_TR}
+design: {{trial_duration: 1.5, fixation: 0.5, lead_in: 0.5}}""",
+    "AAB AAC",
+)
+
+
+@pytest.fixture(scope="module")
+def serial_scan(xdisplay, tmp_path_factory):
+    root = tmp_path_factory.mktemp("scan-serial")
+    (root / "scan.yaml").write_text(SERIAL_PROTOCOL)
+    out = root / "data"
+    scanner = SerialScanner(TRIGGER, OTHER, SERIAL_TR)
+    try:
+        with running_tol_run(str(root / "scan.yaml"), "--participant", "P1", "--windowed",
+                             "--output", str(out), "--simulate", "--speed", "4",
+                             "--trigger-port", scanner.path, env=xdisplay) as proc:  # fmt: skip
+            # The operator starts the scan once the task waits for it (its block has begun).
+            wait_for_rows(out, lambda rows: any(r["event"] == "block_start" for r in rows),
+                          timeout=120, proc=proc)  # fmt: skip
+            scanner.start()
+            # The last trigger goes out as the last problem is shown: the session reads the
+            # line for at least a slot after it (the problem, then its fixation).
+            wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" and r["problem_id"]
+                          == "p2" and r["block"] == "test" for r in rows), timeout=120,
+                          proc=proc)  # fmt: skip
+            sent = scanner.stop()
+            _, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+    finally:
+        scanner.close()
+    return out, sent, scanner.sent
+
+
+@pytest.mark.slow
+def test_every_trigger_byte_is_logged_once_in_order_and_other_bytes_are_not(serial_scan):
+    out, sent, sent_at = serial_scan
+    triggers = [r for r in _rows(out) if r["event"] == "trigger"]
+    details = [parse_detail(r["detail"]) for r in triggers]
+    assert [int(d["volume"]) for d in details] == list(range(1, sent + 1))  # none lost or twice
+    assert {d["at_stamp"] for d in details} == {"arrival"}
+    assert [d["dummy"] for d in details] == ["True"] * SERIAL_DUMMIES + ["False"] * (
+        sent - SERIAL_DUMMIES
+    )
+    at = [float(d["at"]) for d in details]
+    assert at == sorted(at)
+    assert all(float(r["time"]) >= t for r, t in zip(triggers, at, strict=True))  # seen after
+    # The arrival times keep the scanner's rhythm: each gap is the sender's gap, give or take
+    # less than half a TR (a byte read late or early by a whole volume would break it).
+    for (a, b), (sa, sb) in zip(itertools.pairwise(at), itertools.pairwise(sent_at), strict=True):
+        assert abs((b - a) - (sb - sa)) < SERIAL_TR / 2
+    side = sidecar_of(out)["scanner"]
+    assert side["trigger"] == "serial"
+    assert side["stamp"] == "arrival"
+    assert side["volumes"] == sent
+    # A missed volume is a gap over 1.5 TR (the sender, a thread of this loaded test, may
+    # itself be late): counted here from the logged arrival times.
+    gaps = [b - a for a, b in itertools.pairwise(at)]
+    assert side["missed_triggers"] == sum(
+        round(g / SERIAL_TR) - 1 for g in gaps if g > 1.5 * SERIAL_TR
+    )
+
+
+@pytest.mark.slow
+def test_the_scan_starts_at_the_first_counted_volume_and_the_design_follows_it(serial_scan):
+    out, _, _ = serial_scan
+    rows = _rows(out)
+    triggers = [parse_detail(r["detail"]) for r in rows if r["event"] == "trigger"]
+    start = [r for r in rows if r["event"] == "scan_start"]
+    assert len(start) == 1
+    zero = float(parse_detail(start[0]["detail"])["at"])
+    assert zero == float(triggers[SERIAL_DUMMIES]["at"])
+    assert sidecar_of(out)["scanner"]["start"] == pytest.approx(zero, abs=1e-5)
+    onsets = [
+        float(r["time"]) for r in rows if r["event"] == "trial_onset" and r["block"] == "test"
+    ]
+    assert len(onsets) == 2
+    assert onsets[0] >= zero + 0.5 - 1 / 60  # the lead-in, never early (half a frame)
+    assert onsets[1] >= zero + 0.5 + 1.5 + 0.5 - 1 / 60  # the first slot and its fixation
+    assert onsets[0] < onsets[1]
+
+
+@pytest.mark.slow
+def test_bids_func_onsets_run_from_the_first_counted_volume(serial_scan, tmp_path):
+    out, _, _ = serial_scan
+    events = _func_events(out, tmp_path / "scored", "P1", "scanserial")
+    assert list(events[events["trial_type"] == "problem"]["problem_id"]) == ["p1", "p2"]
+    meta = json.loads((tmp_path / "scored" / "bids" / "task-scanserial_events.json").read_text())
+    assert "first counted volume" in meta["onset"]["Description"]

@@ -87,7 +87,8 @@ def test_the_builder_run_setting_parameters_come_from_the_settings():
         p = PARAM[name]
         assert p.hint.lower() == f.metadata["help"].lower()
         assert p.choices == tuple(f.metadata["choices"] or ())
-        assert p.default == f.default
+        # None (no port) is an empty text field in Builder's dialog.
+        assert p.default == ("" if f.default is None else f.default)
     # Every parameter fills one TowerSettings field, and every field is a parameter's.
     own = {"component", "experiment", "conditions", "escape"}  # escape: "Enable Escape"
     assert {p.field for p in PARAMS} == {f.name for f in dataclasses.fields(TowerSettings)} - own

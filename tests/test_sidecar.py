@@ -141,3 +141,19 @@ def test_a_sidecar_is_as_readable_as_a_new_event_log_beside_it(tmp_path, umask):
         os.umask(old)
     mode = stat.S_IMODE((tmp_path / "s.json").stat().st_mode)
     assert mode == stat.S_IMODE((tmp_path / "s.csv").stat().st_mode) == 0o666 & ~umask
+
+
+def test_read_sidecar_keeps_to_its_size_limit(tmp_path, monkeypatch):
+    """A sidecar is read by its size (not by a buffer of the limit): one at the limit reads,
+    one a byte over is refused, naming the limit."""
+    import tol_tasks.session_data.sidecar as sidecar_module
+
+    text = json.dumps({"pad": "x" * 80})
+    monkeypatch.setattr(sidecar_module, "MAX_SIDECAR_BYTES", len(text))
+    at = tmp_path / "at.json"
+    at.write_text(text, encoding="utf-8")
+    assert sidecar_module.read_sidecar(at) == {"pad": "x" * 80}
+    over = tmp_path / "over.json"
+    over.write_text(text + " ", encoding="utf-8")
+    with pytest.raises(sidecar_module.SidecarError, match=f"larger than the {len(text):,} bytes"):
+        sidecar_module.read_sidecar(over)

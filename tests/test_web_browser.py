@@ -399,3 +399,47 @@ def test_the_plugin_in_a_researchers_own_timeline(tmp_path, chromium, web_server
     assert [t["problem_id"] for t in scored["trials"]] == ["shallice-08", "tower-3"]
     check_sidecar(next(data.glob("*.json")))
     check_against_plan(player, data, scored)
+
+
+def test_full_screen_left_is_logged_as_attention_lost(tmp_path, chromium, web_server_factory):
+    """The participant leaves full screen during a problem (the browser's own exit, as the
+    Escape key does): attention_lost and, back in full screen, attention_back rows
+    (why=fullscreen), the sidecar's page.fullscreen_exits, the researcher's warning."""
+    proto = tmp_path / "full.yaml"
+    proto.write_text((Path(__file__).parents[1] / "protocols" / "demo.yaml").read_text(encoding="utf-8")
+                     .replace("  fullscreen: false\n", "  fullscreen: true\n"))  # fmt: skip
+    site = build_folder(str(proto), tmp_path / "site")
+    server = web_server_factory(site)
+    ctx = chromium.new_context(viewport={"width": 1200, "height": 860}, accept_downloads=True)
+    seen = []
+
+    def leave_once(problem, k) -> bool:
+        if problem.problem_id == "demo-2" and k == 1 and not seen:
+            page = ctx.pages[0]
+            seen.append(page.evaluate("!!document.fullscreenElement"))
+            page.evaluate("document.exitFullscreen()")
+            page.wait_for_function("!document.fullscreenElement")
+            page.evaluate("document.documentElement.requestFullscreen()")  # back, as asked
+            page.wait_for_function("!!document.fullscreenElement")
+        return False
+
+    out = tmp_path / "data"
+    out.mkdir()
+    run_in_browser(chromium, server.url(f"index.html?participant={PARTICIPANT}"),
+                   out, context=ctx, stop=leave_once)  # fmt: skip
+    assert seen == [True]  # the page was in full screen when it was left
+    rows = _read(next(out.glob("*.csv")))
+    got = [
+        (r["event"], r["detail"], r["stamp"]) for r in rows if r["event"].startswith("attention")
+    ]
+    assert got == [("attention_lost", "why=fullscreen", "clock"),
+                   ("attention_back", "why=fullscreen", "clock")]  # fmt: skip
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times)
+    sidecar = json.loads(next(out.glob("*.json")).read_text())
+    lost = next(float(r["time"]) for r in rows if r["event"] == "attention_lost")
+    assert sidecar["page"]["fullscreen_exits"] == [pytest.approx(lost, abs=1e-6)]
+    shown = ctx.pages[0].inner_text(".tol-warnings")  # the pilot's end page
+    assert "Full screen was left 1 time." in shown
+    a = score(out, tmp_path / "scored")["trials"]
+    assert [t["problem_id"] for t in a if t["block"] != "practice"][:1] == ["demo-1"]

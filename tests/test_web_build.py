@@ -95,6 +95,9 @@ REFUSED = [
     ("input:\n  quit_key: space\n", "input.quit_key", "instruction pages"),
     ("input:\n  quit_key: hyper\n", "input.quit_key", "not a key name"),
     ("input:\n  mode: keys\n  keys: ['1', tab, '3']\n", "input.keys.1", "keyboard focus"),
+    ("scanner: {trigger: key, key: '5', tr: 2.0}\n", "scanner", "cannot reach that hardware"),
+    ("markers: {lsl: true}\n", "markers", "Lab Streaming Layer"),
+    ("eyetracking: {calibrate: false}\n", "eyetracking", "ioHub eye tracker"),
 ]
 
 
@@ -119,6 +122,20 @@ def test_what_a_browser_cannot_do_is_refused_with_field_line_and_fix(tmp_path, e
     assert issue.fix
     assert (issue.file, issue.line) == (str(proto), bad_line)
     assert f"p.yaml:{bad_line}: {field}:" in str(err.value)
+    assert not (tmp_path / "site").exists()
+
+
+def test_a_planning_only_block_is_refused_not_played_with_moves(tmp_path):
+    proto = tmp_path / "p.yaml"
+    blocks = "  - {name: ots, planning: {choices: [1, 2, 3]}, problems: [{id: a, start: AA, goal: CC}]}\n"
+    proto.write_text(MINIMAL.replace(MINIMAL.splitlines()[-1] + "\n", blocks))
+    with pytest.raises(ProtocolError) as err:
+        build_experiment(proto, tmp_path / "site", WebSettings(download=True))
+    (issue,) = err.value.issues
+    assert issue.field == "blocks.0.planning"
+    assert "not yet by the browser task" in issue.message
+    assert "tol-run" in issue.fix
+    assert issue.line == len(MINIMAL.splitlines())
     assert not (tmp_path / "site").exists()
 
 

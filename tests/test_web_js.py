@@ -242,8 +242,8 @@ def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):
 
 
 def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
+    from tol_tasks import texts
     from tol_tasks.config import DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS
-    from tol_tasks.protocol_format import texts
     from tol_tasks.protocol_format.model import Display
 
     got = node(
@@ -308,6 +308,7 @@ def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
 
 def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng):
     # web/src/quality.js is a port of tol_tasks.session_data.quality.run_warnings.
+    from tol_tasks import texts
     from tol_tasks.session_data.quality import run_warnings
 
     cases = []
@@ -327,9 +328,11 @@ def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng)
             "window": {"focus_lost": [1.0] * rng.randrange(3)},
             "simulate": rng.choice([None, {"seed": 1}]),
         }  # fmt: skip
-        cases.append({"meta": meta, "declared": rng.choice([None, 60, 144, 59.94])})
-    got = node("return input.map((c) => lib.runWarnings(c.meta, c.declared));", cases)
-    assert got == [run_warnings(c["meta"], c["declared"]) for c in cases]
+        cases.append({"meta": meta, "declared": rng.choice([None, 60, 144, 59.94]),
+                      "language": rng.choice([*texts.languages(), "xx"])})  # fmt: skip
+    got = node("return input.map((c) => lib.runWarnings(c.meta, c.declared, c.language));", cases)
+    assert got == [run_warnings(c["meta"], c["declared"], c["language"]) for c in cases]
+    assert {c["language"] for c in cases} >= set(texts.languages())  # each language compared
     assert any(got)
     assert not all(got)
 

@@ -29,11 +29,13 @@ from tol_tasks.session_data.eventlog import read_event_log
 #: Log events that open an event with a duration, and the event that closes it.
 _SPANS = {"trial_onset": ("problem", "trial_end"), "copy_onset": ("copy", "copy_end"),
           "page_shown": ("page", "page_left"),
-          "planning_onset": ("planning", "planning_end")}  # fmt: skip
+          "planning_onset": ("planning", "planning_end"),
+          "attention_lost": ("attention_lost", "attention_back")}  # fmt: skip
 _SPANS_KINDS = {kind for kind, _ in _SPANS.values()}
 #: Log events that are bookkeeping, not something the participant saw or did.
 _SKIP = {"trigger", "scan_start", "session_start", "block_start", "session_end", "trial_end",
-         "copy_end", "page_left", "planning_end", "resume", "input_lost", "discontinue"}  # fmt: skip
+         "copy_end", "page_left", "planning_end", "resume", "input_lost", "discontinue",
+         "attention_back"}  # fmt: skip
 
 
 def _number(text: str) -> float | None:

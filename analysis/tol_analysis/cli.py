@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from tol_analysis import outputs
+from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import score_sessions
+from tol_analysis.score import PLANNING_KEY, Sidecars, score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -149,7 +149,8 @@ def _score(args, out: outputs.OutputFolder) -> int:
             + ". Suggested fix: give the folders (or files) that hold the logs tol-run wrote "
             "(its --output folder: data/ by default)."
         )
-    one = sort_out(found.logs)
+    one = sort_out(found.logs, found.keys)
+    found.keys = {}  # sorted out: no longer kept
     skipped: list[str] = []
     for note in one.left_out:
         print(f"left out: {note}.", file=sys.stderr)
@@ -297,30 +298,36 @@ def _check_extras(args) -> None:
         _pyreadstat()
 
 
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-_PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
-
-
-def _any_sidecar(scores, test) -> bool:
-    """Whether a scored session's sidecar passes ``test``."""
+def _any_sidecar(scores, noted: str, test) -> bool:
+    """Whether a scored session's sidecar passes ``test``: as noted when the sidecars were
+    read (:class:`~tol_analysis.score.Sidecars`' ``noted`` list), else by reading them."""
     sidecars = scores.sidecars
+    if isinstance(sidecars, Sidecars):
+        return bool(getattr(sidecars, noted))
     return any((m := sidecars[k]) is not None and test(m) for k in sidecars)
 
 
 def _write(scores, folder: Path, args) -> list[Path]:
     """Every output asked for, in ``folder`` (and the planning-only measures when there are
     planning-only problems)."""
-    written = export(scores, folder, bids=args.bids, spss=args.spss,
-                     bids_simulated=args.bids_include_simulated)  # fmt: skip
-    # Planning-only problems and gaze: read (with pandas) only where a session has them.
-    if _any_sidecar(scores, lambda m: _PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):
+    folder.mkdir(parents=True, exist_ok=True)
+    # Planning-only problems and gaze: read (with pandas) only where a session has them;
+    # written first, so that the codebook describes them.
+    present: list[Path] = []
+    if _any_sidecar(scores, "with_planning",
+                    lambda m: PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):  # fmt: skip
         from tol_analysis.planning import write_planning
 
-        written += write_planning(scores, folder)
-    if _any_sidecar(scores, lambda m: getattr(m, "eyetracking", None) is not None):
+        present += write_planning(scores, folder)
+    if _any_sidecar(scores, "with_eyetracking",
+                    lambda m: getattr(m, "eyetracking", None) is not None):  # fmt: skip
         from tol_analysis.gaze import write_gaze
 
-        written += write_gaze(scores, folder)
+        present += write_gaze(scores, folder)
+    also = [WHEN_PRESENT[p.stem] for p in present]
+    written = export(scores, folder, bids=args.bids, spss=args.spss,
+                     bids_simulated=args.bids_include_simulated, also=also)  # fmt: skip
+    written += present
     if args.plots:
         from tol_analysis.plots import write_plots
 

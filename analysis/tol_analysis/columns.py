@@ -60,7 +60,7 @@ class Column:
         The :class:`~tol_analysis.conventions.Conventions` fields its values depend on.
     label : str
         Its short name on a report page (English; other languages translate it in
-        ``templates/report-messages.yaml``); empty: the column is not shown there.
+        ``tol_tasks/texts/<language>.yaml``, report.columns); empty: the column is not shown there.
     plain : str
         What a value means, in plain words for a reader who is not an analyst (a
         clinician reading a report): the report prints it beside every number of the
@@ -727,10 +727,11 @@ BIDS_EVENTS = Table("events", (
            "the first event marker, the session_start marker (eeg), to the event (the flip "
            "that showed it, or the press).", "s"),
     Column("duration", FLOAT, "Seconds the event lasted: a problem from its onset to its end, "
-           "a fixation cross to its scheduled end, an instruction page until it was left; 0 for "
-           "a press or a move.", "s"),
+           "a fixation cross to its scheduled end, an instruction page until it was left, "
+           "attention lost until it came back; 0 for a press or a move.", "s"),
     Column("trial_type", STRING, "What happened: problem (a problem on screen), copy (a yoked "
-           "copy trial), fixation, page, feedback, or an event of the log during a problem "
+           "copy trial), fixation, page, feedback, attention_lost (another window or tab was "
+           "in front, or full screen was left), or an event of the log during a problem "
            "(pick_up, place, illegal, solved, time_out, ...)."),
     Column("value", INTEGER, "The marker byte code sent for the event (the event log "
            "codebook's marker_codes, or the protocol's markers.codes); n/a when none was sent."),
@@ -766,7 +767,9 @@ PLANNING = Table("planning", (
     Column("latency_correct", FLOAT, "Seconds from the problem's onset to the right choice "
            "(empty: never chosen).", "s", source=_OTS_NOTE),
     Column("outcome", STRING, "solved (the right number chosen), wrong (the only choice "
-           "allowed was wrong), time_out, or aborted."),
+           "allowed was wrong), time_out, or void."),
+    Column("void", BOOLEAN, f"The problem is void: {VOID_DEFINITION}; after a resume it is "
+           "asked again. Left out of planning_sessions.csv."),
 ))  # fmt: skip
 
 #: Each session's planning-only measures, for all problems and per number of moves
@@ -775,7 +778,7 @@ PLANNING_SESSIONS = Table("planning_sessions", (
     PARTICIPANT, SESSION,
     Column("level", STRING, "all (every planning-only problem of the session), or the fewest "
            "moves of the problems the row is about (1, 2, ...)."),
-    Column("problems", INTEGER, "Planning-only problems presented."),
+    Column("problems", INTEGER, "Planning-only problems presented (void ones left out)."),
     Column("problems_solved_on_first_choice", INTEGER, "Problems whose first choice was "
            "right.", source=_OTS_NOTE),
     Column("mean_choices_to_correct", FLOAT, "Mean choices to the right one, over the problems "
@@ -816,6 +819,9 @@ GAZE = Table("gaze", (
 
 #: The tables tol-score writes from the registry, by name.
 TABLES = {t.name: t for t in (MOVES, TRIALS, SESSIONS, COPY_MOVES)}
+#: The tables tol-score writes only when the scored sessions have what they are about
+#: (planning-only problems, an eye tracker), by name: in the codebook when written.
+WHEN_PRESENT = {t.name: t for t in (PLANNING, PLANNING_SESSIONS, GAZE)}
 
 # ------------------------------------------------------------------ sources
 #: Full references of the sources the columns name.

@@ -35,7 +35,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_tasks.session_data.eventlog import EventLogError, first_row, read_event_log
+from tol_tasks.session_data.eventlog import EventLogError, first_row, first_row_in, read_event_log
 from tol_tasks.session_data.session_key import SessionKey, conflict_fix, origin, task_of
 
 #: Said after the fix of every conflict: what --skip-bad does with it.
@@ -99,19 +99,32 @@ class Sorted:
 def session_key(path: Path) -> SessionKey | None:
     """(participant, session, task) from a log's first row (rule I1 of
     :mod:`tol_tasks.session_data.session_key`), or None when it does not say."""
-    row = first_row(path)
+    return _key_of(first_row(path))
+
+
+def session_key_in(head: bytes, path: Path) -> SessionKey | None:
+    """:func:`session_key` of the log ``path`` whose beginning ``head`` has been read
+    (:func:`tol_tasks.session_data.eventlog.read_head`)."""
+    return _key_of(first_row_in(head, path))
+
+
+def _key_of(row: dict[str, str] | None) -> SessionKey | None:
     try:
         return SessionKey(row["participant"], int(row["session"]), task_of(row["detail"]))
     except (TypeError, KeyError, ValueError):
         return None  # reading the log says what is wrong with it
 
 
-def sort_out(paths: list[Path]) -> Sorted:
+def sort_out(paths: list[Path], keys: dict[Path, SessionKey | None] | None = None) -> Sorted:
     """The logs to score, one per participant session; copies and earlier attempts are
-    left out with a note, and several different logs of one session are a conflict."""
+    left out with a note, and several different logs of one session are a conflict.
+
+    ``keys``: each log's :func:`session_key` when already known (:attr:`Scan.keys
+    <tol_analysis.read.Scan.keys>`: the logs are then not opened again); the others are
+    read."""
     groups: dict[tuple[str, int], list[tuple[Path, SessionKey]]] = defaultdict(list)
     for p in paths:
-        key = session_key(p)
+        key = keys[p] if keys is not None and p in keys else session_key(p)
         if key is not None:
             groups[key[:2]].append((p, key))
     out = Sorted()

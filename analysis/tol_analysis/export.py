@@ -6,6 +6,7 @@ import hashlib
 import json
 import re
 import shutil
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,6 +32,7 @@ from tol_analysis.columns import (
     WIDE_SESSION_NAME,
     WIDE_SIMULATED,
     Column,
+    Table,
     level_definition,
     level_name,
     participant_field,
@@ -361,14 +363,15 @@ def session_levels(sessions: pd.DataFrame | TableData) -> list[int]:
 _LEVEL = re.compile(r"^min(\d+)_problems$")
 
 
-def codebook(scores: Scores) -> dict:
+def codebook(scores: Scores, also: Sequence[Table] = ()) -> dict:
     """Every output column (from :mod:`tol_analysis.columns`) and the conventions used.
 
     Each column lists its type, unit, definition (``description``), source, SPSS
     measurement level (``level``), value labels where SPSS has them, and the
-    conventions its values depend on.
+    conventions its values depend on; ``also``: tables of
+    :data:`~tol_analysis.columns.WHEN_PRESENT`.
     """
-    tables = {t.file: [c.entry() for c in t] for t in TABLES.values()}
+    tables = {t.file: [c.entry() for c in t] for t in (*TABLES.values(), *also)}
     sessions = scores.table("sessions")
     fields = [participant_field(n, sessions[n].kind).entry() for n in field_names(sessions.names)]
     ids = [c["name"] for c in tables["sessions.csv"]].index(SESSION_IDS[-1]) + 1
@@ -438,6 +441,7 @@ def export(
     bids: bool = False,
     spss: bool = False,
     bids_simulated: bool = False,
+    also: Sequence[Table] = (),
 ) -> list[Path]:
     """Write moves.csv, trials.csv, sessions.csv, wide.csv, copy_moves.csv, codebook.json and codebook.md.
 
@@ -448,7 +452,8 @@ def export(
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
     dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
     unless ``bids_simulated``); with ``spss``, ``wide.sav`` and
-    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat). Returns the files written.
+    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat); the codebook also describes
+    ``also`` (written beside: planning.csv, gaze.csv). Returns the files written.
 
     Raises
     ------
@@ -469,7 +474,7 @@ def export(
         elif done.resolve() != path.resolve():  # written as scored, elsewhere
             shutil.copyfile(done, path)
         written.append(path)
-    book = codebook(scores)
+    book = codebook(scores, also)
     (out / "codebook.json").write_text(json.dumps(book, indent=2) + "\n", encoding="utf-8")
     (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
     written += [out / "codebook.json", out / "codebook.md"]

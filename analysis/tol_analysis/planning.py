@@ -5,7 +5,10 @@ From the ``planning_onset``, ``choice`` and ``planning_end`` rows of each log:
 ``planning_sessions.csv`` each session's problems solved on first choice, mean choices to
 correct, mean latency to first choice and mean latency to correct, for all problems and
 per number of moves (:data:`~tol_analysis.columns.PLANNING_SESSIONS`), as the One Touch
-Stockings of Cambridge reports them (see the column registry's ``REFERENCES``).
+Stockings of Cambridge reports them (see the column registry's ``REFERENCES``). A problem
+cut off before its ``planning_end`` (an interruption, the quit key) is void: kept in
+``planning.csv`` (``void`` true) and left out of the session's measures, as the codebook's
+rule ``void`` says of moves attempts; a resumed session asks it again.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ def planning_rows(rows: list[dict]) -> list[dict]:
                 "min_moves": int(parse_detail(r["detail"])["min_moves"]), "choices": 0,
                 "first_choice": None, "solved_on_first_choice": False,
                 "choices_to_correct": None, "latency_first_choice": None,
-                "latency_correct": None, "outcome": "aborted",
+                "latency_correct": None, "outcome": "void", "void": True,
             }  # fmt: skip
             out.append(current)
         elif current is not None and r["trial"] == str(current["trial"]):
@@ -48,7 +51,7 @@ def planning_rows(rows: list[dict]) -> list[dict]:
                     current["choices_to_correct"] = current["choices"]
                     current["latency_correct"] = latency
             elif name == "planning_end":
-                current["outcome"] = r["reason"]
+                current["outcome"], current["void"] = r["reason"], False
                 current = None
     return out
 
@@ -59,9 +62,11 @@ def _mean(values: list) -> float | None:
 
 
 def session_measures(problems: pd.DataFrame) -> pd.DataFrame:
-    """Each session's measures, for all problems (level ``all``) and per number of moves."""
+    """Each session's measures, for all problems (level ``all``) and per number of moves; void
+    problems (cut off, asked again after a resume) left out."""
     out = []
-    for (pid, ses), g in problems.groupby(["participant", "session"], sort=False):
+    kept = problems[~problems["void"].astype(bool)]
+    for (pid, ses), g in kept.groupby(["participant", "session"], sort=False):
         levels = [("all", g)] + [(str(k), h) for k, h in g.groupby("min_moves")]
         for level, h in levels:
             out.append({

@@ -32,18 +32,21 @@ import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
 from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.duplicates import session_key_in
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
     CELL_FIX,
+    HEAD_BYTES,
     RESAVED_FIX,
     EventLogError,
     check_cells,
     codebook,
     columns,
     events,
-    never_started,
+    never_started_head,
     read_event_log,
+    read_head,
 )
 from tol_tasks.session_data.session_key import SessionKey, task_in
 
@@ -330,6 +333,10 @@ class Scan:
     #: Event logs that never started (no event recorded: a session cut off as it started);
     #: left out, named, and never an error (tol_tasks.session_data.eventlog.never_started).
     never_started: list[Path] = field(default_factory=list)
+    #: Each log's (participant, session, task) from its first row, read with its header
+    #: (None when the first row does not say): what :func:`tol_analysis.duplicates.sort_out`
+    #: sorts by, so that no log is opened again for it.
+    keys: dict[Path, SessionKey | None] = field(default_factory=dict)
 
 
 def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
@@ -350,6 +357,24 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     """
     found = Scan()
     skip = exclude.resolve() if exclude is not None else None
+    # Each file's beginning read once, and at once reduced to what is kept of it (whether
+    # it never started, whose session it is): never the beginnings of every file.
+    looked: dict[Path, tuple[bool, SessionKey | None]] = {}
+    as_log: set[Path] = set()  # found in a folder and read as a log
+
+    def look(f: Path) -> bytes | None:
+        try:
+            head = read_head(f)
+        except OSError:
+            head = None  # reading it will say why it cannot be read
+        if head is None:
+            looked[f] = (False, None)
+        elif never_started_head(head):
+            looked[f] = (True, None)
+        else:
+            looked[f] = (False, session_key_in(head, f))
+        return head
+
     for item in inputs:
         p = Path(item)
         if p.is_dir():
@@ -359,17 +384,29 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
                     continue
                 if inside and skip in f.resolve().parents:
                     continue
-                (found.logs if _looks_like_a_log(f) else found.left_out).append(f)
+                if f not in looked and _looks_like_a_log(f, look(f)):
+                    as_log.add(f)
+                (found.logs if f in as_log else found.left_out).append(f)
         elif p.is_file():
             found.logs.append(p)
+            if p not in looked:
+                look(p)
         else:
             raise FileNotFoundError(
                 f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
                 "written by tol-run, or folders holding them."
             )
-    found.never_started = [f for f in dict.fromkeys(found.logs) if never_started(f)]
-    found.logs = [f for f in dict.fromkeys(found.logs) if f not in found.never_started]
-    found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in found.logs]
+    logs = list(dict.fromkeys(found.logs))
+    found.logs = []
+    for f in logs:
+        cut, key = looked[f]
+        if cut:
+            found.never_started.append(f)
+            continue
+        found.logs.append(f)
+        found.keys[f] = key
+    kept = set(found.logs)
+    found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in kept]
     return found
 
 
@@ -378,16 +415,17 @@ def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Pat
     return scan(inputs, exclude).logs
 
 
-def _looks_like_a_log(path: Path) -> bool:
+def _looks_like_a_log(path: Path, head: bytes | None) -> bool:
     """Whether a CSV file found in a folder is (or was meant to be) an event log: by its
-    header, or because the sidecar beside it names it (a log a spreadsheet re-saved, whose
-    header no longer reads as a log's: reading it says what became of it)."""
-    try:
-        with path.open("rb") as f:
-            head = f.readline(65536)
-    except OSError:
+    header (in ``head``, its beginning; None: it cannot be read), or because the sidecar
+    beside it names it (a log a spreadsheet re-saved, whose header no longer reads as a
+    log's: reading it says what became of it)."""
+    if head is None:
         return True  # reading it will say why it cannot be read
-    text = head.decode("utf-8-sig", errors="replace").strip("\r\n")
+    line = head[:HEAD_BYTES]
+    end = line.find(b"\n")
+    line = line[: end + 1] if end >= 0 else line
+    text = line.decode("utf-8-sig", errors="replace").strip("\r\n")
     if not text:
         return True  # empty: a log cut off as it was created, which reading reports
     names = next(csv.reader([text]), [])
@@ -437,7 +475,7 @@ def read_sessions(paths: Iterable[str | Path]) -> Iterator[tuple[Path, SessionLo
 
     Memory holds one batch of files (:data:`BATCH_BYTES`), never all of them.
     """
-    batch = _Batch()
+    batch = _Batch(room=BATCH_BYTES + (1 << 20))
     for item in paths:
         path = Path(item)
         if not batch.add(path):
@@ -638,7 +676,8 @@ class _Batch:
     """Log files read one after another into one buffer (their rows, without their headers),
     for one Arrow parse."""
 
-    def __init__(self) -> None:
+    def __init__(self, room: int = 0) -> None:
+        self._room = room  # bytes made room for at the first file (then grown as needed)
         self.buf = bytearray()
         self.size = 0
         self.files: list[tuple[Path, int, list[str]]] = []  # (path, rows, warnings)
@@ -653,7 +692,7 @@ class _Batch:
                     return False
                 body = os.fstat(f.fileno()).st_size - len(self._header)
                 if len(self.buf) < self.size + body:
-                    self.buf.extend(bytes(self.size + body - len(self.buf)))
+                    self._grow(self.size + body)
                 got = f.readinto(memoryview(self.buf)[self.size : self.size + body])
         except OSError:
             return False
@@ -675,6 +714,13 @@ class _Batch:
         self.files.append((path, rows, warnings))
         self.size = end
         return True
+
+    def _grow(self, need: int) -> None:
+        """Room for ``need`` bytes: the batch's ``room`` at once (and twice as much when a file
+        needs more), so that appending a file copies none of the files before it."""
+        grown = bytearray(max(need, 2 * len(self.buf), self._room))
+        grown[: self.size] = memoryview(self.buf)[: self.size]
+        self.buf = grown
 
     def parse(self) -> LogColumns | None:
         """The rows of every file (see :func:`_parse`); the batch is then empty."""

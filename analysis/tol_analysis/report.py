@@ -8,7 +8,8 @@ come from the column registry (:mod:`tol_analysis.columns`: ``headline``,
 ``label``, ``plain``); every number on a page has its meaning on the same page.
 Each file is self-contained (styles inline, figures inline as SVG, no
 network). The templates are ``analysis/tol_analysis/templates/session.html.j2``
-and ``index.html.j2``; the other texts, per language, ``report-messages.yaml``.
+and ``index.html.j2``; the other texts, per language, the ``report`` domain of
+:mod:`tol_tasks.texts` (``tol_tasks/texts/<language>.yaml``, beside the participant's texts).
 
 Install with ``pip install "tol-tasks[report]"`` (Jinja2; the figures need
 matplotlib, ``[plots]``).
@@ -23,7 +24,6 @@ from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
-import yaml
 
 from tol_analysis.cells import shown_text
 from tol_analysis.columns import (
@@ -39,13 +39,14 @@ from tol_analysis.columns import (
 )
 from tol_analysis.recorder import recorded_by
 from tol_analysis.score import Scores
-from tol_tasks import __version__
+from tol_tasks import __version__, texts
+from tol_tasks.session_data.quality import attention_losses
 from tol_tasks.session_data.sidecar import Sidecar
 
 TEMPLATES = Path(__file__).parent / "templates"
 _LEVEL = re.compile(r"^min(\d+)_problems$")
 #: The language of the reports when none is chosen.
-DEFAULT_LANGUAGE = "en"
+DEFAULT_LANGUAGE = texts.FALLBACK
 #: Problems drawn on the state graph in a session report (the rest are in the tables).
 MAX_PATHS = 12
 #: Panels per row of a session report's figures.
@@ -85,12 +86,9 @@ def _jinja():
 
 
 def languages() -> list[str]:
-    """The languages the reports can be written in."""
-    return list(_messages_all())
-
-
-def _messages_all() -> dict:
-    return yaml.safe_load((TEMPLATES / "report-messages.yaml").read_text(encoding="utf-8"))
+    """The languages the reports can be written in (those whose texts file has a ``report``
+    domain, :mod:`tol_tasks.texts`)."""
+    return list(texts.languages("report"))
 
 
 def messages(language: str = DEFAULT_LANGUAGE) -> dict:
@@ -101,13 +99,14 @@ def messages(language: str = DEFAULT_LANGUAGE) -> dict:
     ValueError
         An unknown language, naming the ones there are.
     """
-    every = _messages_all()
-    if language not in every:
+    own = texts.domain(language, "report")
+    if own is None:
         raise ValueError(
             f"--language {language!r}: no report texts in that language. Suggested fix: "
-            f"choose one of {', '.join(every)}, or add one to {TEMPLATES / 'report-messages.yaml'}."
+            f"choose one of {', '.join(languages())}, or add a report section to "
+            f"tol_tasks/texts/{language}.yaml (copy the one of en.yaml and translate it)."
         )
-    return {**every[DEFAULT_LANGUAGE], **every[language]}
+    return {**texts.domain(DEFAULT_LANGUAGE, "report"), **own, "lang": language}
 
 
 def column_text(column: Column, t: dict) -> dict:
@@ -185,6 +184,9 @@ def _technical(meta: Sidecar | None, trials: pd.DataFrame, conventions, t: dict)
     lost = timing.input_lost if timing else None
     if lost is not None:
         add("input_lost", f"{lost.time:.1f} s: {lost.reason}", check=True)
+    if meta is not None and (meta.window is not None or getattr(meta, "page", None)):
+        n = sum(attention_losses(meta.model_dump(mode="json")).values())
+        add("attention", t["attention_value"].format(n=n), check=bool(n))
     total = frames.total_frames if frames is not None else None
     if total:
         dropped = frames.total_dropped_frames or 0
@@ -426,6 +428,9 @@ def _flags(row, meta: Sidecar | None, t: dict) -> list[str]:
     keys = getattr(timing, "unmatched_keys", None) if timing is not None else None
     if keys:  # counted by newer recorders only
         flags.append(t["flag_unmatched_keys"].format(n=keys))
+    away = sum(attention_losses(meta.model_dump(mode="json")).values())
+    if away:
+        flags.append(t["flag_attention"].format(n=away))
     return flags
 
 

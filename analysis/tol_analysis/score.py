@@ -16,6 +16,7 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
@@ -48,6 +49,9 @@ if TYPE_CHECKING:
 
     from tol_tasks.session_data.sidecar import Sidecar
 
+#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
+PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
+
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
@@ -64,14 +68,27 @@ class Sidecars(Mapping):
     """
 
     def __init__(self) -> None:
-        self._where: dict[tuple[str, int, str], Path | Sidecar | None] = {}
+        self._where: dict[tuple[str, int, str], str | Sidecar | None] = {}
         self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+        #: The sessions whose sidecar's protocol has planning-only problems, and those
+        #: with eye tracking: noted as the sidecar is read, so that no sidecar is read
+        #: again to learn whether the planning or gaze tables are needed.
+        self.with_planning: list[tuple[str, int, str]] = []
+        self.with_eyetracking: list[tuple[str, int, str]] = []
 
     def add(self, key: tuple[str, int, str], log: SessionLog) -> None:
-        on_disk = log.sidecar is not None and log.sidecar_path is not None
+        meta = log.sidecar
+        on_disk = meta is not None and log.sidecar_path is not None
         key = tuple(key)
-        self._where[key] = log.sidecar_path if on_disk else log.sidecar
+        # A path as text: a fraction of a Path's memory, kept for every session.
+        self._where[key] = str(log.sidecar_path) if on_disk else meta
         self._tasks.setdefault(key[:2], []).append(key)
+        if meta is None:
+            return
+        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
+            self.with_planning.append(key)
+        if getattr(meta, "eyetracking", None) is not None:
+            self.with_eyetracking.append(key)
 
     def __getitem__(self, key: tuple) -> Sidecar | None:
         key = tuple(key)
@@ -81,7 +98,7 @@ class Sidecars(Mapping):
                 raise KeyError(key)  # none, or several tasks: say which
             key = tasks[0]
         where = self._where[key]
-        if not isinstance(where, Path):
+        if not isinstance(where, str):
             return where
         from tol_tasks.session_data.sidecar import Sidecar, SidecarError
 
@@ -93,8 +110,8 @@ class Sidecars(Mapping):
     def log_path(self, key: tuple) -> Path | None:
         """The event log of the session ``key`` (None: its sidecar is not a file on disk)."""
         where = self._where.get(key)
-        meta = self[key] if isinstance(where, Path) else None
-        return where.with_name(meta.event_log) if meta is not None else None
+        meta = self[key] if isinstance(where, str) else None
+        return Path(where).with_name(meta.event_log) if meta is not None else None
 
     def __iter__(self) -> Iterator[tuple[str, int, str]]:
         return iter(self._where)

@@ -80,7 +80,7 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
                 f"{log.count('trial_end')} trial(s) ended"
             )
         report.ok.append(path)
-    one = sort_out(found.logs)
+    one = sort_out(found.logs, found.keys)
     report.problems.extend(str(c) for c in one.conflicts)
     report.problems.extend(one.copies)
     report.notes.extend(one.earlier_attempts)

@@ -140,6 +140,18 @@ def codebook_page() -> str:
                   reg.SESSION_LEVELS),
                 "",
             ]  # fmt: skip
+    for table in reg.WHEN_PRESENT.values():
+        lines += [
+            f"## {table.file}",
+            "",
+            "Written only when the scored sessions have what it "
+            "is about (planning-only problems, an eye tracker: see the "
+            "neuroimaging page).",
+            "",
+            *head,
+            *(row(c) for c in table),
+            "",
+        ]
     lines += [
         "## wide.csv",
         "",

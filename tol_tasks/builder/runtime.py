@@ -84,7 +84,9 @@ class BuilderTower:
         """Run one problem (or, in protocol mode, the whole protocol) on Builder's window."""
         task = self._task(win, experiment, exp_info, clock)
         if self.settings.mode == "protocol":
-            self.result = task.run()
+            # Once: in a loop, the later repeats find the protocol played (its session ended).
+            if task.status is None:
+                self.result = task.run()
             return self.result
         copy = self.settings.copy
         self.result = task.run_problem(
@@ -130,6 +132,7 @@ class BuilderTower:
         fmt = getattr(clock, "format", float)
         clock = clock if fmt in (float, "float", None) else None
         from tol_tasks.runner.prepare import SessionExistsError
+        from tol_tasks.runner.settings import BUILDER, fields_for
 
         run = s.run_settings()
         try:  # the experiment's dialog gives text: read by the one rule of session numbers
@@ -139,8 +142,9 @@ class BuilderTower:
             raise SystemExit(2) from None
         settings = {"participant": participant, "session": session, "output": output,
                     "experiment": experiment, "clock": clock, "name": s.component,
-                    "simulate": run.simulate, "speed": run.speed,
-                    "input_timing": run.input_timing, "next_entry": False,
+                    # The run settings the component has (simulate, ports...), as checked.
+                    **{f.name: getattr(run, f.name) for f in fields_for(BUILDER)},
+                    "next_entry": False,
                     # As Builder's own Escape: the experiment ends at once, no question.
                     "quit_at_once": True}  # fmt: skip
         try:

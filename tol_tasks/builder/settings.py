@@ -29,6 +29,7 @@ from tol_tasks.protocol_format.load import load_protocol, protocol_from_data
 from tol_tasks.protocol_format.loaded import LoadedProtocol
 from tol_tasks.protocol_format.parameters import parameter
 from tol_tasks.protocol_format.problem import ProblemError, check_problem
+from tol_tasks.runner.hardware import check_hardware
 from tol_tasks.runner.settings import BUILDER_PARAMS, RunSettings, SettingsError, builder_param
 
 #: What the component runs: one problem per Routine (``problem``), or a whole protocol.
@@ -65,12 +66,13 @@ class BuilderParam:
     model: str | None = None
 
 
-def _run_setting(name: str, val_type: str, input_type: str, default: Any = None) -> BuilderParam:
+def _run_setting(name: str, val_type: str, input_type: str, default: Any = None,
+                 shown_in: str | None = None) -> BuilderParam:  # fmt: skip
     """A parameter that is a run setting: its hint, choices and default from RunSettings."""
     p = builder_param(name)
     return BuilderParam(name, BUILDER_PARAMS[name][0], p["label"], p["hint"], p["categ"],
                         val_type, input_type, p["default"] if default is None else default,
-                        choices=tuple(p["choices"] or ()))  # fmt: skip
+                        choices=tuple(p["choices"] or ()), shown_in=shown_in)  # fmt: skip
 
 
 def _protocol_setting(
@@ -179,6 +181,9 @@ PARAMS: tuple[BuilderParam, ...] = (
     _run_setting("simulate", "bool", "bool"),
     _run_setting("simSpeed", "num", "single"),
     _run_setting("inputTiming", "str", "choice"),
+    # The ports differ from one computer to the next: a setting of the run, not the protocol.
+    _run_setting("triggerPort", "str", "single", default="", shown_in="protocol"),
+    _run_setting("markerPort", "str", "single", default="", shown_in="protocol"),
 )  # fmt: skip
 
 #: The parameters by name.
@@ -219,6 +224,8 @@ class TowerSettings:
     simulate: bool = PARAM["simulate"].default
     speed: Any = PARAM["simSpeed"].default
     input_timing: str = PARAM["inputTiming"].default
+    trigger_port: str = PARAM["triggerPort"].default
+    marker_port: str = PARAM["markerPort"].default
     experiment: str = "experiment"
     #: The experiment's "Enable Escape" setting: False, the quit key does not end the task.
     escape: bool = True
@@ -229,7 +236,9 @@ class TowerSettings:
         speed = _number(self, "speed", self.speed) if self.simulate else None
         try:
             return RunSettings(simulate=bool(self.simulate), speed=speed or 1.0,
-                               input_timing=self.input_timing)  # fmt: skip
+                               input_timing=self.input_timing,
+                               trigger_port=str(self.trigger_port).strip() or None,
+                               marker_port=str(self.marker_port).strip() or None)  # fmt: skip
         except SettingsError as exc:
             # Every setting named by its parameter's label, as Builder's dialog shows it.
             label = {n: f'"{_BY_FIELD[n].label}"' for n in filter(None, (exc.field, exc.other))}
@@ -329,19 +338,29 @@ def check_settings(s: TowerSettings) -> LoadedProtocol:
         (its ``field`` is the parameter's name).
     """
     mode = _choice(s, "mode")
-    s.run_settings()
+    run = s.run_settings()
     if mode == "protocol":
         if not str(s.protocol).strip():
             raise _fail(s, "protocol", s.protocol, "is empty.",
                         "give a protocol file (.yaml) or a bundled name such as "
                         "london-shallice (tol-protocol list shows them).")  # fmt: skip
         try:
-            return load_protocol(s.protocol)
+            lp = load_protocol(s.protocol)
+            check_hardware(run, lp.model)
+        except SettingsError as exc:  # a port the protocol has no use for
+            problem, fix = exc.worded(lambda n: f'"{_BY_FIELD[n].label}"')
+            raise _fail(s, exc.field, exc.value, problem, fix) from None
         except TolTasksError as exc:
             raise BuilderSettingsError(
                 f'Tower component "{s.component}", parameter "{PARAM["protocol"].label}": {exc}',
                 where=f'Tower component "{s.component}"', field="protocol", value=s.protocol,
             ) from None  # fmt: skip
+        return lp
+    for name in ("trigger_port", "marker_port"):  # one problem: no scanner, no markers
+        if str(getattr(s, name)).strip():
+            raise _fail(s, name, getattr(s, name), "is for a protocol with a scanner or "
+                        "markers section.", 'leave it empty, or set "Run" to a '
+                        "whole protocol.")  # fmt: skip
     for name in ("task", "input_mode", "copy"):
         _choice(s, name)
     size = None

@@ -10,6 +10,7 @@ from typing import Annotated, Any
 
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
+from tol_tasks import texts
 from tol_tasks.config import (
     ID_PATTERN,
     MAX_DISKS,
@@ -18,7 +19,6 @@ from tol_tasks.config import (
 from tol_tasks.errors import TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 
-from . import texts
 from .colors import default_piece_color
 from .issues import Issue
 from .loaded import problem_puzzle
@@ -460,8 +460,8 @@ def language_warnings(ins: Instructions, lines, source: str) -> list[Issue]:
                  f"({', '.join(missing[:4])}{', ...' if len(missing) > 4 else ''}) would be "
                  "shown in English.",
                  f"give every text under instructions.messages.{lang} (the keys are those of "
-                 "tol_tasks/protocol_format/texts/en.yaml), or run in one of "
-                 f"{', '.join(texts.LANGUAGES)}.")  # fmt: skip
+                 "tol_tasks/texts/en.yaml), or run in one of "
+                 f"{', '.join(texts.languages())}.")  # fmt: skip
     if source_of_pages == "protocol":
         for lang in ins.messages:
             if lang not in own:
@@ -474,5 +474,5 @@ def language_warnings(ins: Instructions, lines, source: str) -> list[Issue]:
              f"the protocol gives no pages and tol-tasks has no default pages in "
              f"'{ins.default_language}', so a session in it is refused.",
              f"give instructions.pages.{ins.default_language}, or write 'instructions: none' "
-             f"(or 'pages: none'), or use one of {', '.join(texts.LANGUAGES)}.")  # fmt: skip
+             f"(or 'pages: none'), or use one of {', '.join(texts.languages())}.")  # fmt: skip
     return out

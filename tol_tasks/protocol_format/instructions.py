@@ -10,24 +10,26 @@ from __future__ import annotations
 
 import re
 
+from tol_tasks.texts import languages as text_languages
+
 from .load import load_protocol_text
 from .model import Protocol
 from .pages import default_pages
-from .texts import LANGUAGES
 
 _TOP_KEY = re.compile(r"^[A-Za-z_][\w-]*:")
 
 
-def instructions_section(model: Protocol, languages: tuple[str, ...] = LANGUAGES) -> list[str]:
+def instructions_section(model: Protocol, languages: tuple[str, ...] | None = None) -> list[str]:
     """The ``instructions:`` section of a protocol file holding the default pages of
-    ``model`` in each of ``languages`` (YAML lines)."""
+    ``model`` in each of ``languages`` (YAML lines; None: every language tol-tasks has
+    texts in)."""
     lines = [
         "instructions:",
         "  # The task's instruction pages, made by tol-tasks from this protocol (apparatus,",
         "  # input, rules, limits) in each language it has texts in; edit them freely.",
         "  pages:",
     ]
-    for lang in languages:
+    for lang in languages or text_languages():
         lines.append(f"    {lang}:")
         for page in default_pages(model, lang) or []:
             lines.append("      - text: |-")

@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tol_tasks import texts
 from tol_tasks.puzzles.base import Puzzle
 
-from . import texts
 from .counterbalance import assignment_index, balanced_latin_square
 from .issues import Issue
 from .model import Display, Input, Page, Problem, Protocol, Rules, Timing
@@ -81,6 +81,8 @@ class Resolved:
         language, else English.
     pages : tuple of Page
         The instruction pages: the protocol's own, the task's default pages, or none.
+    block_pages : dict
+        Each block that has pages of its own (by name) -> its pages in this language.
     display, input, rules, timing : Display, Input, Rules, Timing
         The protocol's settings (defaults filled in).
     feedback : str
@@ -102,6 +104,7 @@ class Resolved:
     title: str
     messages: Mapping[str, str]
     pages: tuple[Page, ...]
+    block_pages: Mapping[str, tuple[Page, ...]]
     display: Display
     input: Input
     rules: Rules
@@ -212,7 +215,7 @@ class LoadedProtocol:
         if ins.page_source == "protocol":
             return sorted(ins.own_pages)
         extra = set(ins.messages) | {ins.default_language} if ins.page_source == "none" else set()
-        return sorted(set(texts.LANGUAGES) | extra)
+        return sorted(set(texts.languages()) | extra)
 
     def resolve(self, language: str | None = None) -> Resolved:
         """Everything a player needs in ``language`` (default: the protocol's default language).
@@ -244,6 +247,9 @@ class LoadedProtocol:
             title=messages[f"title_{self.puzzle.kind}"],
             messages=messages,
             pages=tuple(self.pages(lang)),
+            block_pages={
+                b.name: tuple(self.block_pages(b.name, lang)) for b in m.blocks if b.pages
+            },
             display=m.display,
             input=m.input,
             rules=m.rules,

@@ -2,7 +2,7 @@
 
 :func:`default_pages` writes them from the protocol itself, in the session's
 language, with the sentences of that language's table
-(:mod:`tol_tasks.protocol_format.texts`): what the goal display is and where,
+(:mod:`tol_tasks.texts`): what the goal display is and where,
 how to move (click, drag or the protocol's keys), the task's rules (larger on
 smaller and the adjacency rule for the Tower of Hanoi, the pegs' capacities for
 the Tower of London), what the move counter counts, the time and move limits,
@@ -22,8 +22,9 @@ the protocol (and in each session's sidecar, ``instruction_pages``).
 
 from __future__ import annotations
 
+from tol_tasks.texts import page_texts
+
 from .model import Page, Protocol
-from .texts import page_texts
 
 
 def default_pages(model: Protocol, language: str) -> list[Page] | None:

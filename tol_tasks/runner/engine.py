@@ -151,9 +151,10 @@ class TowerTask:
         self.protocol: LoadedProtocol = prepared.protocol
         self.model = self.protocol.model
         self.language = s.language or self.model.instructions.default_language
-        self.msg = self.protocol.messages(self.language)
+        self.view = self.protocol.resolve(self.language)  # what it plays, as the browser does
+        self.msg = self.view.messages
         self.plan = SessionPlan.for_session(self.protocol, s.participant, s.session,
-                                            resume=prepared.resume)  # fmt: skip
+                                            resume=prepared.resume, view=self.view)  # fmt: skip
         self.rows = rows
         self.results: list[ProblemResult] = []
         self.fallback_reason: str | None = None
@@ -215,6 +216,9 @@ class TowerTask:
         SessionInterrupted
             A signal came before anything was written.
         """
+        if self.status is not None:
+            raise TaskSetupError(f"the session has ended ({self.status}); run() plays the protocol "
+                                 "once.", fix="create a new TowerTask (another session number).")  # fmt: skip
         self._ran = True
         self._open()
         status, failure = "crashed", None
@@ -389,7 +393,7 @@ class TowerTask:
     def _warn(self) -> None:
         try:
             meta = self._record.sidecar.model_dump(mode="json")
-            self.warnings = run_warnings(meta, self.protocol.model.display.refresh_rate)
+            self.warnings = run_warnings(meta, self.model.display.refresh_rate, self.language)
         except Exception as exc:  # pragma: no cover - the summary never stops the ending
             self.warnings = [f"the end-of-run summary could not be made: {exc}"]
         if not self._owns_window:  # tol-run (which owns its window) prints them itself

@@ -73,7 +73,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
     """
     lp, s = prepared.protocol, prepared.settings
     inp, refresh = stage.input, stage.frames.refresh
-    probe = lp.block_problems(0)[0].puzzle
+    probe = stage.view.layout_puzzle
     areas = stage.boards(probe)[0].pegs  # the participant's board, as the trials draw it
     try:
         position = [int(v) for v in win.winHandle.get_location()]
@@ -95,7 +95,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         earlier_attempts=list(prepared.earlier),
         extra_fields=s.extra_fields,
         language=language,
-        instruction_pages=[page.text for page in lp.pages(language)],
+        instruction_pages=[page.text for page in stage.view.pages],
         start_time=now_iso(),
         recorder=Recorder(
             name="tol-run" if owns_window else "TowerTask",
@@ -157,13 +157,14 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
 
 def continue_sidecar(new: Sidecar, resume: ResumePlan) -> Sidecar:
     """The sidecar of a resumed session: ``new`` with what the interrupted one keeps (its start
-    time, participant fields, block orders and frames) and one more entry in ``resumes``."""
+    time, participant fields, block orders, frames and focus losses) and one more entry in ``resumes``."""
     old, p = resume.meta, resume.progress
     new.start_time = old.start_time or new.start_time
     new.session_attempt, new.earlier_attempts = old.session_attempt, list(old.earlier_attempts)
     new.blocks = list(old.blocks)
     new.extra_fields = dict(old.extra_fields)
     new.frames.trials = list(old.frames.trials) if old.frames else []
+    new.window.focus_lost = list(old.window.focus_lost) if old.window else []
     new.resumes = [*old.resumes, ResumeRecord(
         time=now_iso(), after_row=p.last_row, previous_status=old.status,
         interrupted=list(p.interrupted or []), note=resume.protocol_note,

@@ -9,6 +9,7 @@ from psychopy import core
 
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 
+from .focus import FocusWatch
 from .frames import FrameRecorder
 from .gaze import GazeRecorder, gaze_path, regions
 from .markers import open_markers
@@ -63,12 +64,13 @@ def _open_record(task) -> None:
     task._gaze = None
     if model.eyetracking is not None:
         task._gaze = GazeRecorder(task.win, model.eyetracking, clock, gaze_path(p.log))
-    taps = [t for t in (scan, task._gaze) if t is not None]
+    focus = FocusWatch.install(task.win, clock, task._write, [])  # attention_lost/back rows
+    taps = [t for t in (scan, task._gaze, focus) if t is not None]
     if taps:
         inp = TappedInput(inp, taps)
     markers = open_markers(model, clock, s)
     frames = FrameRecorder(task.win)
-    task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.msg,
+    task._stage = Stage(screen, frames, inp, clock, task._write, task.protocol, task.view,
                         speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
                         interrupts=task._interrupts, confirm_quit=not s.quit_at_once,
                         quit_enabled=task.quit_enabled)  # fmt: skip
@@ -88,6 +90,8 @@ def _open_record(task) -> None:
         sidecar.markers = markers.record()
     sidecar.counterbalance = task.plan.counterbalance_record()
     frames.trials = sidecar.frames.trials  # one list: the recorder appends, the sidecar saves
+    if focus is not None:
+        focus.lost = sidecar.window.focus_lost  # likewise
     task._stage.quit_prompts = sidecar.quit_prompts
     task._interrupts.check()  # a signal while starting: nothing is written
     last_trial = p.resume.progress.last_trial if p.resume else 0

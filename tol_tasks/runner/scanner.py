@@ -204,7 +204,7 @@ class ScanClock:
 
 class TappedInput(InputSource):
     """An input source that also has each of ``taps`` take what came (the scanner's triggers,
-    the eye tracker's samples) every time it is polled (every frame of every screen), then
+    the eye tracker's samples, the window's focus changes) every time it is polled (every frame of every screen), then
     hands on the participant's input unchanged."""
 
     def __init__(self, inner: InputSource, taps: list):
@@ -224,6 +224,14 @@ class TappedInput(InputSource):
         return self.inner.unmatched_presses
 
     @property
+    def unmatched_keys(self) -> int:
+        return self.inner.unmatched_keys
+
+    @property
+    def late_twins(self) -> int:
+        return self.inner.late_twins
+
+    @property
     def on_lost(self):
         return self.inner.on_lost
 
@@ -233,6 +241,9 @@ class TappedInput(InputSource):
 
     def on_page(self, now):
         self.inner.on_page(now)
+
+    def on_pause(self, now, key):
+        self.inner.on_pause(now, key)
 
     def on_trial(self, trial, areas, now):
         self.inner.on_trial(trial, areas, now)

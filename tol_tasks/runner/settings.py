@@ -183,10 +183,10 @@ class RunSettings:
     trigger_port: str | None = field(default=None, metadata=_about(
         "the serial port the scanner's trigger arrives on, e.g. /dev/ttyUSB0 or COM3 (replaces "
         "the protocol's scanner.port: ports differ from one computer to the next)",
-        fronts=(CLI, TASK)))
+        fronts=(CLI, TASK, BUILDER)))
     marker_port: str | None = field(default=None, metadata=_about(
         "the serial trigger port event markers are written to, e.g. /dev/ttyACM0 or COM4 "
-        "(replaces the protocol's markers.serial)", fronts=(CLI, TASK)))
+        "(replaces the protocol's markers.serial)", fronts=(CLI, TASK, BUILDER)))
     windowed: bool = field(default=False, metadata=_about(
         "a window instead of full screen (tol-run opens it)", fronts=(CLI,)))
     resume: Path | None = field(default=None, metadata=_about(
@@ -352,6 +352,8 @@ BUILDER_PARAMS = {
     "simulate": ("simulate", "Simulate participant", "Testing"),
     "simSpeed": ("speed", "Simulated speed", "Testing"),
     "inputTiming": ("input_timing", "Input timing", "Input"),
+    "triggerPort": ("trigger_port", "Scanner trigger port", "Hardware"),
+    "markerPort": ("marker_port", "Marker port", "Hardware"),
 }
 
 

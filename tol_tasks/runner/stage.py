@@ -4,10 +4,10 @@ pages, messages, pauses) and the quit key's question."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from tol_tasks.protocol_format.loaded import LoadedProtocol
+from tol_tasks.protocol_format.loaded import LoadedProtocol, Resolved
 from tol_tasks.protocol_format.model import Page
 from tol_tasks.session_data.trial import CopyState
 
@@ -52,7 +52,7 @@ class Stage:
     clock: object
     write: Callable[..., None]
     protocol: LoadedProtocol
-    messages: dict[str, str]
+    view: Resolved
     speed: float = 1.0
     simulate: bool = False
     interrupts: Interrupts = field(default_factory=Interrupts)
@@ -66,6 +66,11 @@ class Stage:
     @property
     def model(self):
         return self.protocol.model
+
+    @property
+    def messages(self) -> Mapping[str, str]:
+        """The participant's texts in the session's language."""
+        return self.view.messages
 
     def events(self) -> list:
         """The input's events of this frame, with the quit key taken out: it ends the session
@@ -147,21 +152,21 @@ class Stage:
         label = self.screen.label("message", small=False)
         self.wait(seconds, lambda: label.draw(text))
 
-    def instructions(self, language: str) -> None:
+    def instructions(self) -> None:
         """Each instruction page until the participant clicks or presses space; then, with
         ``practice.controls``, the controls practice (:meth:`controls`)."""
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
-        for k, page in enumerate(lp.pages(language), start=1):
+        for k, page in enumerate(self.view.pages, start=1):
             self.page(page, f"page-{k}", base_dir)
         if self.model.practice.controls:
             self.controls()
 
-    def block_pages(self, block: str, language: str) -> None:
+    def block_pages(self, block: str) -> None:
         """The block's own instruction pages (logged as pages ``<block>-page-<k>``)."""
         lp = self.protocol
         base_dir = lp.path.parent if lp.path else None
-        for k, page in enumerate(lp.block_pages(block, language), start=1):
+        for k, page in enumerate(self.view.block_pages.get(block, ()), start=1):
             self.page(page, f"{block}-page-{k}", base_dir)
 
     def pause(self, text: str, page_id: str) -> None:

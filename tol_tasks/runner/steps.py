@@ -60,13 +60,13 @@ class StepRunner:
         if isinstance(step, Attempt):
             return self.attempt(step)
         if isinstance(step, Instructions):
-            stage.instructions(self.language)
+            stage.instructions()
         elif isinstance(step, Message):
             stage.message(stage.messages[step.key], step.seconds)
         elif isinstance(step, Pause):
             stage.pause(stage.messages[step.key], f"pause-{step.block}")
         elif isinstance(step, BlockPages):
-            stage.block_pages(step.block, self.language)
+            stage.block_pages(step.block)
         elif isinstance(step, BlockStart):
             self.record.start_block(step)
         elif isinstance(step, Discontinue):

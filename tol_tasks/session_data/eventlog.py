@@ -88,10 +88,32 @@ def never_started(path: str | Path) -> bool:
     """
     try:
         with open(path, "rb") as f:
-            head = f.read(65537)
+            head = f.read(HEAD_BYTES + 1)
     except OSError:
         return False
-    if len(head) > 65536:
+    return never_started_head(head)
+
+
+#: How much of a log's beginning :func:`read_head` reads: the header and the first row.
+HEAD_BYTES = 65536
+
+
+def read_head(path: str | Path) -> bytes:
+    """A log's first :data:`HEAD_BYTES` bytes and one more (what :func:`never_started_head`
+    and :func:`first_row_in` look at; one read of the file for both).
+
+    Raises
+    ------
+    OSError
+        It cannot be read.
+    """
+    with open(path, "rb") as f:
+        return f.read(HEAD_BYTES + 1)
+
+
+def never_started_head(head: bytes) -> bool:
+    """:func:`never_started` of a log whose beginning is ``head`` (:func:`read_head`)."""
+    if len(head) > HEAD_BYTES:
         return False
     first, newline, rest = head.partition(b"\n")
     if b"\n" in rest:
@@ -550,7 +572,17 @@ def first_row(path: str | Path) -> dict[str, str] | None:
         with p.open("rb") as f:
             raw = f.read(1 << 12)  # a header and a first row, most often
             if raw.count(b"\n") < 2:
-                raw += f.read((1 << 16) - len(raw))
+                raw += f.read(HEAD_BYTES - len(raw))
+    except OSError:
+        return None
+    return first_row_in(raw[:HEAD_BYTES], p)
+
+
+def first_row_in(raw: bytes, path: str | Path) -> dict[str, str] | None:
+    """:func:`first_row` of the log ``path`` whose beginning is ``raw`` (:func:`read_head`)."""
+    p = path if isinstance(path, Path) else Path(path)
+    raw = raw[:HEAD_BYTES]
+    try:
         newline = (
             b"\n\x00" if raw[:2] == b"\xff\xfe" else b"\x00\n" if raw[:2] == b"\xfe\xff" else b"\n"
         )

@@ -91,7 +91,7 @@ from collections.abc import Callable, Generator, Iterator
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar
 
-from tol_tasks.protocol_format.loaded import LoadedProtocol, ProblemSpec
+from tol_tasks.protocol_format.loaded import LoadedProtocol, ProblemSpec, Resolved
 from tol_tasks.protocol_format.model import Block, Copy
 
 from .resume import Progress
@@ -253,6 +253,10 @@ class SessionPlan:
     draw_seed : callable, optional
         Draws the seed of a shuffle the protocol gives none for (default: the
         operating system's randomness). Tests pass a seeded one.
+    view : Resolved, optional
+        The protocol as a player has it (:meth:`LoadedProtocol.resolve`), whose practice
+        and blocks' problems the plan runs: the one the session plays from (default:
+        ``protocol.resolve()``; the problems are the same in every language).
     """
 
     protocol: LoadedProtocol
@@ -261,18 +265,25 @@ class SessionPlan:
     progress: Progress | None = None
     orders: dict[str, list[str]] = field(default_factory=dict)
     draw_seed: Callable[[], int] | None = None
+    view: Resolved | None = None
+
+    def __post_init__(self) -> None:
+        if self.view is None:
+            self.view = self.protocol.resolve()
 
     @classmethod
     def for_session(cls, protocol: LoadedProtocol, participant: str, session: int, *,
-                    resume=None, draw_seed: Callable[[], int] | None = None) -> SessionPlan:  # fmt: skip
-        """The plan of a new session, or of a resumed one (``resume``: a ResumePlan)."""
+                    resume=None, draw_seed: Callable[[], int] | None = None,
+                    view: Resolved | None = None) -> SessionPlan:  # fmt: skip
+        """The plan of a new session, or of a resumed one (``resume``: a ResumePlan);
+        ``view``: the resolved protocol the session plays from."""
         if resume is None:
             form, indices = choose_form(protocol, participant, session)
-            return cls(protocol, form, indices, draw_seed=draw_seed)
+            return cls(protocol, form, indices, draw_seed=draw_seed, view=view)
         meta = resume.meta
         form, indices = choose_form(protocol, participant, session, meta.counterbalance)
         orders = {b.name: list(b.order) for b in meta.blocks}
-        return cls(protocol, form, indices, resume.progress, orders, draw_seed)
+        return cls(protocol, form, indices, resume.progress, orders, draw_seed, view)
 
     # --------------------------------------------------------------- data
     @property
@@ -312,10 +323,10 @@ class SessionPlan:
                 "repeat_until_solved": m.practice.repeat_until_solved,
                 "controls": m.practice.controls,
                 "feedback": True,
-                "problems": [_problem(s) for s in lp.practice_problems()],
+                "problems": [_problem(s) for s in self.view.practice],
             },
             "blocks": [
-                _block(m.blocks[i], lp.block_problems(i), self.feedback) for i in self.block_indices
+                _block(m.blocks[i], self.view.blocks[i], self.feedback) for i in self.block_indices
             ],
             "messages": {**MESSAGE_SECONDS, "try_again": m.timing.feedback_duration},
             "pauses": m.pauses.model_dump(),
@@ -356,7 +367,7 @@ class SessionPlan:
         yield Message("end", MESSAGE_SECONDS["end"])  # R6
 
     def _practice(self) -> Generator[Step, str | None, None]:  # R2
-        specs = self.protocol.practice_problems()
+        specs = self.view.practice
         tries = self.practice_tries
         if not specs or all(self._finished(PRACTICE, s.id, tries) for s in specs):
             return
@@ -374,7 +385,7 @@ class SessionPlan:
 
     def _block(self, index: int) -> Generator[Step, str | None, None]:
         block = self.model.blocks[index]
-        specs = self.protocol.block_problems(index)
+        specs = self.view.blocks[index]
         ids = [s.id for s in specs]
         recorded = self.orders.get(block.name)
         if recorded is not None:  # started before the resume: the same order, no start
@@ -392,7 +403,7 @@ class SessionPlan:
             if index != self.block_indices[0]:
                 if pauses.between_blocks:
                     yield Pause("pause_block", block.name)
-            elif self.protocol.practice_problems():
+            elif self.view.practice:
                 if pauses.before_test:
                     yield Pause("pause_test", block.name)
                 else:

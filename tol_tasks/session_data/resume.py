@@ -3,7 +3,9 @@
 Pure (no PsychoPy): the runner asks it where to continue, the tests check it.
 The log is split into attempts by :func:`~tol_tasks.session_data.attempts.log_attempts`,
 the one walker every reader uses; the sidecar is read with its model
-(:class:`~tol_tasks.session_data.sidecar.Sidecar`). What the session does next
+(:class:`~tol_tasks.session_data.sidecar.Sidecar`). A planning-only problem (its
+``planning_onset`` up to its ``planning_end``) is read here from its rows: one without its
+end (cut off) is answered again, as a cut-off attempt is. What the session does next
 is the session plan's decision (:mod:`tol_tasks.session_data.plan`).
 """
 
@@ -32,6 +34,10 @@ from .eventlog import (
 )
 from .session_key import same_task, task_of
 from .sidecar import Sidecar, SidecarError
+
+#: Rows after which a planning-only problem without its ``planning_end`` was cut off (as a
+#: cut-off attempt, it runs on past a ``resume`` row to the next onset).
+_CLOSES_PLANNING = {"trial_onset", "copy_onset"}
 
 
 class ResumeError(TolTasksError, ValueError):
@@ -83,12 +89,24 @@ def progress_of(data: EventLogData) -> Progress:
     p = Progress()
     c = column_index()
     i_time, i_row, i_event, i_block = c["time"], c["row"], c["event"], c["block"]
+    i_trial, i_problem, i_reason = c["trial"], c["problem_id"], c["reason"]
+    planning = None  # (block, problem id, trial) of a planning-only problem not ended yet
     for rec in data.records:
         if rec[i_time]:
             p.last_time = max(p.last_time, float(rec[i_time]))
         p.last_row = int(rec[i_row])
-        if rec[i_event] == "discontinue":
+        event = rec[i_event]
+        if event == "discontinue":
             p.discontinued.add(rec[i_block])
+        elif event == "planning_onset":
+            planning = (rec[i_block], rec[i_problem], rec[i_trial])
+            p.last_trial = max(p.last_trial, int(rec[i_trial]))
+            p.instructions_done = True
+        elif event == "planning_end" and planning is not None and rec[i_trial] == planning[2]:
+            p.outcomes[planning[:2]].append(rec[i_reason])
+            planning = None
+        elif event in _CLOSES_PLANNING:  # a planning problem cut off: answered again
+            planning = None
     attempts = log_attempts(data)
     for a in attempts:
         p.last_trial = max(p.last_trial, a.trial)
@@ -97,7 +115,9 @@ def progress_of(data: EventLogData) -> Progress:
             if a.complete:
                 p.outcomes[(a.block, a.problem_id)].append(a.outcome)
     last = attempts[-1] if attempts else None
-    if last is not None and last.kind == PROBLEM and not last.complete:
+    if planning is not None:
+        p.interrupted = planning[:2]
+    elif last is not None and last.kind == PROBLEM and not last.complete:
         p.interrupted = (last.block, last.problem_id)
     return p
 

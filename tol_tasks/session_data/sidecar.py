@@ -135,6 +135,8 @@ class Window(_Section):
     units: str | None = _opt("The units the task drew in (`height`).")
     owner: str | None = _opt("`tol-run` (it opened the window) or `caller` "
                               "(the experiment's own window).")  # fmt: skip
+    focus_lost: list[float] = _many("Session times it lost the keyboard and mouse "
+                                     "(an attention_lost row each).")  # fmt: skip
 
 
 class InputLost(_Section):
@@ -539,7 +541,11 @@ def read_sidecar(path: Path) -> dict[str, Any]:
     """
     p = Path(path)
     with open(p, "rb") as f:
-        raw = f.read(MAX_SIDECAR_BYTES + 1)
+        # Sized by the file (a read of the limit itself would allocate it at every call).
+        size = os.fstat(f.fileno()).st_size
+        raw = f.read(min(size, MAX_SIDECAR_BYTES) + 1)
+        if len(raw) > size:  # it grew while read: read on, up to the limit
+            raw += f.read(MAX_SIDECAR_BYTES + 1 - len(raw))
     if len(raw) > MAX_SIDECAR_BYTES:
         raise SidecarError(f"{p}: larger than the {MAX_SIDECAR_BYTES:,} bytes a sidecar may have.",
                            where=str(p), fix="give the .json file written beside the event log.")  # fmt: skip

@@ -58,6 +58,12 @@ COMPILED_FORMAT = 3
 IMAGES = "images"
 
 
+#: The protocol's sections for lab hardware, which a browser cannot use.
+_LAB_ONLY = {"scanner": "the scanner's trigger (a key or a serial line, counted volumes)",
+             "markers": "event markers to Lab Streaming Layer or a serial trigger port",
+             "eyetracking": "an ioHub eye tracker"}  # fmt: skip
+
+
 def browser_issues(lp: LoadedProtocol) -> list[Issue]:
     """What ``lp`` asks that a browser cannot do (empty when it can run online).
 
@@ -83,6 +89,17 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
     keys += [(("input", "keys", i), k) for i, k in enumerate(m.input.keys or [])]
     if m.pauses.before_test or m.pauses.between_blocks:
         keys.append((("input", "examiner_key"), m.input.examiner_key))
+    for name, what in _LAB_ONLY.items():
+        if getattr(m, name) is not None:
+            add((name,), f"{what}: a web page cannot reach that hardware.",
+                f"run this protocol with tol-run in the lab, or remove '{name}' for the web "
+                "build.")  # fmt: skip
+    for i, block in enumerate(m.blocks):
+        if block.planning is not None:
+            add(("blocks", i, "planning"), "planning-only problems are played by tol-run, "
+                "not yet by the browser task.", "run this protocol with tol-run, or remove "
+                "'planning' from the block for the web build (its problems are then played "
+                "with moves).")  # fmt: skip
     for path, key in keys:
         if key in RESERVED:
             add(path, f"'{key}': {RESERVED[key]}, so the page never sees it.",
@@ -142,7 +159,7 @@ def compile_protocol(lp: LoadedProtocol, *, images: dict[str, str] | None = None
         "timing": view.timing.model_dump(mode="json"),
         "feedback": view.feedback,
         "default_language": view.language,
-        "languages": {lang: _texts(v, images, lp) for lang, v in by_language.items()},
+        "languages": {lang: _texts(v, images) for lang, v in by_language.items()},
         "participant_fields": dict(view.participant_fields),
         "plan": compile_plan(lp),
         "sidecar": sidecar_template(lp),
@@ -164,7 +181,7 @@ def _input(inp: Input) -> dict[str, Any]:
     }
 
 
-def _texts(view: Resolved, images: dict[str, str], lp: LoadedProtocol) -> dict[str, Any]:
+def _texts(view: Resolved, images: dict[str, str]) -> dict[str, Any]:
     """A language's title, messages, pages and blocks' pages (each image as its path in the
     built folder)."""
     return {
@@ -172,9 +189,7 @@ def _texts(view: Resolved, images: dict[str, str], lp: LoadedProtocol) -> dict[s
         "messages": dict(view.messages),
         "pages": [_page(p, images) for p in view.pages],
         "block_pages": {
-            b.name: [_page(p, images) for p in lp.block_pages(b.name, view.language)]
-            for b in lp.model.blocks
-            if b.pages
+            name: [_page(p, images) for p in pages] for name, pages in view.block_pages.items()
         },
     }
 

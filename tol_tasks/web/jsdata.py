@@ -5,7 +5,7 @@
 folder:
 
 - ``texts.json``: every participant text table, per language
-  (:func:`tol_tasks.protocol_format.texts.as_json`), the plugin's own texts;
+  (:func:`tol_tasks.texts.as_json`): the plugin's own texts and the examiner's summary;
 - ``model.json``: every field of the protocol schema with its type, choices, default and
   description (:func:`tol_tasks.protocol_format.parameters.model_parameters`), from which
   the jsPsych plugin's ``info`` takes the parameters that are protocol settings.
@@ -19,7 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from tol_tasks.protocol_format import texts
+from tol_tasks import texts
 from tol_tasks.protocol_format.parameters import model_parameters
 
 #: Each file written, and the function that makes its text.

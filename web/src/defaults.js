@@ -1,6 +1,6 @@
 // Defaults of a problem played by the plugin outside a built protocol: the
 // participant-facing texts of every language and the piece colours. The texts
-// are tol_tasks/protocol_format/texts/*.yaml, written into generated/texts.json at
+// are tol_tasks/texts/*.yaml, written into generated/texts.json at
 // build time (build.mjs, tol_tasks.web.jsdata); the colours are tol_tasks.config's
 // (DEFAULT_BALL_COLORS, DEFAULT_DISK_COLORS). A test checks that both stay equal.
 

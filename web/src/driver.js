@@ -72,6 +72,10 @@ export class SessionDriver {
     this.rows = {
       pageShown: (id, t) => this.write("page_shown", { time: t, problem_id: id, stamp: "flip" }),
       pageLeft: (id, t, input) => this.write("page_left", { time: t, problem_id: id, input, stamp: "arrival" }),
+      // The page lost or got back the participant's attention (why: hidden, fullscreen), as
+      // PsychoPy logs its window's focus (why: focus): one pair of events, the codebook's.
+      attention: (lost, t, why) =>
+        this.write(lost ? "attention_lost" : "attention_back", { time: t, stamp: "clock", detail: `why=${why}` }),
     };
   }
 

@@ -87,10 +87,17 @@ export class PageDisplay {
       onQuit: this._quit,
       frames: this.frames,
     });
-    this._onVisibility = () => this.hidden.push({ time: this.clock.now(), state: document.visibilityState });
+    this._onVisibility = () => {
+      const t = this.clock.now();
+      this.hidden.push({ time: t, state: document.visibilityState });
+      this.rows.attention(document.visibilityState === "hidden", t, "hidden");
+    };
     document.addEventListener("visibilitychange", this._onVisibility);
     this._onFullscreen = () => {
-      if (!document.fullscreenElement) this.fullscreenExits.push(this.clock.now());
+      const t = this.clock.now();
+      const left = !document.fullscreenElement;
+      if (left) this.fullscreenExits.push(t);
+      if (left || this.fullscreenExits.length) this.rows.attention(left, t, "fullscreen"); // back: only after a loss
     };
     document.addEventListener("fullscreenchange", this._onFullscreen);
   }

@@ -6,7 +6,7 @@ export { frameStats, frameSummary } from "./frames.js";
 export { labelColor } from "./defaults.js";
 export { pieceSize, pieceXY, screenLayout } from "./layout.js";
 export { progressOf, sessionPlan } from "./plan.js";
-export { runWarnings } from "./quality.js";
+export { attentionLosses, runWarnings } from "./quality.js";
 export { Hanoi, London, fromCode, shortestPath } from "./puzzle.js";
 export { PythonRandom, blockOrder } from "./random.js";
 export { runSession } from "./session.js";

@@ -39,10 +39,10 @@ export function progressOf(rows) {
     if (r.time) p.last_time = Math.max(p.last_time, Number(r.time));
     p.last_row = Number(r.row);
     if (r.trial) p.last_trial = Math.max(p.last_trial, Number(r.trial));
-    if (r.event === "trial_onset") {
+    if (r.event === "trial_onset" || r.event === "planning_onset") {
       p.instructions_done = true;
       open = [r.block, r.problem_id];
-    } else if (r.event === "trial_end") {
+    } else if (r.event === "trial_end" || r.event === "planning_end") {
       const key = `${r.block}/${r.problem_id}`;
       if (!p.outcomes.has(key)) p.outcomes.set(key, []);
       p.outcomes.get(key).push(r.reason);

@@ -1,64 +1,62 @@
 // What the researcher should know at the end of a run: a port of
 // tol_tasks/session_data/quality.py (run_warnings), listed in web/ports.toml and compared
-// with it by tests/test_web_js.py. The page puts the sentences in the researcher's data
-// (the tower-session plugin's `warnings`) and, in a pilot run, on the end page.
+// with it by tests/test_web_js.py in every language. The sentences are the `examiner` texts
+// of tol_tasks/texts (the build's generated/texts.json). The page puts them in the
+// researcher's data (the tower-session plugin's `warnings`) and, in a pilot run, on the end page.
 
+import { TEXTS } from "./defaults.js";
 import { pyFixed, pyFormatG } from "./pyformat.js";
+import { fill } from "./trialrun.js";
 
 const DROPPED_FRAMES_SHARE = 0.05;
 const REFRESH_TOLERANCE = 0.05;
 
-function plural(n, word) {
-  if (n === 1) return `${n} ${word}`;
-  return word.endsWith("s") ? `${n} ${word}es` : `${n} ${word}s`;
+/** How many times the task lost the participant's attention, by how (as attention_losses). */
+export function attentionLosses(meta) {
+  const page = meta.page || {};
+  return {
+    focus: ((meta.window || {}).focus_lost || []).length,
+    hidden: (page.hidden || []).filter((h) => h.state === "hidden").length,
+    fullscreen: (page.fullscreen_exits || []).length,
+  };
 }
 
-// Python's "{:.0%}", "{:.1f}" and "{:g}", rounding as Python does.
-const pct = (x) => `${pyFixed(x * 100, 0)}%`;
-
-/** The warnings about a run from its sidecar (as run_warnings in Python). */
-export function runWarnings(meta, declaredRefresh = null) {
+/** The warnings about a run from its sidecar, in `language` (as run_warnings in Python). */
+export function runWarnings(meta, declaredRefresh = null, language = "en") {
+  const t = (TEXTS[language] || TEXTS.en).examiner;
+  const fixed = (x, digits) => pyFixed(x, digits).replace(".", t.decimal_mark);
+  const general = (x) => pyFormatG(x).replace(".", t.decimal_mark);
+  const count = (key, n) => fill(t[n === 1 ? `${key}_one` : `${key}_other`], { n });
   const out = [];
   const frames = meta.frames || {};
   const total = frames.total_frames || 0;
   const dropped = frames.total_dropped_frames || 0;
   if (total && dropped / total > DROPPED_FRAMES_SHARE) {
-    out.push(
-      `${dropped} of ${total} frames (${pct(dropped / total)}) were dropped (more than ${pct(DROPPED_FRAMES_SHARE)}): ` +
-        "the screen was not redrawn in time, so onsets may be late by a frame or more. Close other programs or check the graphics driver.",
-    );
+    out.push(fill(t.dropped, { dropped, total, pct: fixed((100 * dropped) / total, 0), limit: fixed(100 * DROPPED_FRAMES_SHARE, 0) }));
   }
   const timing = meta.timing || {};
   const person = !meta.simulate; // a simulated participant's presses are not stamped
   if (person && timing.input_method === "polled") {
     const reason = timing.input_fallback_reason;
-    out.push("Every press was stamped by polling once per frame (up to a frame late)" + (reason ? `: ${reason}.` : "."));
+    out.push(reason ? fill(t.polled_because, { reason }) : t.polled);
   }
-  const unmatched = timing.unmatched_presses || 0;
-  if (person && unmatched) out.push(`${plural(unmatched, "press")} seen only by the window were stamped by polling (up to a frame late).`);
-  const keys = timing.unmatched_keys || 0;
-  if (person && keys) out.push(`${plural(keys, "key")} seen only by the window were stamped by polling (up to a frame late).`);
+  for (const key of ["unmatched_presses", "unmatched_keys"]) {
+    const n = timing[key] || 0;
+    if (person && n) out.push(count(key, n));
+  }
   const lost = timing.input_lost;
-  if (lost) out.push(`On-arrival input stopped at ${pyFixed(lost.time, 1)} s (${lost.reason}); later presses were stamped by polling.`);
-  const page = meta.page || {};
-  const hidden = (page.hidden || []).filter((h) => h.state === "hidden");
-  if (hidden.length) {
-    out.push(`The task was hidden ${plural(hidden.length, "time")} (another tab or window was in front): the participant may have looked away.`);
-  }
-  const exits = page.fullscreen_exits || [];
-  if (exits.length) out.push(`Full screen was left ${plural(exits.length, "time")}.`);
-  const focus = (meta.window || {}).focus_lost || [];
-  if (focus.length) {
-    out.push(`The window lost the keyboard and mouse ${plural(focus.length, "time")} (another window was in front): the participant may have looked away.`);
+  if (lost) out.push(fill(t.input_lost, { time: fixed(lost.time, 1), reason: lost.reason }));
+  const losses = attentionLosses(meta);
+  for (const key of ["hidden", "fullscreen", "focus"]) {
+    if (losses[key]) out.push(count(key, losses[key]));
   }
   const measured = meta.refresh_rate_hz;
   if (declaredRefresh) {
+    const declared = general(declaredRefresh);
     if (measured === null || measured === undefined) {
-      out.push(`The refresh rate could not be measured; the protocol declares ${pyFormatG(declaredRefresh)} Hz.`);
+      out.push(fill(t.refresh_unknown, { declared }));
     } else if (Math.abs(measured - declaredRefresh) > REFRESH_TOLERANCE * declaredRefresh) {
-      out.push(
-        `The screen refreshed at ${pyFixed(measured, 1)} Hz, not the ${pyFormatG(declaredRefresh)} Hz the protocol declares (display.refresh_rate): check the monitor's settings.`,
-      );
+      out.push(fill(t.refresh_off, { measured: fixed(measured, 1), declared }));
     }
   }
   return out;

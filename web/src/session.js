@@ -160,7 +160,7 @@ async function finish(root, settings, { who, store, log, meta, msg, delivery, re
       status: meta.status, saved: delivery.method, error: result.error, ...files,
       end_text: msg.end, messages: pick(msg, END_TEXTS),
       // What the researcher should know about the recording (quality.js), in the data.
-      warnings: runWarnings(meta, proto.display.refresh_rate),
+      warnings: runWarnings(meta, proto.display.refresh_rate, meta.language),
     };
     endPage(root, summary, msg, result.ok ? null : attempt);
     if (result.ok) leave(settings, who);

@@ -18,7 +18,7 @@ import sys
 
 from psychopy import visual
 
-from tol_tasks.protocol_format import texts
+from tol_tasks import texts
 from tol_tasks.protocol_format.load import bundled_protocols, load_protocol, load_protocol_text
 from tol_tasks.runner.play import ProblemTrial, Stage
 from tol_tasks.runner.screen import TaskScreen
@@ -35,7 +35,7 @@ blocks:
 def feedback_texts() -> list[str]:
     """The longest feedback lines a session can show, in every language."""
     out = []
-    for lang in texts.LANGUAGES:
+    for lang in texts.languages():
         m = texts.messages(lang)
         out.append(m["moves_feedback"].format(moves=888, min_moves=255))
         out.append(f"{m['time_out']} {m['not_solved']}")
@@ -73,7 +73,7 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
                 model = lp.model.model_copy(update={"display": d})
                 lp2 = type(lp)(model, lp.puzzle, lp.text, lp.sha256, lp.path)
                 screen = TaskScreen(win, lp2, texts.messages("en"))
-                stage = Stage(screen, None, None, None, None, lp2, texts.messages("en"))
+                stage = Stage(screen, None, None, None, None, lp2, lp2.resolve("en"))
                 specs = [*lp2.practice_problems()[:1], *lp2.block_problems(0)[:1]]
                 for spec in specs:
                     cases += 1
