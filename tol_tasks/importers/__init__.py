@@ -35,10 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import expfactory, jatos, jspsych, pebl, psytoolkit
-from .format import Format, ImportOptions
+from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, Format, ImportOptions
 from .people import group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable
 from .source import ImportSourceError, Source, fault, read_source
+from .stream import stream_source
 from .write import Folder, Writer, log_name
 
 #: Every format, by name (the ``--format`` values), in the order they are tried.
@@ -191,8 +192,10 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
                 bad(exc)
             continue
         try:
-            source = read_source(path)
+            source = stream_source(path, _index_columns(options))
             format_ = FORMATS[fmt] if fmt else detect_format(source)
+            if source.streamed and not format_.streams:
+                source = read_source(path)  # a format that reads its rows whole
             if format_.refused:
                 raise ImportSourceError(f"{path}: {format_.refused}")
             _check_options(format_, options)
@@ -244,6 +247,14 @@ def _import_jatos(path: Path, options: ImportOptions, report: ImportReport, writ
         )
 
 
+def _index_columns(options: ImportOptions) -> tuple[str, ...]:
+    """The columns a streamed source keeps in its rows: those that name participants and
+    sessions, and those the streaming formats look at in every row."""
+    given = (options.participant_column, options.session_column)
+    indexed = (c for f in FORMATS.values() if f.streams for c in f.index_columns)
+    return (*PARTICIPANT_COLUMNS, *SESSION_COLUMNS, *(c for c in given if c), *indexed)
+
+
 def _check_options(format_: Format, options: ImportOptions) -> None:
     extra = [name for name in options.given() if name not in format_.options]
     if extra:
@@ -271,4 +282,5 @@ __all__ = [
     "import_files",
     "log_name",
     "read_source",
+    "stream_source",
 ]

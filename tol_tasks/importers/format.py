@@ -97,6 +97,17 @@ class Format:
         Its documentation page, relative to the repository.
     refused : str, optional
         For a format that is recognised but cannot be imported: why.
+    recognise : callable, optional
+        ``recognise(source) -> bool``, for a format not recognised by its header alone.
+    streams : bool
+        Whether its ``read`` takes a streamed source (:func:`~tol_tasks.importers.stream.stream_source`): it groups
+        sessions from ``source.rows``, which then hold only the participant's and
+        session's columns and :attr:`index_columns`, and its builders read each whole
+        row once with :meth:`~tol_tasks.importers.source.Source.row` (after :meth:`~tol_tasks.importers.source.Source.keep`), so that memory
+        holds the sessions being built, not the file.
+    index_columns : tuple of str
+        With ``streams``: the columns its ``read`` looks at in every row, beside the
+        participant's and session's.
     """
 
     name: str
@@ -108,6 +119,8 @@ class Format:
     doc: str
     refused: str | None = None
     recognise: Callable[[Source], bool] | None = field(default=None, compare=False)
+    streams: bool = False
+    index_columns: tuple[str, ...] = ()
 
     def matches(self, source: Source) -> bool:
         """Whether ``source`` looks like this format (its header, or its lines)."""

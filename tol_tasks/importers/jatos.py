@@ -53,9 +53,24 @@ class _Study:
 def is_results(path: Path) -> bool:
     """Whether ``path`` is a JATOS result export holding tol-tasks pieces."""
     try:
+        if not zipfile.is_zipfile(path):
+            return any(head.startswith(_KEY) for head in _heads(path, 50))
         return any(True for _ in _lines(path, limit=50) if _[2].startswith(_KEY))
-    except ImportSourceError:
+    except (ImportSourceError, OSError, UnicodeDecodeError):
         return False
+
+
+def _heads(path: Path, limit: int) -> Iterator[str]:
+    """The start of each of the first ``limit`` lines of a text file, read in bounded
+    pieces (a data file of one long line, as a JSON export is, is not read whole)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for _ in range(limit):
+            line = f.readline(4096)
+            if not line:
+                return
+            yield line.lstrip()
+            while line and not line.endswith("\n"):  # the rest of a long line
+                line = f.readline(1 << 20)
 
 
 def _lines(path: Path, limit: int | None = None) -> Iterator[tuple[str, int, str]]:

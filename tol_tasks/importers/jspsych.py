@@ -40,6 +40,7 @@ TITLE = "jsPsych-contrib Tower of London plugin (jsPsych 8)"
 TRIAL_TYPE = "tower-of-london"
 FIX = "restore the file from jsPsych's own export (jsPsych.data.get().csv() or .json())"
 REQUIRED = ("start_state", "goal_state", "moves", "rt", "time_elapsed")
+CLOCK = "time_elapsed"
 
 #: The plugin's defaults for what a trial does not save.
 DEFAULTS = {"peg_capacities": (3, 3, 3), "time_limit": None, "max_moves": None, "end_delay": 1000}
@@ -123,7 +124,9 @@ def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
             "give the data of an experiment that ran the jsPsych-contrib plugin-tower-of-london",
             row=1 if source.kind == "csv" else None,
         )
-    for group in group_sessions(source, options, rows, clock="time_elapsed"):
+    groups = group_sessions(source, options, rows, clock=CLOCK)
+    source.keep(i for g in groups for i in g.indices)
+    for group in groups:
         yield (
             f"participant {group.participant} session {group.session}",
             lambda g=group: _session(source, options, g),
@@ -200,7 +203,7 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
     settings_basis: dict[str, set[str]] = {}
     last_ms = 0.0
     for k, i in enumerate(group.indices, start=1):
-        row, n = source.rows[i], source.numbers[i]
+        row, n = source.row(i), source.numbers[i]
         start = _state(source, row["start_state"], row=n, column="start_state")
         goal = _state(source, row["goal_state"], row=n, column="goal_state")
         for state in (start, goal):
@@ -477,4 +480,6 @@ FORMAT = Format(
     ),
     read=read,
     doc="docs/import/jspsych-tol.md",
+    streams=True,
+    index_columns=("trial_type", "moves", CLOCK),
 )

@@ -19,6 +19,7 @@ import io
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tol_tasks.errors import TolTasksError
 
@@ -65,11 +66,15 @@ class Source:
     columns : list of str
         The header (CSV) or every key of the records, in order of appearance (JSON).
     rows : list of dict
-        One per data row, column -> text ("" for a missing cell).
+        One per data row, column -> text ("" for a missing cell); for a streamed
+        source, only the columns that say whose row it is (see :func:`~tol_tasks.importers.stream.stream_source`),
+        the whole row read again with :meth:`row`.
     numbers : list of int
         Each row's number in the file, for messages.
     lines : list of str
         The text's lines (``text`` files only).
+    streamed : bool
+        Whether ``rows`` hold only the columns that say whose row it is (see :meth:`row`).
     """
 
     path: Path
@@ -79,10 +84,26 @@ class Source:
     rows: list[dict[str, str]] = field(default_factory=list)
     numbers: list[int] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
+    streamed: bool = False
+    _reader: Any = field(default=None, repr=False, compare=False)  # a streamed file's rows
 
     @property
     def name(self) -> str:
         return self.path.name
+
+    def row(self, i: int) -> dict:
+        """Row ``i`` whole (every column). For a source read whole, ``rows[i]``; for a
+        streamed one (:func:`~tol_tasks.importers.stream.stream_source`, whose ``rows`` hold only the columns that
+        say whose row it is), read from the file as it is asked for: ask for each row
+        once, in file order for the least memory (rows read ahead are kept until asked
+        for, only those given to :meth:`keep`)."""
+        return self.rows[i] if self._reader is None else self._reader.take(i)
+
+    def keep(self, indices) -> None:
+        """The rows :meth:`row` will be asked for (a streamed source keeps only those when
+        it reads ahead); nothing to do for a source read whole."""
+        if self._reader is not None:
+            self._reader.wanted = set(indices)
 
     def require(self, columns, fmt: str, fix: str) -> None:
         """Raise the missing-column error for the first of ``columns`` the file lacks."""
@@ -216,15 +237,20 @@ def _read_json(p: Path, digest: str, text: str) -> Source:
     columns: dict[str, None] = {}
     src = Source(p, digest, "json")
     for n, record in enumerate(data, start=1):
-        if isinstance(record.get("trialdata"), dict):
-            record = {**record, **record["trialdata"]}
-            record.pop("trialdata")
-        row = {k: v if type(v) is str else _text(v) for k, v in record.items()}
+        row = record_row(record)
         columns.update(dict.fromkeys(row))
         src.rows.append(row)
         src.numbers.append(n)
     src.columns = list(columns)
     return src
+
+
+def record_row(record: dict) -> dict:
+    """A JSON record as a row: ``trialdata`` unwrapped, every value a cell (:func:`_text`)."""
+    if isinstance(record.get("trialdata"), dict):
+        record = {**record, **record["trialdata"]}
+        record.pop("trialdata")
+    return {k: v if type(v) is str else _text(v) for k, v in record.items()}
 
 
 def _text(value):

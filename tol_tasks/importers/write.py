@@ -1,14 +1,17 @@
 """Writing imported sessions: an event log and its sidecar each, never over anything.
 
-A session's log is written whole into a new file (created exclusively, so
-nothing already there is replaced) and forced to the disk; its sidecar follows
-(written atomically), so a sidecar always describes a whole log. Before
+A session's log is written whole under a temporary name, its sidecar too, and
+both are given their names (never over a file) only once the batch they belong to
+is on the disk (:class:`Writer`), so a log under its name always has its whole
+sidecar beside it. Before
 writing, the folder's sidecars are read once: a session whose source file
 (SHA-256), participant and session are already there is not written again.
 """
 
 from __future__ import annotations
 
+import ctypes
+import errno
 import hashlib
 import json
 import os
@@ -30,9 +33,9 @@ from tol_tasks.session_data.sidecar import (
     Source,
     Timing,
     new_file_mode,
-    write_sidecar,
+    sidecar_text,
 )
-from tol_tasks.session_data.whole import write_event_log
+from tol_tasks.session_data.whole import event_log_text
 
 from .session import ImportedSession
 from .source import ImportSourceError
@@ -56,6 +59,7 @@ class Folder:
 
     path: Path
     known: dict[tuple[str, str, int], Path] = field(default_factory=dict)
+    names: set[str] = field(default_factory=set)  # the folder's files, listed once
 
     @classmethod
     def open(cls, path: str | Path) -> Folder:
@@ -67,28 +71,42 @@ class Folder:
                 f"{p}: the output folder cannot be made ({exc.strerror}). Suggested fix: give a "
                 "folder you can write to with --output."
             ) from None
-        folder = cls(p)
+        folder = cls(p, names=set(os.listdir(p)))
+        for part in p.glob("*.csv.part"):
+            # A log named just before a kill keeps its temporary name as a second link to
+            # the same file: removing that link loses nothing.
+            log = part.with_suffix("")
+            try:
+                if log.exists() and os.path.samefile(part, log):
+                    part.unlink()
+            except OSError:
+                pass
         for side in p.glob("*.json"):
             try:
                 meta = json.loads(side.read_text(encoding="utf-8"))
                 key = (meta["source"]["sha256"][0], str(meta["participant"]), int(meta["session"]))
             except (OSError, ValueError, KeyError, TypeError, IndexError):
                 continue  # not an imported session's sidecar
-            folder.known[key] = side.with_suffix(".csv")
+            if side.with_suffix(".csv").exists():  # else a remnant of an import cut off
+                folder.known[key] = side.with_suffix(".csv")
         return folder
 
 
 class Writer:
     """Writes imported sessions into a :class:`Folder`, batch by batch, in a pipeline.
 
-    Each log is created exclusively and written whole as its session comes (on the
-    caller's thread). Every :attr:`BATCH` sessions the batch is handed to a thread of its
-    own that makes it durable: the batch's logs forced to the disk together (in parallel,
-    so the file system commits them at once rather than one by one), then their sidecars
-    written (each atomically, fsynced), then the folder synced. Meanwhile the caller builds
-    and writes the next batch; at most one batch is being made durable while the next
-    fills, so memory is bounded by two batches. A sidecar is written only once its log is
-    on the disk, so a session the folder lists as imported is always whole; :meth:`close`
+    Each log is written whole, as its session comes (on the caller's thread), under a
+    temporary name (``<log>.part``), which no reader takes for an event log. Every
+    :attr:`BATCH` sessions the batch is handed to a thread of its own that makes it
+    durable: its sidecars written under temporary names (``<sidecar>.tmp``), the whole
+    batch forced to the disk at once (:func:`make_durable`: one ``syncfs`` of the folder's
+    file system on Linux, each file's ``fsync`` elsewhere), then each session given its
+    name (its sidecar, then its log, never over a file), then the folder synced so the
+    names are durable too. Meanwhile the caller builds and writes the next batch; at most
+    one batch is being made durable while the next fills, so memory is bounded by two
+    batches. A log appears under its name only once it and its sidecar are on the disk,
+    so a kill or a crash at any instant leaves whole sessions and temporary files that
+    nothing reads as sessions (an import run again writes them anew); :meth:`close`
     returns only when every batch is durable.
     """
 
@@ -96,8 +114,8 @@ class Writer:
 
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
-        self.pending: list[tuple[Path, dict]] = []
-        self._pool = ThreadPoolExecutor(max_workers=8)
+        self.pending: list[tuple[Path, str, dict]] = []
+        self._claimed: set[str] = set()  # log names taken by this run (not yet named)
         self._durable = ThreadPoolExecutor(max_workers=1)  # one batch at a time, in order
         self._inflight: Future | None = None
         self._mode = new_file_mode()  # read once, not per sidecar
@@ -117,9 +135,14 @@ class Writer:
             return "already", self.folder.known[key]
         log = self.folder.path / log_name(s.participant, s.session, s.format)
         side = log.with_suffix(".json")
+        names = self.folder.names
         for taken in (log, side):
-            if taken.exists():
-                alone = " without its sidecar (an import cut off?)" if not side.exists() else ""
+            if taken.name in self._claimed or (
+                taken.name in names and not _remnant(taken, key, names)
+            ):
+                alone = (
+                    " without its sidecar (an import cut off?)" if side.name not in names else ""
+                )
                 raise ImportSourceError(
                     f"{s.source.path}: participant {s.participant!r} session {s.session}: "
                     f"{taken} already exists{alone} and holds another session (another source "
@@ -127,22 +150,11 @@ class Writer:
                     "this session another number with --session, or import into another folder "
                     "with --output."
                 )
-        try:
-            rows = write_event_log(log, s.rows, fsync=False)
-        except FileExistsError:
-            raise ImportSourceError(
-                f"{log} appeared while importing; nothing was overwritten. Suggested fix: import "
-                "again."
-            ) from None
-        except OSError as exc:
-            raise ImportSourceError(
-                f"{log}: cannot be written ({exc.strerror}); the sessions written before it are "
-                "kept. Suggested fix: free space or fix the folder's permissions, then import "
-                "again (sessions already imported are recognised and not written twice)."
-            ) from None
+        text, rows = event_log_text(s.rows)
         self.folder.known[key] = log
-        # The sidecar is made now (the session's rows can go); written once the log is durable.
-        self.pending.append((log, sidecar(s, log.name, rows).to_dict()))
+        self._claimed.update((log.name, side.name))
+        # Log and sidecar made now (the session's rows can go); written with the batch.
+        self.pending.append((log, text, sidecar(s, log.name, rows).to_dict()))
         if len(self.pending) >= self.BATCH:
             self.flush()
         return "written", log
@@ -164,15 +176,28 @@ class Writer:
         except OSError as exc:
             raise ImportSourceError(
                 f"{self.folder.path}: the last sessions' files cannot be completed "
-                f"({exc.strerror}); a log without its sidecar is not counted as imported. "
-                "Suggested fix: free space or fix the folder, remove those logs, and import again."
+                f"({exc.strerror}); their logs stay under temporary names (.part), not counted "
+                "as imported. Suggested fix: free space or fix the folder, and import again."
             ) from None
 
-    def _make_durable(self, batch: list[tuple[Path, dict]]) -> None:
-        list(self._pool.map(_fsync, [log for log, _ in batch]))
-        list(self._pool.map(lambda item: write_sidecar(item[0].with_suffix(".json"), item[1],
-                                                       mode=self._mode), batch))  # fmt: skip
-        _fsync(self.folder.path)
+    def _make_durable(self, batch: list[tuple[Path, str, dict]]) -> None:
+        written: list[Path] = []
+        for log, text, data in batch:
+            # Temporary files (an import cut off may have left them: its own) are replaced.
+            for tmp, content in ((_temporary(log), text),
+                                 (_temporary(log.with_suffix(".json")), sidecar_text(data))):  # fmt: skip
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
+                with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
+                    f.write(content)
+                written.append(tmp)
+        make_durable(self.folder.path, written)
+        for log, _, _ in batch:
+            side = log.with_suffix(".json")
+            os.replace(_temporary(side), side)  # over nothing, or over its own remnant
+            _name(_temporary(log), log)
+            self.folder.names.update((log.name, side.name))
+            self._claimed.difference_update((log.name, side.name))
+        _fsync(self.folder.path)  # the names
 
     def close(self) -> None:
         """Make every session durable (the last batch too); returns when all are."""
@@ -181,11 +206,88 @@ class Writer:
             self._wait()
         finally:
             self._durable.shutdown()
-            self._pool.shutdown()
 
 
-def _fsync(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+def _temporary(path: Path) -> Path:
+    """The name a file has until its session is durable: not a name any reader takes."""
+    return path.with_name(path.name + (".part" if path.suffix == ".csv" else ".tmp"))
+
+
+def _remnant(path: Path, key: tuple[str, str, int], names: set[str]) -> bool:
+    """Whether ``path`` is the sidecar of this very session, left without its log by an
+    import cut off between the two names (it is then written again, whole)."""
+    if path.suffix != ".json" or path.with_suffix(".csv").name in names:
+        return False
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+        return key == (meta["source"]["sha256"][0], str(meta["participant"]), int(meta["session"]))
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return False
+
+
+def _name(part: Path, log: Path) -> None:
+    """Give a durable log its name, never over a file that took that name meanwhile."""
+    if _renameat2 is not None:  # Linux: one atomic rename that refuses to replace
+        if _renameat2(_AT_FDCWD, os.fsencode(part), _AT_FDCWD, os.fsencode(log), 1) == 0:
+            return
+        err = ctypes.get_errno()
+        if err == errno.EEXIST:
+            raise FileExistsError(err, os.strerror(err), str(log))
+        if err not in (errno.EINVAL, errno.ENOSYS):  # else: a file system without it
+            raise OSError(err, os.strerror(err), str(part))
+    try:
+        os.link(part, log)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without hard links
+        if log.exists():
+            raise FileExistsError(errno.EEXIST, "exists", str(log)) from None
+        os.rename(part, log)
+        return
+    part.unlink()
+
+
+def make_durable(folder: Path, files: list[Path]) -> None:
+    """Force ``files`` (all in ``folder``) to the disk.
+
+    On Linux, one ``syncfs`` of the folder's file system commits them all at once (the
+    cost of a per-file ``fsync`` is the journal commit each one waits for); elsewhere
+    (Windows, macOS) each file is fsynced.
+    """
+    if _syncfs is not None:
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            if _syncfs(fd) == 0:
+                return
+        finally:
+            os.close(fd)
+    for f in files:
+        _fsync(f, os.O_RDWR)  # Windows commits only what it may write
+
+
+def _libc(name: str, *argtypes):
+    """A function of Linux's C library (None elsewhere, or if it lacks it)."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        fn = getattr(ctypes.CDLL(None, use_errno=True), name)
+    except (OSError, AttributeError):
+        return None
+    fn.argtypes = list(argtypes)
+    fn.restype = ctypes.c_int
+    return fn
+
+
+_syncfs = _libc("syncfs", ctypes.c_int)
+_renameat2 = _libc("renameat2", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                   ctypes.c_uint)  # fmt: skip
+_AT_FDCWD = -100
+
+
+def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
+    if flags == os.O_RDONLY and os.name == "nt":
+        return  # a folder cannot be opened there; its entries are committed with the files
+    fd = os.open(path, flags)
     try:
         os.fsync(fd)
     finally:

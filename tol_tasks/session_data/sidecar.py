@@ -499,13 +499,16 @@ def new_file_mode() -> int:
     return 0o666 & ~umask
 
 
-def write_sidecar(path: Path, data: dict[str, Any] | Sidecar, *, mode: int | None = None) -> None:
+def sidecar_text(data: dict[str, Any]) -> str:
+    """A sidecar's text, as every writer of sidecars writes it (indented JSON, a final newline)."""
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
+
+
+def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
     """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
 
-    The file gets the mode any new file gets (as the event log beside it), not the
-    owner-only 0600 of a temporary file, so that whoever can read the log can read it:
-    ``mode``, or :func:`new_file_mode` when not given (a writer of many sidecars reads it
-    once and gives it).
+    The file gets the mode any new file gets (:func:`new_file_mode`, as the event log
+    beside it), not the owner-only 0600 of a temporary file.
     """
     if isinstance(data, Sidecar):
         data = data.to_dict()
@@ -513,10 +516,9 @@ def write_sidecar(path: Path, data: dict[str, Any] | Sidecar, *, mode: int | Non
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
-            os.fchmod(fd, new_file_mode() if mode is None else mode)
+            os.fchmod(fd, new_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(data, f, indent=2, ensure_ascii=False, default=str)
-            f.write("\n")
+            f.write(sidecar_text(data))
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

@@ -36,6 +36,30 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
     OSError
         If the file cannot be written; a file left incomplete is removed.
     """
+    text, n = event_log_text(rows)
+    p = Path(path)
+    with open(p, "x", encoding="utf-8", newline="") as f:
+        try:
+            f.write(text)
+            f.flush()
+            if fsync:
+                os.fsync(f.fileno())
+        except OSError:
+            f.close()
+            p.unlink(missing_ok=True)
+            raise
+    return n
+
+
+def event_log_text(rows: Iterable[Mapping[str, Any]]) -> tuple[str, int]:
+    """The text of an event log of ``rows`` (what :func:`write_event_log` writes) and the
+    number of rows.
+
+    Raises
+    ------
+    ValueError
+        If a row names a column the event log does not have.
+    """
     cols, where = _layout()
     blank = [""] * len(cols)
     buf = io.StringIO()
@@ -60,18 +84,7 @@ def write_event_log(path: str | Path, rows: Iterable[Mapping[str, Any]], *,
                 cells[i] = cell(v)
         cells[0] = str(n)
         out.writerow(cells)
-    p = Path(path)
-    with open(p, "x", encoding="utf-8", newline="") as f:
-        try:
-            f.write(buf.getvalue())
-            f.flush()
-            if fsync:
-                os.fsync(f.fileno())
-        except OSError:
-            f.close()
-            p.unlink(missing_ok=True)
-            raise
-    return n
+    return buf.getvalue(), n
 
 
 @cache
