@@ -262,3 +262,59 @@ def test_bids_func_onsets_run_from_the_first_counted_volume(serial_scan, tmp_pat
     assert list(events[events["trial_type"] == "problem"]["problem_id"]) == ["p1", "p2"]
     meta = json.loads((tmp_path / "scored" / "bids" / "task-scanserial_events.json").read_text())
     assert "first counted volume" in meta["onset"]["Description"]
+
+
+class _Clock:
+    def __init__(self, now: float):
+        self.now = now
+
+    def getTime(self) -> float:  # noqa: N802 - PsychoPy's name
+        return self.now
+
+
+class _Arrived:
+    """The participant's input as the runner's sources hand it: events stamped on arrival,
+    read at the next frame (so before the frame's own time)."""
+
+    method = "test"
+
+    def __init__(self, events):
+        self.events = events
+
+    def poll(self):
+        events, self.events = self.events, []
+        return events
+
+
+class _Triggers:
+    stamp = "arrival"
+
+    def __init__(self, clock, times):
+        self.clock, self.times = clock, times
+
+    def poll(self):
+        times, self.times = self.times, []
+        return times
+
+
+def test_a_trigger_and_a_press_in_one_frame_keep_the_log_in_time_order(xdisplay, monkeypatch):
+    # The scanner's trigger at 10.000 s and a click at 10.002 s, both read at the frame of
+    # 10.016 s: the trigger's row is written first (the tap), the click's after it; its
+    # time must not be later than the click's (tol-score refuses a log whose times go back).
+    monkeypatch.setenv("DISPLAY", xdisplay["DISPLAY"])  # PsychoPy's import wants one
+    from tol_tasks.protocol_format.neuro import Scanner
+    from tol_tasks.runner.events import InputEvent
+    from tol_tasks.runner.scanner import ScanClock, TappedInput
+
+    clock = _Clock(10.016)
+    rows = []
+    scan = ScanClock(Scanner(trigger="key", key="5", dummy_volumes=0), _Triggers(clock, [10.0]),
+                     lambda event, **v: rows.append((event, v["time"])))  # fmt: skip
+    press = InputEvent("press", 10.002, 100, 100, stamp="arrival")
+    tapped = TappedInput(_Arrived([press]), [scan])
+    for ev in tapped.poll():  # the caller writes the events' rows after the poll
+        rows.append((ev.kind, ev.t))
+    assert [name for name, _ in rows] == ["trigger", "scan_start", "press"]
+    times = [t for _, t in rows]
+    assert times == sorted(times), rows
+    assert times[0] >= 10.0  # no earlier than the trigger itself

@@ -101,11 +101,15 @@ class ReconciledInput(PolledInput):
                 )
             if not self.source.alive:
                 alive = False
-                self.lost = (now, self.source.reason or "it stopped")
-                if self.on_lost is not None:
-                    self.on_lost(*self.lost)
         window = self._window(arrived)
         out = self.reconciler.add(arrived, window, now, alive, synced)
+        if not alive and self.lost is None:
+            # Logged before the caller writes this poll's events: at a time no later than
+            # the earliest of them (the window's held events come out now), so that the
+            # log's times never go backwards.
+            self.lost = (min([now, *(e.t for e in out)]), self.source.reason or "it stopped")
+            if self.on_lost is not None:
+                self.on_lost(*self.lost)
         if alive and self.reconciler.request is not None:
             self.source.request_sync(self.reconciler.request, self.reconciler.requested)
         return out

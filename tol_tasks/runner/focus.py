@@ -98,14 +98,18 @@ class FocusWatch:
     def _back(self) -> None:
         self._changes.append("attention_back")
 
-    def take(self) -> None:
+    def take(self, before: float | None = None) -> None:
         """Log the focus changes noted since the last look (called every frame), at the time
-        of this look (the log's times never go back). A change that repeats the state the
-        window is in (a second FocusOut) is not logged again."""
+        of this look, or ``before`` if earlier (the time of the participant's first event
+        read in the same look, e.g. the click that brought the focus back, whose row comes
+        next: the log's times never go back). A change that repeats the state the window is
+        in (a second FocusOut) is not logged again."""
         if not self._changes:
             return
         changes, self._changes = self._changes, []
         t = self.clock.getTime()
+        if before is not None:
+            t = min(t, before)
         for event in changes:
             away = event == "attention_lost"
             if away == self._away:

@@ -80,8 +80,9 @@ class GazeRecorder:
             x, y = x * w / 2, y * h / 2
         return x + w / 2, h / 2 - y
 
-    def take(self) -> None:
-        """Write the samples that came since the last look (called every frame)."""
+    def take(self, before: float | None = None) -> None:
+        """Write the samples that came since the last look (called every frame; the samples
+        go to their own file, so ``before`` bounds nothing here)."""
         lines = []
         for e in self.tracker.getEvents():
             kind = type(e).__name__

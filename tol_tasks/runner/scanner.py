@@ -138,13 +138,14 @@ class ScanClock:
     slots: int = 0  # test problems scheduled so far
     next_onset: float | None = None  # session time the next test problem is due
 
-    def take(self) -> None:
+    def take(self, before: float | None = None) -> None:
         """Log the triggers that came since the last look (called every frame). A row's time
-        is when the trigger was seen (the log's times never go backwards); ``at`` in its
-        detail is the trigger's own time (the keyboard buffer's, or the serial byte's
-        arrival), which the scan's schedule and the BIDS onsets use."""
+        is when the trigger was seen, or ``before`` if earlier (the time of the participant's
+        first event read in the same look, whose row comes next: the log's times never go
+        backwards); ``at`` in its detail is the trigger's own time (the keyboard buffer's,
+        or the serial byte's arrival), which the scan's schedule and the BIDS onsets use."""
         times = self.triggers.poll()
-        seen = self.triggers.clock.getTime() if times else None
+        seen = _no_later(self.triggers.clock.getTime(), before) if times else None
         for t in times:
             self.volumes += 1
             dummy = self.volumes <= self.spec.dummy_volumes
@@ -153,12 +154,12 @@ class ScanClock:
                 self.missed += round((t - self.last) / tr) - 1
             self.last = t
             at = f"{t:.6f}"
-            self.write("trigger", time=max(seen, t), stamp="clock", input="scanner",
+            self.write("trigger", time=_no_later(max(seen, t), before), stamp="clock", input="scanner",
                        detail=format_detail(volume=self.volumes, dummy=dummy, at=at,
                                             at_stamp=self.triggers.stamp))  # fmt: skip
             if not dummy and self.start is None:
                 self.start = t
-                self.write("scan_start", time=max(seen, t), stamp="clock", input="scanner",
+                self.write("scan_start", time=_no_later(max(seen, t), before), stamp="clock", input="scanner",
                            detail=format_detail(volume=self.volumes, at=at,
                                                 dummy_volumes=self.spec.dummy_volumes))  # fmt: skip
                 if self.spec.design is not None:
@@ -202,19 +203,32 @@ class ScanClock:
         )  # fmt: skip
 
 
+def _no_later(t: float, before: float | None) -> float:
+    """``t``, or ``before`` if that is earlier (None: no bound)."""
+    return t if before is None else min(t, before)
+
+
 class TappedInput(InputSource):
     """An input source that also has each of ``taps`` take what came (the scanner's triggers,
-    the eye tracker's samples, the window's focus changes) every time it is polled (every frame of every screen), then
-    hands on the participant's input unchanged."""
+    the eye tracker's samples, the window's focus changes) every time it is polled (every
+    frame of every screen), and hands on the participant's input unchanged.
+
+    The participant's input is read first: the taps' rows are written before the caller
+    writes that input's rows, so a tap's row is given a time no later than the earliest of
+    those events (``before``), and the log's times never go backwards (a click that brings
+    the focus back, or a press in the frame of a trigger, would otherwise follow a row
+    stamped after it)."""
 
     def __init__(self, inner: InputSource, taps: list):
         self.inner, self.taps = inner, taps
         self.method = inner.method
 
     def poll(self):
+        events = self.inner.poll()
+        before = min((e.t for e in events), default=None)
         for tap in self.taps:
-            tap.take()
-        return self.inner.poll()
+            tap.take(before)
+        return events
 
     def pointer(self):
         return self.inner.pointer()
