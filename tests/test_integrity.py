@@ -261,10 +261,13 @@ def _namespace(script: str, args: list[str]) -> list[str]:
     """The command that runs ``args`` by ``script`` (sh) in a user and mount namespace of
     their own, where it may mount a tmpfs; the test skipped where namespaces are not allowed."""
     unshare = shutil.which("unshare")
-    if unshare is None or subprocess.run([unshare, "-rm", "true"], capture_output=True).returncode:
-        unavailable("no user and mount namespaces here (unshare -rm) for a small disk",
-                    "run the tests on Linux with unprivileged user namespaces allowed")  # fmt: skip
-    return [unshare, "-rm", "sh", "-c", script, "sh", *args]
+    # A user namespace (-r) for an unprivileged user; root in a chroot may not make one
+    # (Linux refuses it there) but may mount in a mount namespace of its own (-m).
+    for flags in ("-rm", "-m"):
+        if unshare and not subprocess.run([unshare, flags, "true"], capture_output=True).returncode:
+            return [unshare, flags, "sh", "-c", script, "sh", *args]
+    unavailable("no mount namespace here (unshare -rm, or unshare -m as root) for a small disk",
+                "run the tests on Linux with unprivileged user namespaces allowed, or as root")  # fmt: skip
 
 
 #: Runs the session on a tmpfs of SIZE at MNT; once TRIGGER exists, runs ACT there; at the

@@ -81,8 +81,11 @@ def test_what_a_window_and_the_dialog_load_comes_from_the_run_packages(xdisplay)
     done = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True,
                           env=xdisplay, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    # The environment's libraries (wheels) and the interpreter's own are not the system's.
-    ours = {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+    # The environment's libraries (wheels) and the interpreter's own are not the system's;
+    # a system Python (Debian's, at /usr) is the system's: its libraries are checked too.
+    ours = {Path(sys.prefix).resolve()}
+    if Path(sys.base_prefix).resolve() not in (Path("/usr"), Path("/usr/local")):
+        ours.add(Path(sys.base_prefix).resolve())
     system = [
         lib for lib in done.stdout.split()
         if lib.startswith("/") and not any(Path(lib).resolve().is_relative_to(r) for r in ours)
