@@ -111,8 +111,8 @@ LONG_MODULES = {
         "the Tower component's parameters, one declaration each (the ports: issue 35), checked",
     ),
     "analysis/tol_analysis/report.py": (620, "regrouped by issue 36 (tol_analysis's public faces)"),
-    "analysis/tol_analysis/read.py": (760, "regrouped by issue 36 (tol_analysis's public faces)"),
-    "analysis/tol_analysis/score.py": (520, "regrouped by issue 36 (tol_analysis's public faces)"),
+    "analysis/tol_analysis/read.py": (800, "regrouped by issue 36; the one-read log head (36b)"),
+    "analysis/tol_analysis/score.py": (540, "regrouped by issue 36; sidecars read once (36b)"),
     "analysis/tol_analysis/sessions.py": (
         560,
         "regrouped by issue 36 (tol_analysis's public faces)",
@@ -130,8 +130,11 @@ LONG_MODULES = {
         490,  # issue 33: the view of resolve() it runs (a split is due)
         "the session plan's rules R1-R7, ported to web/src/plan.js",
     ),
-    "tol_tasks/session_data/eventlog.py": (620, "the event log: live writer, reader, cell checks"),
-    "tol_tasks/session_data/sidecar.py": (550, "the sidecar model: one declaration per key"),
+    "tol_tasks/session_data/eventlog.py": (
+        650,
+        "the event log: live writer, reader, cell checks, one-read head (36b)",
+    ),
+    "tol_tasks/session_data/sidecar.py": (560, "the sidecar model: one declaration per key"),
     "tol_tasks/puzzles/hanoi.py": (440, "the Tower of Hanoi and its exact solver's interface"),
 }
 

@@ -93,9 +93,14 @@ export class PageDisplay {
       this.rows.attention(document.visibilityState === "hidden", t, "hidden");
     };
     document.addEventListener("visibilitychange", this._onVisibility);
+    // Each fullscreenchange is one change, read from the state before it: the events of a
+    // quick exit and return may both be handled after the return, when the document says
+    // "full screen" twice.
+    this._full = Boolean(document.fullscreenElement);
     this._onFullscreen = () => {
       const t = this.clock.now();
-      const left = !document.fullscreenElement;
+      const left = this._full;
+      this._full = !this._full;
       if (left) this.fullscreenExits.push(t);
       if (left || this.fullscreenExits.length) this.rows.attention(left, t, "fullscreen"); // back: only after a loss
     };
