@@ -30,13 +30,11 @@ def protocol_choices(folder: Path) -> list[str]:
 
 
 def _ask(fields: dict, title: str) -> dict | None:
-    # OpenCV (installed with PsychoPy) points Qt at its own, incompatible platform plugins.
-    if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
-        del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
-    from psychopy import gui  # only when a dialog is shown: the module imports without it
+    # PsychoPy's dialog (the runner's), imported only when shown: this module imports
+    # without PsychoPy.
+    from tol_tasks.runner.dialog import ask
 
-    dlg = gui.DlgFromDict(fields, title=title, sortKeys=False)
-    return fields if dlg.OK else None
+    return ask(fields, title)
 
 
 def launch(script: str | os.PathLike, *tol_run_options: str) -> int:

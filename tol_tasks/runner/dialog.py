@@ -17,6 +17,21 @@ T = TypeVar("T")
 ERROR_COLOR = "#c00000"
 
 
+def _own_qt_plugins() -> None:
+    """OpenCV (installed with PsychoPy) points Qt at its own, incompatible platform plugins;
+    PyQt6 finds its own when the variable is unset."""
+    if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
+        del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
+
+
+def ask(fields: dict, title: str) -> dict | None:
+    """PsychoPy's dialog of ``fields`` (name -> default, or a list of choices): the answers
+    (``fields`` filled in), or None if it was cancelled."""
+    _own_qt_plugins()
+    dlg = gui.DlgFromDict(fields, title=title, sortKeys=False)
+    return fields if dlg.OK else None
+
+
 def participant_dialog(lp, session: int, check: Callable[[dict[str, str]], T]) -> T | None:
     """Ask for participant, session and the protocol's extra fields.
 
@@ -25,10 +40,7 @@ def participant_dialog(lp, session: int, check: Callable[[dict[str, str]], T]) -
     shows that error above its buttons, keeps what was typed, and asks again.
     Returns what ``check`` returned, or None if the dialog was cancelled.
     """
-    # OpenCV (installed with PsychoPy) points Qt at its own, incompatible
-    # platform plugins; PyQt6 finds its own when the variable is unset.
-    if "cv2" in os.environ.get("QT_QPA_PLATFORM_PLUGIN_PATH", ""):
-        del os.environ["QT_QPA_PLATFORM_PLUGIN_PATH"]
+    _own_qt_plugins()
     fields = {"participant": "", "session": str(session), **lp.model.field_defaults()}
     error = None
     while True:
