@@ -176,7 +176,17 @@ def codebook_page() -> str:
 
 
 # ---------------------------------------------------------------- the system packages
-SYSTEM_PACKAGES = DOCS.parent / "scripts" / "system-packages.txt"
+def _system_packages_file() -> Path:
+    """``scripts/system-packages.txt`` of the checkout whose ``tol_tasks`` this build documents.
+
+    Found from the package, not from this folder: a copy of ``docs/`` built elsewhere (the
+    broken-link test builds one) documents the same checkout.
+    """
+    import tol_tasks
+
+    return Path(tol_tasks.__file__).resolve().parents[1] / "scripts" / "system-packages.txt"
+
+
 _NEEDS = {
     "setup": "for `scripts/setup.sh` itself",
     "run": "the task's windows and dialogs (every lab computer running Linux)",
@@ -188,7 +198,7 @@ _NEEDS = {
 def system_packages_table() -> str:
     """The table of ``scripts/system-packages.txt``, where each package is declared once."""
     rows = ["| Debian/Ubuntu package | needed for | why |", "|---|---|---|"]
-    for line in SYSTEM_PACKAGES.read_text(encoding="utf-8").splitlines():
+    for line in _system_packages_file().read_text(encoding="utf-8").splitlines():
         if not line.strip() or line.startswith("#"):
             continue
         name, need, _program, why = line.split(maxsplit=3)

@@ -39,6 +39,10 @@ TEXT_HEIGHT = 0.038
 #: Where the counters (moves, time left) are drawn: nothing else goes above
 #: ``COUNTER_Y - LABEL_HEIGHT``; nothing goes below ``BOTTOM``.
 COUNTER_Y = 0.45
+#: How far the counters keep from the box's sides. The moves counter is drawn from its left
+#: end, the time left up to its right end: a long text ("Tiempo restante: 120 s") grows
+#: inwards and stays in the window whatever the language.
+COUNTER_MARGIN = 0.05
 BOTTOM = -0.47
 #: The free band of the feedback and of the notice of a refused move, and the goal's label.
 BAND = 0.08
@@ -167,7 +171,11 @@ class BoardLayout:
 
 @dataclass(frozen=True)
 class Places:
-    """The fixed places of the texts of a task screen (centres, box units), and text sizes."""
+    """The fixed places of the texts of a task screen (box units), and text sizes.
+
+    Each place is a text's centre, except the counters': ``moves`` is the left end of the
+    moves counter and ``time`` the right end of the time left (see ``COUNTER_MARGIN``).
+    """
 
     moves: tuple[float, float]
     time: tuple[float, float]
@@ -318,8 +326,8 @@ def screen_layout(kind: str, capacities: Sequence[int], display, largest: int | 
         goal = _board(kind, caps, unit * g, g, width * g, 0.0, band[1], largest)
         label = (0.0, max(a.y + a.h / 2 for a in goal.pegs) + GOAL_LABEL / 2)
     places = Places(
-        moves=(-half + 0.17, COUNTER_Y),
-        time=(half - 0.17, COUNTER_Y),
+        moves=(-half + COUNTER_MARGIN, COUNTER_Y),
+        time=(half - COUNTER_MARGIN, COUNTER_Y),
         text_y=(band[0] + band[1]) / 2,
         goal_label=label,
         copy_label=(0.0, COUNTER_Y),

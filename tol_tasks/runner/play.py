@@ -124,7 +124,10 @@ class ProblemTrial(TrialBase):
         self.goal = screen.board("goal", puzzle, goal) if goal else None
         if self.goal is not None:
             self.goal.show(spec.goal)
-        self.labels = {k: screen.label(k) for k in ("goal_label", "moves", "time_left", "notice")}
+        # The counters: moves from its left end, the time left up to its right end (Places).
+        self.labels = {k: screen.label(k) for k in ("goal_label", "notice")}
+        self.labels["moves"] = screen.label("moves", anchor="left")
+        self.labels["time_left"] = screen.label("time_left", anchor="right")
         places = screen.places
         self.goal_pos = places.goal_label
         self.moves_pos = places.moves

@@ -27,10 +27,12 @@ UNITS = "height"
 class Label:
     """A text stimulus whose text and position are written only when they change."""
 
-    def __init__(self, win, *, height: float, color, wrap: float | None = None):
+    def __init__(self, win, *, height: float, color, wrap: float | None = None,
+                 anchor: str = "center"):  # fmt: skip
         self.stim = visual.TextStim(
-            win, text="", height=height, color=color, wrapWidth=wrap, units=UNITS
-        )
+            win, text="", height=height, color=color, wrapWidth=wrap, units=UNITS,
+            anchorHoriz=anchor, alignText=anchor,
+        )  # fmt: skip
         self._text: str | None = ""
         self._pos: tuple[float, float] = (0.0, 0.0)
 
@@ -206,14 +208,16 @@ class TaskScreen:
         self._pages: dict = {}
         self._page_view = None
 
-    def label(self, name: str, small: bool = True) -> Label:
-        """The text stimulus kept for one place on the screen (built on first use)."""
+    def label(self, name: str, small: bool = True, anchor: str = "center") -> Label:
+        """The text stimulus kept for one place on the screen (built on first use); its
+        position is its centre, or its left or right end (``anchor``)."""
         if name not in self.labels:
             self.labels[name] = Label(
                 self.win,
                 height=self.places.label_height if small else self.places.text_height,
                 color=self.d.text_color,
                 wrap=None if small else self.places.wrap,
+                anchor=anchor,
             )
         return self.labels[name]
 

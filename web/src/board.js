@@ -51,8 +51,8 @@ export class Stage {
     });
   }
 
-  /** A text label placed at (x, y) in height units, centred. */
-  label(className, x, y, { size = 0.028, width = null } = {}) {
+  /** A text label at (x, y) in height units: its centre, or its left or right end (`align`). */
+  label(className, x, y, { size = 0.028, width = null, align = "center" } = {}) {
     const el = document.createElement("div");
     el.className = `tol-label ${className}`;
     const [px, py] = this.px(x, y);
@@ -62,6 +62,12 @@ export class Stage {
       fontSize: `${size * this.U}px`,
       width: width ? `${width * this.U}px` : "auto",
     });
+    if (align !== "center") {
+      Object.assign(el.style, {
+        transform: `translate(${align === "left" ? "0" : "-100%"}, -50%)`,
+        textAlign: align,
+      });
+    }
     this.el.appendChild(el);
     return el;
   }

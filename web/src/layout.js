@@ -12,6 +12,8 @@ const BOARD_WIDTH = 1.15;
 const LABEL_HEIGHT = 0.03;
 const TEXT_HEIGHT = 0.038;
 const COUNTER_Y = 0.45;
+/** The counters' distance from the box's sides: moves drawn from its left end, time up to its right end. */
+const COUNTER_MARGIN = 0.05;
 const BOTTOM = -0.47;
 const BAND = 0.08;
 const GOAL_LABEL = 0.045;
@@ -107,8 +109,8 @@ export function screenLayout(kind, capacities, display, largest = null) {
       image_height: 0.45,
       caption_y: -0.2,
       continue_y: -0.43,
-      moves: [-half + 0.17, COUNTER_Y],
-      time: [half - 0.17, COUNTER_Y],
+      moves: [-half + COUNTER_MARGIN, COUNTER_Y],
+      time: [half - COUNTER_MARGIN, COUNTER_Y],
       copy_label: [0, COUNTER_Y],
       goal_label: label,
     },

@@ -339,8 +339,9 @@ export async function playProblem(ui, run, { feedback }) {
     }
     view = new BoardView(stage, puzzle, board, d, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
     view.show(run.trial.state);
-    if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, small);
-    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, small);
+    // The counters: moves from its left end, the time left up to its right end (places).
+    if (d.show_move_counter) movesLabel = stage.label("tol-moves", ...places.moves, { ...small, align: "left" });
+    if (d.show_time_left && spec.time_limit) timeLabel = stage.label("tol-time", ...places.time, { ...small, align: "right" });
     noticeLabel = stage.label("tol-notice", 0, textY, line);
     labels(0);
   };
