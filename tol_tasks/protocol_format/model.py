@@ -12,7 +12,6 @@ reads and checks a file against them (faults:
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -37,6 +36,7 @@ from tol_tasks.config import (
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
+from tol_tasks.puzzles.shared import shared_hanoi, shared_london
 
 from .colors import FALLBACK_PIECE_COLOR, checked_color, default_piece_color, label_color
 from .neuro import EyeTracking, Markers, Scanner
@@ -63,7 +63,7 @@ class HanoiTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> Hanoi:
-        return _hanoi(disks or self.disks, self.pegs, self.adjacent_only)
+        return shared_hanoi(disks or self.disks, self.pegs, self.adjacent_only)
 
 
 class LondonTask(_Model):
@@ -83,19 +83,7 @@ class LondonTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> London:
-        return _london(self.balls, tuple(self.capacities))
-
-
-# One puzzle per apparatus: a puzzle keeps what its solver has searched (a 4- or 5-peg
-# Hanoi's whole state graph), and resolving a protocol asks for it once per problem.
-@lru_cache(maxsize=64)
-def _hanoi(disks: int, pegs: int, adjacent_only: bool) -> Hanoi:
-    return Hanoi(disks, pegs, adjacent_only)
-
-
-@lru_cache(maxsize=64)
-def _london(balls: str, capacities: tuple[int, ...]) -> London:
-    return London(balls, capacities)
+        return shared_london(self.balls, tuple(self.capacities))
 
 
 Task = Annotated[Union[HanoiTask, LondonTask], Field(discriminator="type")]  # noqa: UP007
