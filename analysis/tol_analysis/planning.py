@@ -57,7 +57,8 @@ def planning_rows(rows: list[dict]) -> list[dict]:
 
 
 def _mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
+    """The mean of the values given (None, NaN and pandas' NA: a problem never solved)."""
+    values = [v for v in values if v is not None and not pd.isna(v)]
     return statistics.fmean(values) if values else None
 
 

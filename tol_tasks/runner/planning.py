@@ -20,7 +20,7 @@ from tol_tasks.session_data.detail import format_detail
 
 from .play import TrialBase
 from .results import ProblemResult
-from .stage import Stage
+from .stage import AbortSession, Stage
 
 #: Seconds the simulated participant thinks before it answers (divided by its speed).
 SIMULATED_THINK = 1.0
@@ -87,35 +87,48 @@ class PlanningTrial(TrialBase):
                                       min_moves=spec.min_moves), **self.base)  # fmt: skip
         limit = spec.time_limit
         st.input.on_page(t0)
-        while self.outcome is None:
-            evs = st.events()
-            for ev in evs:
-                if limit is not None and ev.t - t0 >= limit:  # the time limit came first
-                    self.outcome = "time_out"
-                    break
-                k = self._chosen(ev)
-                if k is not None and ev.t >= t0:
-                    self._choose(self.planning.choices[k], ev.t, ev.source, ev.stamp, ev.x, ev.y)
-                    if self.outcome is not None:
+        try:
+            while self.outcome is None:
+                evs = st.events()
+                for ev in evs:
+                    if limit is not None and ev.t - t0 >= limit:  # the time limit came first
+                        self.outcome = "time_out"
                         break
-            now = st.clock.getTime()
-            if self.outcome is None and st.simulate and now - t0 >= SIMULATED_THINK / st.speed:
-                self._choose(spec.min_moves, now, "simulated", "clock", None, None)
-            if self.outcome is None and limit is not None and now - t0 >= limit:
-                self.outcome = "time_out"
-            if self.outcome is None:
-                self.draw()
-                st.frames.flip()
+                    k = self._chosen(ev)
+                    if k is not None and ev.t >= t0:
+                        self._choose(
+                            self.planning.choices[k], ev.t, ev.source, ev.stamp, ev.x, ev.y
+                        )
+                        if self.outcome is not None:
+                            break
+                now = st.clock.getTime()
+                if self.outcome is None and st.simulate and now - t0 >= SIMULATED_THINK / st.speed:
+                    self._choose(spec.min_moves, now, "simulated", "clock", None, None)
+                if self.outcome is None and limit is not None and now - t0 >= limit:
+                    self.outcome = "time_out"
+                if self.outcome is None:
+                    self.draw()
+                    st.frames.flip()
+        except AbortSession:  # the quit key: no planning_end row, as for a moves problem
+            self.result = self._end("aborted")
+            raise
+        self.result = self._end(self.outcome)
+        return self.result
+
+    def _end(self, outcome: str) -> ProblemResult:
+        """Frame statistics, the planning_end row (not for an aborted problem), the result."""
+        st, spec = self.stage, self.spec
         detail, total = self._stop()
+        if outcome != "aborted":
+            st.write("planning_end", trial_time=total, reason=outcome, moves=len(self.choices),
+                     detail=detail, **self.base)  # fmt: skip
         firsts = self.choices[:1]
-        st.write("planning_end", trial_time=total, reason=self.outcome, moves=len(self.choices),
-                 detail=detail, **self.base)  # fmt: skip
         # For the ExperimentHandler: moves is the number of choices, planning_time the latency
         # to the first choice (tol-score's planning.csv has the measures).
         return ProblemResult(
             problem_id=spec.id, block=self.base["block"], attempt=self.base["attempt"],
             start=str(spec.start), goal=str(spec.goal), min_moves=spec.min_moves,
-            moves=len(self.choices), solved=self.outcome == "solved", outcome=self.outcome,
+            moves=len(self.choices), solved=outcome == "solved", outcome=outcome,
             planning_time=firsts[0][1] if firsts else None, total_time=total,
             event_log=self.event_log,
         )  # fmt: skip

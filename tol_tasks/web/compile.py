@@ -226,8 +226,11 @@ def compile_plan(lp: LoadedProtocol) -> dict[str, Any]:
     largest = session_layout(lp.model).board.largest
     for i, block in enumerate(data["blocks"]):
         planning = lp.model.blocks[i].planning
-        block["planning"] = None if planning is None else _planning(
-            planning, lp.block_problems(i), lp.model.display, largest)
+        block["planning"] = (
+            None
+            if planning is None
+            else _planning(planning, lp.block_problems(i), lp.model.display, largest)
+        )
         copies = block["copies"]
         if copies and copies["moves"] == "optimal":
             for problem, spec in zip(block["problems"], lp.block_problems(i), strict=True):
@@ -245,8 +248,9 @@ def _planning(planning: Planning, specs, display: Display, largest: int) -> dict
         "keys": [browser_key(k) for k in planning.keys] if planning.keys else None,
         "key_names": list(planning.keys) if planning.keys else None,
         "until_correct": planning.until_correct,
-        "screens": {s.puzzle.code: planning_screen(s.puzzle, display, largest, n).as_dict()
-                    for s in specs},  # fmt: skip
+        "screens": {
+            s.puzzle.code: planning_screen(s.puzzle, display, largest, n).as_dict() for s in specs
+        },  # fmt: skip
     }
 
 
