@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -171,7 +172,7 @@ def test_a_planning_only_block_is_compiled_with_its_boxes_keys_and_screen(tmp_pa
         xs = [x for x, _ in screen["boxes"]]
         assert len(xs) == len(planning["choices"])
         # Left to right, equally spaced, centred, apart, inside the 4:3 box; under the board.
-        gaps = {round(b - a, 9) for a, b in zip(xs, xs[1:], strict=False)}
+        gaps = {round(b - a, 9) for a, b in itertools.pairwise(xs)}
         assert len(gaps) == 1
         assert min(gaps) > box
         assert xs[0] == pytest.approx(-xs[-1])

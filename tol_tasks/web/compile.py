@@ -250,7 +250,7 @@ def _planning(planning: Planning, specs, display: Display, largest: int) -> dict
         "until_correct": planning.until_correct,
         "screens": {
             s.puzzle.code: planning_screen(s.puzzle, display, largest, n).as_dict() for s in specs
-        },  # fmt: skip
+        },
     }
 
 
