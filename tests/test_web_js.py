@@ -306,6 +306,40 @@ def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
             assert [v for pair in size for v in pair] == pytest.approx(want_sizes, abs=1e-12)
 
 
+def test_the_plugins_planning_screen_is_the_display_models(rng):
+    # A planning-only problem of the tower plugin is laid out by web/src/layout.js
+    # planningScreen; tol_tasks.display.planning (what tol-run and the built page use) is
+    # the source: every number equal.
+    from types import SimpleNamespace
+
+    from tol_tasks.display.planning import planning_screen
+    from tol_tasks.protocol_format.model import Display
+
+    cases = []
+    for _ in range(150):
+        if rng.random() < 0.5:
+            pegs, disks = rng.randrange(3, 7), rng.randrange(1, 11)
+            kind, caps, largest = "hanoi", [disks] * pegs, disks + rng.randrange(0, 3)
+        else:
+            kind, largest = "london", None
+            caps = [rng.randrange(1, 6) for _ in range(rng.randrange(2, 6))]
+        display = {"piece_scale": rng.choice([0.5, 1.0, 1.2, 3.0]), "show_goal": rng.random() < 0.5,
+                   "goal_position": rng.choice(["top", "left", "right"])}  # fmt: skip
+        cases.append({"kind": kind, "caps": caps, "display": display, "largest": largest,
+                      "n": rng.choice([2, 3, 6, 7, 10, 12, 20, 30])})  # fmt: skip
+    got = node(
+        "return input.map((c) => lib.planningScreen(c.kind, c.caps, c.display, c.largest, c.n));",
+        cases,
+    )
+    for case, js in zip(cases, got, strict=True):
+        puzzle = SimpleNamespace(kind=case["kind"], capacities=tuple(case["caps"]))
+        want = _flat(planning_screen(puzzle, Display(**case["display"]), case["largest"],
+                                     case["n"]).as_dict())  # fmt: skip
+        assert set(_flat(js)) == set(want), case
+        for key, value in _flat(js).items():
+            assert value == pytest.approx(want[key], abs=1e-12), (case, key)
+
+
 def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng):
     # web/src/quality.js is a port of tol_tasks.session_data.quality.run_warnings.
     from tol_tasks import texts

@@ -188,7 +188,9 @@ def test_the_quit_key_during_a_planning_problem_ends_the_session_as_aborted(chro
         page = ctx.new_page()
         errors: list[str] = []
         page.on("pageerror", lambda e: errors.append(str(e)))
-        page.on("download", lambda d: d.save_as(tmp_path / d.suggested_filename))
+        saved: list[str] = []
+        page.on("download", lambda d: (d.save_as(tmp_path / d.suggested_filename),
+                                       saved.append(d.suggested_filename)))  # fmt: skip
         page.goto(server.url("index.html?participant=W002"))
         page.click("[data-start]")
         for pid, key in (("q1", "1"), ("q2", "2")):
@@ -203,7 +205,10 @@ def test_the_quit_key_during_a_planning_problem_ends_the_session_as_aborted(chro
             )
         page.keyboard.press("Escape")
         page.wait_for_function("document.documentElement.dataset.tolSaved", timeout=20000)
-        page.wait_for_timeout(300)
+        for _ in range(200):  # both files saved (the log and the sidecar), however loaded
+            if len(saved) == 2:
+                break
+            page.wait_for_timeout(100)
         ctx.close()
     assert not errors, errors
     rows = _rows(tmp_path)
@@ -296,3 +301,65 @@ def test_the_browser_writes_the_rows_tol_run_writes(played, xdisplay, tmp_path):
     assert sum(w[0] in PLANNING_EVENTS for w in web) == 2 * len(ANSWERS) + sum(
         map(len, ANSWERS.values())
     )
+
+
+PLUGIN_PAGE = """<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8"><title>planning in a timeline</title>
+<link rel="stylesheet" href="jspsych.css"><script src="jspsych.js"></script>
+<script src="button.js"></script><script src="plugin-tower.js"></script></head>
+<body><script>
+  const jsPsych = initJsPsych();
+  const tower = jsPsychTower.createSession({participant: "J1", name: "ots-plugin"});
+  const ots = {type: jsPsychTower.TowerPlugin, session: tower, puzzle: "hanoi:3:3:0",
+               start: "AAA", block: "ots", width: 800, height: 600};
+  jsPsych.run([
+    {type: jsPsychHtmlButtonResponse, stimulus: "<p>Plan.</p>", choices: ["Start"]},
+    {...ots, goal: "ACC", problem_id: "k1",
+     planning: {choices: [1, 2, 3, 4, 5, 6, 7], keys: ["1", "2", "3", "4", "5", "6", "7"]}},
+    {...ots, goal: "CCC", problem_id: "c1", planning: {choices: [3, 5, 7], until_correct: false}},
+    {type: jsPsychHtmlButtonResponse, stimulus: "<p>Thanks.</p>", choices: ["Finish"],
+     on_finish: () => tower.save()},
+  ]);
+</script></body></html>
+"""
+
+
+def test_the_jspsych_plugin_plays_a_planning_only_problem(chromium, tmp_path):
+    """The tower plugin's `planning` parameter, in a researcher's own timeline: one problem
+    answered by keys (wrong, then right), one by a click (wrong; the first choice ends it);
+    the same rows as the built page's, scored by tol-score."""
+    import shutil
+
+    from tol_tasks.web.cli import main
+
+    site = tmp_path / "site"
+    assert main(["plugin", "--output", str(site)]) == 0
+    modules = Path(__file__).resolve().parents[1] / "web" / "node_modules"
+    for name, path in {"jspsych.js": "jspsych/dist/index.browser.min.js",
+                       "jspsych.css": "jspsych/css/jspsych.css",
+                       "button.js": "@jspsych/plugin-html-button-response/dist/"
+                                    "index.browser.min.js"}.items():  # fmt: skip
+        shutil.copy(modules / path, site / name)
+    (site / "index.html").write_text(PLUGIN_PAGE)
+    data = tmp_path / "data"
+    data.mkdir()
+    with StaticServer(site) as server:
+        player, saved = run_in_browser(chromium, server.url("index.html"), data, illegal=False,
+                                       answers={"k1": [2, 3], "c1": [5]})  # fmt: skip
+        player.ctx.close()
+    assert len(saved) == 2
+    rows = _rows(data)
+    planning = [(r["event"], r["problem_id"], r["moves"], r["reason"], r["input"]) for r in rows
+                if r["event"] in PLANNING_EVENTS]  # fmt: skip
+    assert planning == [
+        ("planning_onset", "k1", "", "", ""), ("choice", "k1", "2", "wrong", "key"),
+        ("choice", "k1", "3", "correct", "key"), ("planning_end", "k1", "2", "solved", ""),
+        ("planning_onset", "c1", "", "", ""), ("choice", "c1", "5", "wrong", "mouse"),
+        ("planning_end", "c1", "1", "wrong", ""),
+    ]  # fmt: skip
+    assert parse_detail(rows[[r["problem_id"] for r in rows].index("c1")]["detail"]) == {
+        "choices": "3,5,7", "min_moves": "7"}  # fmt: skip
+    problems = pd.read_csv(_scored(data) / "planning.csv").set_index("problem_id")
+    assert list(problems["outcome"]) == ["solved", "wrong"]
+    assert problems.loc["k1", "choices_to_correct"] == 2
+    assert pd.isna(problems.loc["c1", "choices_to_correct"])  # never answered right

@@ -52,6 +52,16 @@ if TYPE_CHECKING:
 #: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
 PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
 
+
+def may_have_planning(meta: Sidecar) -> bool:
+    """Whether a session may have planning-only problems (its rows are then read for them):
+    its protocol has a ``planning:`` key, or it has no protocol and was not converted (the
+    jsPsych ``tower`` plugin's problems are given in the researcher's own timeline, which
+    may ask for planning-only ones)."""
+    text = getattr(meta.protocol, "text", "") or ""
+    return bool(PLANNING_KEY.search(text)) or (not text and getattr(meta, "source", None) is None)
+
+
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
@@ -85,7 +95,7 @@ class Sidecars(Mapping):
         self._tasks.setdefault(key[:2], []).append(key)
         if meta is None:
             return
-        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
+        if may_have_planning(meta):
             self.with_planning.append(key)
         if getattr(meta, "eyetracking", None) is not None:
             self.with_eyetracking.append(key)

@@ -4,7 +4,7 @@ export { formatDetail, parseDetail } from "./detail.js";
 export { COLUMNS, EVENT_LOG_VERSION, EventLog, logText } from "./eventlog.js";
 export { frameStats, frameSummary } from "./frames.js";
 export { labelColor } from "./defaults.js";
-export { pieceSize, pieceXY, screenLayout } from "./layout.js";
+export { pageView, pieceSize, pieceXY, planningScreen, screenLayout } from "./layout.js";
 export { progressOf, sessionPlan } from "./plan.js";
 export { attentionLosses, runWarnings } from "./quality.js";
 export { Hanoi, London, fromCode, shortestPath } from "./puzzle.js";
