@@ -193,16 +193,7 @@ def test_the_quit_key_during_a_planning_problem_ends_the_session_as_aborted(chro
                                        saved.append(d.suggested_filename)))  # fmt: skip
         page.goto(server.url("index.html?participant=W002"))
         page.click("[data-start]")
-        for pid, key in (("q1", "1"), ("q2", "2")):
-            page.wait_for_function(
-                "pid => document.querySelector('.tol-stage')?.dataset.problem === pid"
-                " && document.querySelector('.tol-stage').dataset.screen === 'planning'",
-                arg=pid, timeout=20000,
-            )  # fmt: skip
-            page.keyboard.press(key)
-            page.wait_for_function(
-                "() => document.querySelector('.tol-stage').dataset.chosen === '1'", timeout=10000
-            )
+        _answer_in_page(page, [("q1", "1"), ("q2", "2")])
         page.keyboard.press("Escape")
         page.wait_for_function("document.documentElement.dataset.tolSaved", timeout=20000)
         for _ in range(200):  # both files saved (the log and the sidecar), however loaded
@@ -218,6 +209,60 @@ def test_the_quit_key_during_a_planning_problem_ends_the_session_as_aborted(chro
     assert [r["moves"] for r in rows if r["event"] == "choice"] == ["1", "2"]
     problems = pd.read_csv(_scored(tmp_path) / "planning.csv")
     assert list(problems["outcome"]) == ["solved", "void"]
+
+
+def _answer_in_page(page, answers) -> None:
+    """Press each (problem id, key) once its planning screen is on, waiting for its choice."""
+    for pid, key in answers:
+        page.wait_for_function(
+            "pid => document.querySelector('.tol-stage')?.dataset.problem === pid"
+            " && document.querySelector('.tol-stage').dataset.screen === 'planning'",
+            arg=pid, timeout=20000,
+        )  # fmt: skip
+        page.keyboard.press(key)
+        page.wait_for_function(
+            "() => document.querySelector('.tol-stage').dataset.chosen === '1'", timeout=10000
+        )
+
+
+@pytest.mark.slow
+def test_a_tab_closed_mid_planning_problem_continues_where_it_stopped(chromium, site, tmp_path):
+    """The tab is closed during q2, after one wrong choice; opened again, the session
+    continues: q1 is not asked again, q2 is asked again from its start (a new trial), and
+    tol-score counts it once (the cut-off asking void)."""
+    with StaticServer(site) as server:
+        url = server.url("index.html?participant=W003")
+        ctx = chromium.new_context(viewport={"width": 1200, "height": 860}, accept_downloads=True)
+        page = ctx.new_page()
+        page.goto(url)
+        page.click("[data-start]")
+        _answer_in_page(page, [("q1", "1"), ("q2", "2")])
+        page.close()  # the tab closed in the middle of q2
+        later = {"q2": [3], "q3": [7], "r1": [3], "r2": [7]}
+        second, saved = run_in_browser(chromium, url, tmp_path, context=ctx, illegal=False,
+                                       answers=later)  # fmt: skip
+        ctx.close()
+    assert [p.problem_id for p in second.played] == ["q2", "q3", "r1", "r2", "m1"]
+    assert len(saved) == 2
+    rows = _rows(tmp_path)
+    (resume,) = [r for r in rows if r["event"] == "resume"]
+    assert resume["detail"].endswith(";interrupted=ots-keys/q2")
+    at = rows.index(resume)
+    before = [(r["problem_id"], r["event"], r["moves"]) for r in rows[:at]
+              if r["event"] in PLANNING_EVENTS]  # fmt: skip
+    assert before == [("q1", "planning_onset", ""), ("q1", "choice", "1"),
+                      ("q1", "planning_end", "1"), ("q2", "planning_onset", ""),
+                      ("q2", "choice", "2")]  # fmt: skip
+    onsets = [(r["problem_id"], int(r["trial"])) for r in rows if r["event"] == "planning_onset"]
+    assert [p for p, _ in onsets] == ["q1", "q2", "q2", "q3", "r1", "r2"]
+    assert [t for _, t in onsets] == sorted({t for _, t in onsets})  # q2 again: a new trial
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times)
+    problems = pd.read_csv(_scored(tmp_path) / "planning.csv")
+    assert list(problems["problem_id"]) == ["q1", "q2", "q2", "q3", "r1", "r2"]
+    assert list(problems["void"]) == [False, True, False, False, False, False]
+    kept = problems[~problems["void"]]
+    assert list(kept["choices_to_correct"]) == [1, 1, 1, 1, 1]
 
 
 def _scored(folder: Path) -> Path:

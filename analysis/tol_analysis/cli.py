@@ -12,8 +12,9 @@ from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
+from tol_analysis.planning import may_have_planning
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import Sidecars, may_have_planning, score_sessions
+from tol_analysis.score import Sidecars, score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 

@@ -16,7 +16,6 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,6 +28,7 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.csvfile import TableWriter
 from tol_analysis.logview import LogView, last_in_group
+from tol_analysis.planning import may_have_planning
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
 from tol_analysis.sessions import (
@@ -48,18 +48,6 @@ if TYPE_CHECKING:
     import pandas as pd
 
     from tol_tasks.session_data.sidecar import Sidecar
-
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
-
-
-def may_have_planning(meta: Sidecar) -> bool:
-    """Whether a session may have planning-only problems (its rows are then read for them):
-    its protocol has a ``planning:`` key, or it has no protocol and was not converted (the
-    jsPsych ``tower`` plugin's problems are given in the researcher's own timeline, which
-    may ask for planning-only ones)."""
-    text = getattr(meta.protocol, "text", "") or ""
-    return bool(PLANNING_KEY.search(text)) or (not text and getattr(meta, "source", None) is None)
 
 
 #: Logs are scored together up to this many rows: the work is done over whole columns
