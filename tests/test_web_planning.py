@@ -221,7 +221,7 @@ def _answer_in_page(page, answers) -> None:
         )  # fmt: skip
         page.keyboard.press(key)
         page.wait_for_function(
-            "() => document.querySelector('.tol-stage').dataset.chosen === '1'", timeout=10000
+            "() => document.querySelector('.tol-stage').dataset.chosen === '1'", timeout=30000
         )
 
 
