@@ -12,6 +12,7 @@ reads and checks a file against them (faults:
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Annotated, Any, Literal, Union
 
 from pydantic import (
@@ -62,7 +63,7 @@ class HanoiTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> Hanoi:
-        return Hanoi(disks or self.disks, self.pegs, self.adjacent_only)
+        return _hanoi(disks or self.disks, self.pegs, self.adjacent_only)
 
 
 class LondonTask(_Model):
@@ -82,7 +83,19 @@ class LondonTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> London:
-        return London(self.balls, tuple(self.capacities))
+        return _london(self.balls, tuple(self.capacities))
+
+
+# One puzzle per apparatus: a puzzle keeps what its solver has searched (a 4- or 5-peg
+# Hanoi's whole state graph), and resolving a protocol asks for it once per problem.
+@lru_cache(maxsize=64)
+def _hanoi(disks: int, pegs: int, adjacent_only: bool) -> Hanoi:
+    return Hanoi(disks, pegs, adjacent_only)
+
+
+@lru_cache(maxsize=64)
+def _london(balls: str, capacities: tuple[int, ...]) -> London:
+    return London(balls, capacities)
 
 
 Task = Annotated[Union[HanoiTask, LondonTask], Field(discriminator="type")]  # noqa: UP007
