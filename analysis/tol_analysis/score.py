@@ -16,7 +16,6 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
@@ -29,6 +28,7 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.csvfile import TableWriter
 from tol_analysis.logview import LogView, last_in_group
+from tol_analysis.planning import may_have_planning
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
 from tol_analysis.sessions import (
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
 
     from tol_tasks.session_data.sidecar import Sidecar
 
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
 
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
@@ -85,7 +83,7 @@ class Sidecars(Mapping):
         self._tasks.setdefault(key[:2], []).append(key)
         if meta is None:
             return
-        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
+        if may_have_planning(meta):
             self.with_planning.append(key)
         if getattr(meta, "eyetracking", None) is not None:
             self.with_eyetracking.append(key)
