@@ -41,6 +41,9 @@ SAMPLE_COLUMNS = ("time", "x", "y", "pupil", "valid")
 #: second of a 2000 Hz tracker) until they are asked for.
 POLL_S = 0.05
 
+#: How long the session's end waits for the thread's last request to ioHub (seconds).
+_STOP_WAIT_S = 30.0
+
 #: Two readings of the session clock around one of PsychoPy's clock, further apart than
 #: this (the thread was descheduled between them), are read again (see ``_offset``).
 _OFFSET_BRACKET_S = 0.0005
@@ -170,8 +173,10 @@ class GazeRecorder:
         if self._file.closed:
             return
         self._stopping.set()
-        self._thread.join()
+        self._thread.join(timeout=_STOP_WAIT_S)
         try:
+            if self._thread.is_alive():  # ioHub's process does not answer: the session ends
+                raise TimeoutError(f"ioHub did not answer for {_STOP_WAIT_S:.0f} s")
             self.tracker.setRecordingState(False)
             self._write_new()
         except Exception as exc:  # said as a GazeError below
