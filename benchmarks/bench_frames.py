@@ -7,7 +7,8 @@ Run with (starts its own Xvfb display when there is none)::
 ``--before``: also measure the engine of an older checkout (with its own ``.venv``; through
 ``TowerTask``'s public API, run by that checkout's Python) on the same display, between two
 measures of this one (averaged), and print the ratio new / before. ``--only``: the cases
-whose label holds ``TEXT`` (e.g. ``h8``, the worst case). ``--neuro``: also the engine on
+whose label holds ``TEXT`` (e.g. ``h8``, the worst case; ``eye tracker``: only the two
+cases of ``--neuro``). ``--neuro``: also the engine on
 the 8-disk problem with every event sent as a marker (an LSL outlet and a serial port, a
 pseudo-terminal here) and ioHub's MouseGaze eye tracker recording (issue 35), and with
 the eye tracker alone.
@@ -247,19 +248,21 @@ def measure() -> list[dict]:
         if os.environ.get("TOL_BENCH_NEURO") == "1":
             from tests.neuro_tools import PortReader
 
-            engine = _engine_run(win, hanoi8_gaze, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle, tmp)
-            rows.append({"case": "h8 + eye tracker", "old": None, "new": None,
-                         "engine": engine})  # fmt: skip
+            if not only or only in "h8 + eye tracker":
+                engine = _engine_run(win, hanoi8_gaze, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle, tmp)
+                rows.append({"case": "h8 + eye tracker", "old": None, "new": None,
+                             "engine": engine})  # fmt: skip
 
-            port = PortReader()
-            try:
-                engine = _engine_run(win, hanoi8_neuro, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle,
-                                     tmp, marker_port=port.path)  # fmt: skip
-            finally:
-                port.close()
-            engine["marker_bytes"] = sum(1 for b, _ in port.bytes if b)
-            rows.append({"case": "h8 + markers + eye tracker", "old": None, "new": None,
-                         "engine": engine})  # fmt: skip
+            if not only or only in "h8 + markers + eye tracker":
+                port = PortReader()
+                try:
+                    engine = _engine_run(win, hanoi8_neuro, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle,
+                                         tmp, marker_port=port.path)  # fmt: skip
+                finally:
+                    port.close()
+                engine["marker_bytes"] = sum(1 for b, _ in port.bytes if b)
+                rows.append({"case": "h8 + markers + eye tracker", "old": None, "new": None,
+                             "engine": engine})  # fmt: skip
     win.close()
     return rows
 
