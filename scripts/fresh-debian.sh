@@ -89,7 +89,7 @@ cleanup() {
     mountpoint -q "$root/$m" && umount -l "$root/$m"
   done
   mountpoint -q "$root" && umount -l "$root"
-  if findmnt -rn -o TARGET | grep -q "^$root/"; then
+  if findmnt -rn -o TARGET | grep "^$root/" >/dev/null; then  # (grep -q under pipefail: SIGPIPE)
     echo "fresh-debian: something is still mounted under $root: it is not deleted" >&2
   elif [ "$keep" -eq 0 ]; then
     rm -rf "$root"
