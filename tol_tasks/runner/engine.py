@@ -87,11 +87,8 @@ class TowerTask:
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
     clock : psychopy.core.Clock, optional
-        The caller's clock (Builder's ``globalClock``): session time 0 is where it
-        reads 0, and event times are its reading as the session opens plus the
-        time counted since on the system's monotonic clock (a change of the
-        computer's time moves PsychoPy's clocks, not the session's; see
-        :func:`~tol_tasks.runner.clock.session_clock`, recorded in the sidecar).
+        The caller's clock (Builder's ``globalClock``): time 0 of the session, which
+        then counts on the monotonic clock (:func:`~tol_tasks.runner.clock.session_clock`).
         Without one, session time 0 is the first problem's start.
     name : str
         Prefix of the ExperimentHandler columns.
