@@ -17,12 +17,10 @@ The engine never closes or re-creates the window. It writes the same event
 log and sidecar as ``tol-run`` (which is a thin shell over it) and, given an
 ``ExperimentHandler``, adds one row per problem attempt to it.
 
-:class:`TowerTask` is a thin front: what a session runs is decided by its plan
-(:mod:`tol_tasks.session_data.plan`); it carries the plan's steps out with the pieces of the
-runner, each in a module of its own: the trials' frame loop (:mod:`.play`), the record of the
-session (:mod:`.session`, its sidecar from :mod:`.metadata`), the window (:mod:`.window`), the
-frames (:mod:`.frames`), the input sources (:mod:`.inputs`) and the ExperimentHandler rows
-(:mod:`.experiment`); the steps are carried out by :mod:`.steps`.
+:class:`TowerTask` is a thin front: its plan (:mod:`tol_tasks.session_data.plan`) decides
+what runs; the runner's modules carry it out: :mod:`.play` (the frame loop), :mod:`.session`
+and :mod:`.metadata` (the record), :mod:`.window`, :mod:`.frames`, :mod:`.inputs`,
+:mod:`.experiment` (the ExperimentHandler rows) and :mod:`.steps`.
 """
 
 from __future__ import annotations
