@@ -375,8 +375,7 @@ class TowerTask:
             self._record.sidecar.scanner = scan.record()
         gaze = getattr(self, "_gaze", None)
         if gaze is not None:
-            # Stopped first: every sample of the file is in the count, none written after it.
-            with contextlib.suppress(GazeError):  # said in the sidecar: samples counted so far
+            with contextlib.suppress(GazeError):  # stopped first: the count is the file's
                 gaze.stop()
             self._record.sidecar.eyetracking = gaze.record(
                 regions(self._stage, self.model.task.puzzle())
