@@ -158,7 +158,9 @@ def _score(args, out: outputs.OutputFolder) -> int:
         if not args.skip_bad:
             return _fail("\n".join(str(c) for c in one.conflicts))
         skipped += [str(c) for c in one.conflicts]
-    paths = one.logs
+    # The logs to score as text (a fraction of a Path's memory, for every log found).
+    paths = [str(p) for p in one.logs]
+    one.logs = found.logs = []
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():

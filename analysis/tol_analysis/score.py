@@ -33,11 +33,11 @@ from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
 from tol_analysis.sessions import (
     SESSION_TRIALS,
-    SessionInfo,
     session_info,
     summarize_sessions,
     write_sessions,
 )
+from tol_analysis.spill import Records
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -69,7 +69,10 @@ class Sidecars(Mapping):
 
     def __init__(self) -> None:
         self._where: dict[tuple[str, int, str], str | Sidecar | None] = {}
-        self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
+        #: Each (participant, session)'s tasks: made when first asked for (a session's
+        #: sidecar found by participant and session), not kept for every session while
+        #: scoring.
+        self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] | None = None
         #: The sessions whose sidecar's protocol has planning-only problems, and those
         #: with eye tracking: noted as the sidecar is read, so that no sidecar is read
         #: again to learn whether the planning or gaze tables are needed.
@@ -82,7 +85,7 @@ class Sidecars(Mapping):
         key = tuple(key)
         # A path as text: a fraction of a Path's memory, kept for every session.
         self._where[key] = str(log.sidecar_path) if on_disk else meta
-        self._tasks.setdefault(key[:2], []).append(key)
+        self._tasks = None
         if meta is None:
             return
         if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
@@ -93,6 +96,10 @@ class Sidecars(Mapping):
     def __getitem__(self, key: tuple) -> Sidecar | None:
         key = tuple(key)
         if len(key) == 2:
+            if self._tasks is None:
+                self._tasks = {}
+                for each in self._where:
+                    self._tasks.setdefault(each[:2], []).append(each)
             tasks = self._tasks.get(key, [])
             if len(tasks) != 1:
                 raise KeyError(key)  # none, or several tasks: say which
@@ -278,7 +285,8 @@ def _builders(write_to, files: ExitStack) -> tuple[dict[str, TableBuilder], dict
 def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], conv: Conventions,
                 replays: Replays, on_error) -> Scores:  # fmt: skip
     warnings: list[str] = []
-    infos: list[SessionInfo] = []
+    sink = tables["trials"].sink  # written as scored: the session records spilled beside it
+    infos = Records(spill_in=None if sink is None else sink.path.parent)
     plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
     sidecars = Sidecars()
     with gc_paused():
@@ -296,13 +304,12 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
                     sidecars.add(log.key, log)
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
-    sink = tables["trials"].sink
-    if sink is None:
-        done["sessions"] = summarize_sessions(done["trials"], infos, conv)
-    else:  # written as scored: sessions.csv too, beside trials.csv
-        path = sink.path.with_name("sessions.csv")
-        done["sessions"] = write_sessions(done["trials"], infos, conv, path)
-
+    with infos:
+        if sink is None:
+            done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+        else:  # written as scored: sessions.csv too, beside trials.csv
+            path = sink.path.with_name("sessions.csv")
+            done["sessions"] = write_sessions(done["trials"], infos, conv, path)
     return Scores(done, conv, warnings, sidecars)
 
 
@@ -320,18 +327,18 @@ def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[Sessi
     protocol, trial, attempt) key is written twice."""
     from tol_analysis.duplicates import DuplicateSessionError
 
-    first: dict[tuple[str, int, str], Path] = {}
+    first: dict[tuple[str, int, str], str] = {}  # the path as text: a fraction of a Path
     for log in logs:
-        key = log.key
-        seen = first.setdefault(key, log.path)
-        if seen is log.path:
+        key, where = log.key, str(log.path)
+        seen = first.setdefault(key, where)
+        if seen is where:
             yield log
             continue
-        if seen == log.path:
-            exc = EventLogError(f"{log.path}: given twice.", where=str(log.path),
+        if seen == where:
+            exc = EventLogError(f"{log.path}: given twice.", where=where,
                                 fix="give each log once.")  # fmt: skip
         else:
-            exc = DuplicateSessionError(key, [seen, log.path])
+            exc = DuplicateSessionError(key, [Path(seen), log.path])
         if on_error is None:
             raise exc
         on_error(log, exc)

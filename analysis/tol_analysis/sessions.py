@@ -32,6 +32,7 @@ from tol_analysis.columns import (
 )
 from tol_analysis.conventions import Conventions
 from tol_analysis.csvfile import TableWriter
+from tol_analysis.spill import KeyIndex
 from tol_analysis.tables import ColumnData, TableData
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
@@ -170,11 +171,17 @@ def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Convention
     every column)."""
     summaries = _Summaries(trials, infos, conv)
     step = SESSION_ROWS if summaries.in_order else max(1, summaries.n)
+    kept = _ids([])
+    kept.update(field_columns([], kinds=summaries.fields))
+    parts: dict[str, list[ColumnData]] = {name: [] for name in kept}
     with TableWriter(path, summaries.names) as out:
         for start in range(0, summaries.n, step):
-            out.write(summaries.rows(start, min(start + step, summaries.n)))
-    kept = _ids(summaries.sessions)
-    kept.update(field_columns(summaries.sessions, kinds=summaries.fields))
+            rows = summaries.rows(start, min(start + step, summaries.n))
+            out.write(rows)
+            for name, got in parts.items():
+                got.append(rows[name])
+    if summaries.n:
+        kept = {name: ColumnData.concat(got) for name, got in parts.items()}
     return TableData(summaries.names, kept, summaries.n)
 
 
@@ -186,12 +193,16 @@ class _Summaries:
     whole table."""
 
     def __init__(self, trials: TableData, infos: list[SessionInfo], conv: Conventions) -> None:
-        index: dict[tuple[str, int, str], int] = {}
-        sessions: list[SessionInfo] = []
-        for info in infos:
-            if info.key not in index:
-                index[info.key] = len(sessions)
-                sessions.append(info)
+        # Each session task's row: its first record (hashes when the keys are distinct, as
+        # scoring gives them: no dict of every key; the records may be on disk).
+        index = KeyIndex(info.key for info in infos)
+        sessions = infos
+        if not index.unique:
+            index, sessions = {}, []
+            for info in infos:
+                if info.key not in index:
+                    index[info.key] = len(sessions)
+                    sessions.append(info)
         self.trials, self.sessions, self.n = trials, sessions, len(sessions)
         shown = np.ones(len(trials), bool)
         if not conv.include_practice:
@@ -399,7 +410,7 @@ def _column(kind: str, values: np.ndarray) -> ColumnData:
     return ColumnData(FLOAT, values.astype(np.float64))
 
 
-def _session_of(trials: TableData, index: dict[tuple[str, int, str], int]) -> np.ndarray:
+def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
     """Each trial's session task (its row in sessions.csv)."""
     who, proto = trials["participant"], trials["protocol"]
     number = np.asarray(trials["session"].values, np.int64)
@@ -407,9 +418,11 @@ def _session_of(trials: TableData, index: dict[tuple[str, int, str], int]) -> np
     tasks = np.asarray(proto.values, np.int64)
     keys = _pair_keys(_pair_keys(codes, number)[0], tasks)[0]
     _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    rows = np.array([index[(who.categories[c], s, proto.categories[t])] for c, s, t in
-                     zip(codes[first].tolist(), number[first].tolist(), tasks[first].tolist(),
-                         strict=True)], np.int64)  # fmt: skip
+    keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
+            zip(codes[first].tolist(), number[first].tolist(), tasks[first].tolist(),
+                strict=True)]  # fmt: skip
+    rows = (index.rows(keys) if isinstance(index, KeyIndex)
+            else np.array([index[k] for k in keys], np.int64))  # fmt: skip
     return rows[inverse.ravel()] if len(rows) else np.empty(0, np.int64)
 
 

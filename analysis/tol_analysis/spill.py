@@ -1,0 +1,134 @@
+"""Per-session records kept on disk, and sessions found by key without a dict of keys.
+
+Scoring keeps one record per session (:class:`~tol_analysis.sessions.SessionInfo`) for
+``sessions.csv``, which is written after every log is scored (its columns depend on every
+session). Held as Python objects they take about 1.5 KB a session; :class:`Records`
+spills them, pickled a chunk at a time, to an unnamed temporary file (nothing is left
+behind when the process ends, however it ends), so that memory holds one chunk.
+:class:`KeyIndex` finds a session's row by its (participant, session, protocol) from
+64-bit hashes in two arrays (16 bytes a session), checked for collisions.
+"""
+
+from __future__ import annotations
+
+import bisect
+import pickle
+import tempfile
+from collections.abc import Hashable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Records pickled together: one write (and one read) per chunk.
+CHUNK = 2048
+
+
+class Records(Sequence):
+    """Records in order, appended one at a time; in memory, or spilled to disk.
+
+    Parameters
+    ----------
+    spill_in : path, optional
+        A folder for the unnamed temporary file the records are written to, a chunk
+        (:data:`CHUNK`) at a time; without it they stay in memory. Reading back
+        (an index, a slice, iteration) unpickles only the chunks asked for.
+    """
+
+    def __init__(self, spill_in: str | Path | None = None) -> None:
+        self._file = None if spill_in is None else tempfile.TemporaryFile(dir=spill_in)  # noqa: SIM115 - closed by close()
+        self._new: list[Any] = []  # not yet written
+        self._offsets: list[int] = [0]  # each chunk's start in the file, then its end
+        self._firsts: list[int] = [0]  # each chunk's first record, then the count written
+
+    def append(self, record: Any) -> None:
+        self._new.append(record)
+        if self._file is not None and len(self._new) >= CHUNK:
+            self._write()
+
+    def _write(self) -> None:
+        data = pickle.dumps(self._new, protocol=pickle.HIGHEST_PROTOCOL)
+        self._file.seek(self._offsets[-1])
+        self._file.write(data)
+        self._offsets.append(self._offsets[-1] + len(data))
+        self._firsts.append(self._firsts[-1] + len(self._new))
+        self._new = []
+
+    def _chunk(self, k: int) -> list[Any]:
+        """Chunk ``k`` of those written (the ones not written are the last)."""
+        if k == len(self._firsts) - 1:
+            return self._new
+        self._file.seek(self._offsets[k])
+        return pickle.loads(self._file.read(self._offsets[k + 1] - self._offsets[k]))
+
+    def __len__(self) -> int:
+        return self._firsts[-1] + len(self._new)
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            start, stop, step = at.indices(len(self))
+            if step != 1:
+                return list(self)[at]
+            out: list[Any] = []
+            k = bisect.bisect_right(self._firsts, start) - 1
+            while start < stop:
+                chunk, first = self._chunk(k), self._firsts[k]
+                out.extend(chunk[start - first : stop - first])
+                start = first + len(chunk)
+                k += 1
+            return out
+        n = len(self)
+        if not -n <= at < n:
+            raise IndexError("record index out of range")
+        got = self[at % n : at % n + 1]
+        return got[0]
+
+    def __iter__(self) -> Iterator[Any]:
+        for k in range(len(self._firsts)):
+            yield from self._chunk(k)
+
+    def close(self) -> None:
+        """Remove the file (the records are then gone)."""
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+        self._new, self._offsets, self._firsts = [], [0], [0]
+
+    def __enter__(self) -> Records:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+class KeyIndex:
+    """Each key's row (its place among ``keys``), kept as sorted 64-bit hashes.
+
+    :attr:`unique` is False when two keys share a hash (the same key twice, or two keys
+    whose hashes collide): the caller then finds rows another way.
+    """
+
+    def __init__(self, keys: Iterable[Hashable]) -> None:
+        hashes = np.fromiter((hash(k) for k in keys), np.int64)
+        self._order = np.argsort(hashes, kind="stable")
+        self._sorted = hashes[self._order]
+        self.unique = not bool(np.any(self._sorted[1:] == self._sorted[:-1]))
+
+    def __len__(self) -> int:
+        return len(self._sorted)
+
+    def rows(self, keys: Iterable[Hashable]) -> np.ndarray:
+        """The rows of ``keys`` (each one of the keys indexed, as :attr:`unique` ones are).
+
+        Raises
+        ------
+        KeyError
+            Naming a key that is not indexed.
+        """
+        keys = list(keys)
+        hashes = np.fromiter((hash(k) for k in keys), np.int64, len(keys))
+        at = np.minimum(np.searchsorted(self._sorted, hashes), max(len(self._sorted) - 1, 0))
+        found = self._sorted[at] == hashes if len(self._sorted) else np.zeros(len(keys), bool)
+        if not found.all():
+            raise KeyError(keys[int(np.flatnonzero(~found)[0])])
+        return self._order[at]
