@@ -13,7 +13,8 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import PLANNING_KEY, Sidecars, score_sessions
+from tol_analysis.score import PLANNING_KEY, score_sessions
+from tol_analysis.spill import Sidecars
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -302,7 +303,7 @@ def _check_extras(args) -> None:
 
 def _any_sidecar(scores, noted: str, test) -> bool:
     """Whether a scored session's sidecar passes ``test``: as noted when the sidecars were
-    read (:class:`~tol_analysis.score.Sidecars`' ``noted`` list), else by reading them."""
+    read (:class:`~tol_analysis.spill.Sidecars`' ``noted`` list), else by reading them."""
     sidecars = scores.sidecars
     if isinstance(sidecars, Sidecars):
         return bool(getattr(sidecars, noted))

@@ -16,7 +16,6 @@ distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack
 from pathlib import Path
@@ -37,7 +36,7 @@ from tol_analysis.sessions import (
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.spill import Records
+from tol_analysis.spill import PLANNING_KEY, Records, Sidecars  # noqa: F401 - also here
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -47,84 +46,10 @@ from tol_tasks.session_data.eventlog import EventLogError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tol_tasks.session_data.sidecar import Sidecar
-
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
 
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
-
-
-class Sidecars(Mapping):
-    """Each session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or None),
-    by (participant, session, protocol); a key of (participant, session) finds the sidecar
-    when the session has one task only.
-
-    A sidecar read from the file beside its log is read again from that file
-    when asked for, so that scoring thousands of sessions does not hold every
-    sidecar in memory; one given otherwise is kept as given.
-    """
-
-    def __init__(self) -> None:
-        self._where: dict[tuple[str, int, str], str | Sidecar | None] = {}
-        #: Each (participant, session)'s tasks: made when first asked for (a session's
-        #: sidecar found by participant and session), not kept for every session while
-        #: scoring.
-        self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] | None = None
-        #: The sessions whose sidecar's protocol has planning-only problems, and those
-        #: with eye tracking: noted as the sidecar is read, so that no sidecar is read
-        #: again to learn whether the planning or gaze tables are needed.
-        self.with_planning: list[tuple[str, int, str]] = []
-        self.with_eyetracking: list[tuple[str, int, str]] = []
-
-    def add(self, key: tuple[str, int, str], log: SessionLog) -> None:
-        meta = log.sidecar
-        on_disk = meta is not None and log.sidecar_path is not None
-        key = tuple(key)
-        # A path as text: a fraction of a Path's memory, kept for every session.
-        self._where[key] = str(log.sidecar_path) if on_disk else meta
-        self._tasks = None
-        if meta is None:
-            return
-        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
-            self.with_planning.append(key)
-        if getattr(meta, "eyetracking", None) is not None:
-            self.with_eyetracking.append(key)
-
-    def __getitem__(self, key: tuple) -> Sidecar | None:
-        key = tuple(key)
-        if len(key) == 2:
-            if self._tasks is None:
-                self._tasks = {}
-                for each in self._where:
-                    self._tasks.setdefault(each[:2], []).append(each)
-            tasks = self._tasks.get(key, [])
-            if len(tasks) != 1:
-                raise KeyError(key)  # none, or several tasks: say which
-            key = tasks[0]
-        where = self._where[key]
-        if not isinstance(where, str):
-            return where
-        from tol_tasks.session_data.sidecar import Sidecar, SidecarError
-
-        try:
-            return Sidecar.read(where)
-        except SidecarError:
-            return None  # gone or damaged since it was read
-
-    def log_path(self, key: tuple) -> Path | None:
-        """The event log of the session ``key`` (None: its sidecar is not a file on disk)."""
-        where = self._where.get(key)
-        meta = self[key] if isinstance(where, str) else None
-        return Path(where).with_name(meta.event_log) if meta is not None else None
-
-    def __iter__(self) -> Iterator[tuple[str, int, str]]:
-        return iter(self._where)
-
-    def __len__(self) -> int:
-        return len(self._where)
 
 
 class Scores:
@@ -288,9 +213,9 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
     sink = tables["trials"].sink  # written as scored: the session records spilled beside it
     infos = Records(spill_in=None if sink is None else sink.path.parent)
     plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
-    sidecars = Sidecars()
+    sidecars = Sidecars(on_disk=sink is not None)
     with gc_paused():
-        for batch in _batches(_one_log_per_session(logs, on_error)):
+        for batch in _batches(_one_log_per_session(logs, on_error, sidecars)):
             for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
                 for name, (n, columns) in parts.items():
                     tables[name].add(n, columns)
@@ -302,6 +227,7 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
                     infos.append(session_info(log, status, discontinued, is_simulated(log), conv,
                                               plans, warnings))  # fmt: skip
                     sidecars.add(log.key, log)
+        batch = scored = parts = columns = log = None  # the last batch let go, sidecars too
         give_memory_back()  # what reading and scoring used, before the tables are made
         done = {name: builder.done() for name, builder in tables.items()}
     with infos:
@@ -320,18 +246,18 @@ def is_simulated(log: SessionLog) -> bool | None:
     return None if log.sidecar is None else log.sidecar.simulate is not None
 
 
-def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[SessionLog]:
+def _one_log_per_session(logs: Iterable[SessionLog], on_error,
+                         sidecars: Sidecars) -> Iterator[SessionLog]:  # fmt: skip
     """The logs, each session task's first only: another log of a (participant, session,
     protocol) already scored is an error naming both (:mod:`tol_analysis.duplicates` sorts
     copies and new attempts out before scoring), so that no (participant, session,
     protocol, trial, attempt) key is written twice."""
     from tol_analysis.duplicates import DuplicateSessionError
 
-    first: dict[tuple[str, int, str], str] = {}  # the path as text: a fraction of a Path
     for log in logs:
         key, where = log.key, str(log.path)
-        seen = first.setdefault(key, where)
-        if seen is where:
+        seen = sidecars.claim(key, where)
+        if seen is None:
             yield log
             continue
         if seen == where:

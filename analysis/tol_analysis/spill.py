@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import bisect
 import pickle
+import re
+import sqlite3
 import tempfile
-from collections.abc import Hashable, Iterable, Iterator, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +24,9 @@ import numpy as np
 
 #: Records pickled together: one write (and one read) per chunk.
 CHUNK = 2048
+
+#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
+PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
 
 
 class Records(Sequence):
@@ -132,3 +137,101 @@ class KeyIndex:
         if not found.all():
             raise KeyError(keys[int(np.flatnonzero(~found)[0])])
         return self._order[at]
+
+
+class Sidecars(Mapping):
+    """Each scored session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or
+    None), by (participant, session, protocol); a key of (participant, session) finds the
+    sidecar when the session has one task only.
+
+    What is kept of each session is where its sidecar is (read again from that file when
+    asked for) and its log, in an SQLite table: in a temporary file on disk with
+    ``on_disk`` (deleted when closed, or by SQLite when the process ends), else in memory.
+    A sidecar given otherwise than from a file is kept as given.
+    """
+
+    def __init__(self, on_disk: bool = False) -> None:
+        self._db = sqlite3.connect("" if on_disk else ":memory:", check_same_thread=False)
+        self._db.execute("CREATE TABLE s (p TEXT, n INTEGER, t TEXT, log TEXT, side TEXT, "
+                         "scored INTEGER DEFAULT 0, UNIQUE (p, n, t))")  # fmt: skip
+        self._given: dict[tuple[str, int, str], Any] = {}  # sidecars not read from a file
+        #: The sessions whose sidecar's protocol has planning-only problems, and those
+        #: with eye tracking: noted as the sidecar is read, so that no sidecar is read
+        #: again to learn whether the planning or gaze tables are needed.
+        self.with_planning: list[tuple[str, int, str]] = []
+        self.with_eyetracking: list[tuple[str, int, str]] = []
+
+    def claim(self, key: tuple[str, int, str], log: str) -> str | None:
+        """Note ``log`` as the log of session ``key``; the log noted before it, if any (the
+        session is then not the first of its key)."""
+        p, n, t = key
+        got = self._db.execute("SELECT log FROM s WHERE p = ? AND n = ? AND t = ?",
+                               (p, n, t)).fetchone()  # fmt: skip
+        if got is not None:
+            return got[0]
+        self._db.execute("INSERT INTO s (p, n, t, log) VALUES (?, ?, ?, ?)", (p, n, t, log))
+        return None
+
+    def add(self, key: tuple[str, int, str], log) -> None:
+        """Note the sidecar of the scored log ``log`` (a SessionLog) of session ``key``."""
+        key = tuple(key)
+        meta = log.sidecar
+        on_disk = meta is not None and log.sidecar_path is not None
+        self.claim(key, str(log.path))  # claimed already when scored by score_sessions
+        if meta is not None and not on_disk:
+            self._given[key] = meta
+        side = str(log.sidecar_path) if on_disk else None
+        self._db.execute("UPDATE s SET side = ?, scored = 1 WHERE p = ? AND n = ? AND t = ?",
+                         (side, *key))  # fmt: skip
+        if meta is None:
+            return
+        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
+            self.with_planning.append(key)
+        if getattr(meta, "eyetracking", None) is not None:
+            self.with_eyetracking.append(key)
+
+    def _row(self, key: tuple) -> tuple[tuple[str, int, str], str | None]:
+        if len(key) == 2:
+            got = self._db.execute("SELECT p, n, t, side FROM s WHERE p = ? AND n = ? AND "
+                                   "scored = 1 LIMIT 2", tuple(key)).fetchall()  # fmt: skip
+            if len(got) != 1:
+                raise KeyError(key)  # none, or several tasks: say which
+        else:
+            p, n, t = key
+            got = self._db.execute("SELECT p, n, t, side FROM s WHERE p = ? AND n = ? AND t = ? "
+                                   "AND scored = 1", (p, int(n), t)).fetchall()  # fmt: skip
+            if not got:
+                raise KeyError(key)
+        p, n, t, side = got[0]
+        return (p, n, t), side
+
+    def __getitem__(self, key: tuple) -> Any:
+        key, side = self._row(tuple(key))
+        if side is None:
+            return self._given.get(key)
+        from tol_tasks.session_data.sidecar import Sidecar, SidecarError
+
+        try:
+            return Sidecar.read(side)
+        except SidecarError:
+            return None  # gone or damaged since it was read
+
+    def log_path(self, key: tuple) -> Path | None:
+        """The event log of the session ``key`` (None: its sidecar is not a file on disk)."""
+        try:
+            key, side = self._row(tuple(key))
+        except KeyError:
+            return None
+        meta = self[key] if side is not None else None
+        return Path(side).with_name(meta.event_log) if meta is not None else None
+
+    def __iter__(self) -> Iterator[tuple[str, int, str]]:
+        rows = self._db.execute("SELECT p, n, t FROM s WHERE scored = 1 ORDER BY rowid")
+        return (tuple(r) for r in rows)
+
+    def __len__(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM s WHERE scored = 1").fetchone()[0]
+
+    def close(self) -> None:
+        """Let the table go (its file is deleted)."""
+        self._db.close()
