@@ -76,7 +76,7 @@ class Scores:
     sidecars : Mapping
         Each session's sidecar model (or None), by (participant, session, protocol): the
         protocol text, software and timing that exports and reports describe
-        (:class:`Sidecars`: read from disk when asked for).
+        (:class:`~tol_analysis.spill.Sidecars`: read from disk when asked for).
     """
 
     #: The tables, by name.

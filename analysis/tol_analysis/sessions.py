@@ -324,19 +324,22 @@ def _column(kind: str, values: np.ndarray) -> ColumnData:
 
 
 def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
-    """Each trial's session task (its row in sessions.csv)."""
+    """Each trial's session task (its row in sessions.csv): looked up once per run of
+    trials of one session task (scoring gives each session's trials together)."""
     who, proto = trials["participant"], trials["protocol"]
-    number = np.asarray(trials["session"].values, np.int64)
-    codes = np.asarray(who.values, np.int64)
-    tasks = np.asarray(proto.values, np.int64)
-    keys = _pair_keys(_pair_keys(codes, number)[0], tasks)[0]
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    number = np.asarray(trials["session"].values)
+    codes, tasks = np.asarray(who.values), np.asarray(proto.values)
+    if not len(codes):
+        return np.empty(0, np.int64)
+    new = np.ones(len(codes), bool)
+    new[1:] = (codes[1:] != codes[:-1]) | (number[1:] != number[:-1]) | (tasks[1:] != tasks[:-1])
+    starts = np.flatnonzero(new)
     keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
-            zip(codes[first].tolist(), number[first].tolist(), tasks[first].tolist(),
+            zip(codes[starts].tolist(), number[starts].tolist(), tasks[starts].tolist(),
                 strict=True)]  # fmt: skip
     rows = (index.rows(keys) if isinstance(index, KeyIndex)
             else np.array([index[k] for k in keys], np.int64))  # fmt: skip
-    return rows[inverse.ravel()] if len(rows) else np.empty(0, np.int64)
+    return np.repeat(np.asarray(rows, np.int64), np.diff(np.r_[starts, len(codes)]))
 
 
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,

@@ -1,6 +1,6 @@
 """Per-session records kept on disk, and sessions found by key without a dict of keys.
 
-Scoring keeps one record per session (:class:`~tol_analysis.sessions.SessionInfo`) for
+Scoring keeps one record per session (``tol_analysis.infos.SessionInfo``) for
 ``sessions.csv``, which is written after every log is scored (its columns depend on every
 session). Held as Python objects they take about 1.5 KB a session; :class:`Records`
 spills them, pickled a chunk at a time, to an unnamed temporary file (nothing is left
@@ -109,7 +109,7 @@ class Records(Sequence):
 class KeyIndex:
     """Each key's row (its place among ``keys``), kept as sorted 64-bit hashes.
 
-    :attr:`unique` is False when two keys share a hash (the same key twice, or two keys
+    ``unique`` is False when two keys share a hash (the same key twice, or two keys
     whose hashes collide): the caller then finds rows another way.
     """
 
@@ -123,7 +123,7 @@ class KeyIndex:
         return len(self._sorted)
 
     def rows(self, keys: Iterable[Hashable]) -> np.ndarray:
-        """The rows of ``keys`` (each one of the keys indexed, as :attr:`unique` ones are).
+        """The rows of ``keys`` (each one of the keys indexed, as ``unique`` ones are).
 
         Raises
         ------
