@@ -151,3 +151,14 @@ def test_key_index_finds_rows_and_names_a_key_it_does_not_hold():
     with pytest.raises(KeyError, match="P3"):
         index.rows([("P3", 1, "tol")])
     assert not spill_module.KeyIndex([*keys, ("P2", 1, "tol")]).unique
+
+
+def test_texts_keep_each_text_as_given():
+    texts = ["/data/P1_tol.csv", "", "/données/P2_tol.csv", "c"]
+    kept = spill_module.Texts(Path(t) if t else t for t in texts)
+    assert len(kept) == 4
+    assert list(kept) == [str(Path(t)) if t else t for t in texts]
+    assert kept[2] == "/données/P2_tol.csv" and kept[1] == "" and kept[-1] == "c"
+    assert kept[1:3] == ["", "/données/P2_tol.csv"]
+    with pytest.raises(IndexError):
+        kept[4]

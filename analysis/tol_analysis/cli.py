@@ -14,7 +14,7 @@ from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
 from tol_analysis.score import PLANNING_KEY, score_sessions
-from tol_analysis.spill import Sidecars
+from tol_analysis.spill import Sidecars, Texts
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -159,8 +159,8 @@ def _score(args, out: outputs.OutputFolder) -> int:
         if not args.skip_bad:
             return _fail("\n".join(str(c) for c in one.conflicts))
         skipped += [str(c) for c in one.conflicts]
-    # The logs to score as text (a fraction of a Path's memory, for every log found).
-    paths = [str(p) for p in one.logs]
+    # The logs to score as one text (no object per log found: the Paths let go).
+    paths = Texts(one.logs)
     one.logs = found.logs = []
     show = sys.stderr.isatty() and len(paths) >= 10
 

@@ -106,6 +106,33 @@ class Records(Sequence):
         self.close()
 
 
+class Texts(Sequence):
+    """Texts (paths of logs found) kept as one string and where each ends: no Python
+    object per text, and none of the many small objects made while they were found kept
+    alive by them (which would keep the memory those used)."""
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        parts = [str(t) for t in texts]
+        self._ends = np.cumsum([len(t) for t in parts], dtype=np.int64)
+        self._all = "".join(parts)
+
+    def __len__(self) -> int:
+        return len(self._ends)
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return [self[k] for k in range(*at.indices(len(self)))]
+        end = int(self._ends[at])
+        at = at % len(self)
+        return self._all[(int(self._ends[at - 1]) if at else 0) : end]
+
+    def __iter__(self) -> Iterator[str]:
+        start = 0
+        for end in self._ends.tolist():
+            yield self._all[start:end]
+            start = end
+
+
 class KeyIndex:
     """Each key's row (its place among ``keys``), kept as sorted 64-bit hashes.
 
