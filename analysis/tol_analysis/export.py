@@ -82,7 +82,7 @@ def wide_data(trials: TableData, conv: Conventions,
 
 
 #: Participants whose wide.csv rows are made and written at once (:func:`write_wide`).
-WIDE_ROWS = 2048
+WIDE_ROWS = 1024
 
 
 def write_wide(trials: TableData, conv: Conventions, sessions: TableData | None,
