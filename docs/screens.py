@@ -44,10 +44,12 @@ def _box(x, y, w, h, screen) -> list[float]:
 
 
 def _text_box(label, screen) -> list[float]:
-    """The drawn text's box: PsychoPy's bounding box (pixels) at the label's place."""
+    """The drawn text's box: PsychoPy's bounding box (pixels) at the label's place, which is
+    its centre or, for a label anchored there (the counters), its left or right end."""
     w, h = label.stim.boundingBox
     x, y = label.stim.pos
-    return _box(x, y, w / screen.H, h / screen.H, screen)
+    shift = {"left": 0.5, "right": -0.5}.get(label.stim.anchorHoriz, 0.0) * w / screen.H
+    return _box(x + shift, y, w / screen.H, h / screen.H, screen)
 
 
 def _stim_box(stim, screen) -> list[float]:

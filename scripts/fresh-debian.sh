@@ -7,6 +7,11 @@
 #
 #   bash scripts/fresh-debian.sh [--suite bookworm] [--mirror URL] [--work DIR] [--demo-only] [--keep]
 #
+# An Ubuntu release the same way (the README names Ubuntu 24.04): --suite noble (or jammy,
+# ...) takes Ubuntu's archive, its main and universe components and debootstrap's Ubuntu
+# script; without Ubuntu's archive keyring on this machine (Debian does not ship it) the
+# packages' signatures cannot be checked, and the script says so.
+#
 # Needs root (debootstrap, chroot, mounts), debootstrap and git; about 15 GB of disk and,
 # on a 2-core machine, about an hour (the whole test suite runs, on two PsychoPy versions).
 # Only committed work is tested (the clone is of HEAD). The root sees the network and the
@@ -20,7 +25,7 @@
 set -euo pipefail
 here="$(cd "$(dirname "$0")/.." && pwd)"
 
-suite=bookworm mirror=http://deb.debian.org/debian work="" demo_only=0 keep=0
+suite=bookworm mirror="" work="" demo_only=0 keep=0
 while [ "$#" -gt 0 ]; do
   case "$1" in
     --suite) suite="$2"; shift 2 ;;
@@ -36,6 +41,22 @@ if [ "$(id -u)" -ne 0 ]; then
   echo "fresh-debian: needs root (debootstrap, chroot and mounts). Suggested fix: sudo bash $0" >&2
   exit 2
 fi
+# Ubuntu or Debian: the archive, its components and debootstrap's script for the release.
+bootstrap=(--include=python3,git)
+case "$suite" in
+  focal|jammy|noble|oracular|plucky|questing)
+    system=Ubuntu
+    mirror="${mirror:-http://archive.ubuntu.com/ubuntu}"
+    bootstrap+=(--components=main,universe)
+    if [ ! -f /usr/share/keyrings/ubuntu-archive-keyring.gpg ]; then
+      echo "fresh-debian: Ubuntu's archive keyring is not on this machine: the packages' signatures are not checked"
+      bootstrap+=(--no-check-gpg)
+    fi
+    script=/usr/share/debootstrap/scripts/$suite
+    [ -e "$script" ] || script=/usr/share/debootstrap/scripts/gutsy  # every Ubuntu release's
+    ;;
+  *) system=Debian; mirror="${mirror:-http://deb.debian.org/debian}"; script="" ;;
+esac
 for tool in debootstrap git chroot findmnt; do
   command -v "$tool" >/dev/null 2>&1 || {
     echo "fresh-debian: $tool is not installed. Suggested fix: apt-get install $tool" >&2; exit 2; }
@@ -79,8 +100,8 @@ cleanup() {
 trap cleanup EXIT
 
 start=$SECONDS
-echo "fresh-debian: debootstrap $suite from $mirror (a plain Debian: its required and important packages, python3 and git)"
-debootstrap --include=python3,git "$suite" "$root" "$mirror" > "$logs/debootstrap.log" 2>&1 || {
+echo "fresh-debian: debootstrap $suite from $mirror (a plain $system: its required and important packages, python3 and git)"
+debootstrap "${bootstrap[@]}" "$suite" "$root" "$mirror" ${script:+"$script"} > "$logs/debootstrap.log" 2>&1 || {
   tail -20 "$logs/debootstrap.log"; echo "fresh-debian: debootstrap failed ($logs/debootstrap.log)" >&2; exit 1; }
 debootstrap_s=$(( SECONDS - start ))
 echo "fresh-debian: debootstrap done in $debootstrap_s s"

@@ -275,7 +275,7 @@ def test_a_damaged_log_in_a_folder_is_still_an_error(tmp_path):
     out = tmp_path / "out"
     bad = tol_score(str(data), "--output", str(out))
     assert bad.returncode == 2
-    assert "b.csv: the header (line 1): not a tol-tasks event log (format 1 or 2): the header lacks goal" in (
+    assert "b.csv: the header (line 1): not a tol-tasks event log (format 1, 2 or 3): the header lacks goal" in (
         bad.stderr)  # fmt: skip
     assert "pass --skip-bad" in bad.stderr
     assert "Traceback" not in bad.stderr

@@ -77,7 +77,7 @@ def test_foreign_and_damaged_files(tmp_path):
     foreign.write_text("subject,rt\n1,0.5\n")
     with pytest.raises(
         EventLogError,
-        match=r"other.csv: the header \(line 1\): not a tol-tasks event log \(format 1 or 2\): the header lacks row, participant",
+        match=r"other.csv: the header \(line 1\): not a tol-tasks event log \(format 1, 2 or 3\): the header lacks row, participant",
     ):
         read_event_log(foreign)
     binary = tmp_path / "bin.csv"
@@ -101,7 +101,7 @@ def test_foreign_and_damaged_files(tmp_path):
 
 def test_codebook_describes_every_column_and_the_markdown_is_current():
     cb = codebook()
-    assert cb["format_version"] == 2
+    assert cb["format_version"] == 3
     for col in cb["columns"]:
         assert col["description"]
         assert col["type"]
@@ -141,3 +141,23 @@ def test_session_paths_follow_psychopy_and_never_collide(tmp_path):
     bids = RunSettings(participant="P1", session=2, output=tmp_path, bids_names=True)
     assert session_paths(bids, "demo", now)[0].name.startswith("sub-P1_ses-2_task-demo_")
     assert re.fullmatch(r"\d{4}-\d\d-\d\d_\d\dh\d\d\.\d\d\.\d{3}", date_str())
+
+
+def test_format_3_adds_events_to_format_2_whose_logs_read_as_they_are():
+    """The events added after release 0.2.0 (format 2) bumped the format: format 2's
+    codebook is the one 0.2.0 shipped, format 3 has its columns and events and more; a log
+    0.2.0 wrote (the golden sessions, sidecars saying 2) reads with every row."""
+    v2, v3 = codebook(2), codebook(3)
+    assert [c["name"] for c in v2["columns"]] == [c["name"] for c in v3["columns"]]
+    assert set(v2["events"]) < set(v3["events"])
+    assert set(v3["events"]) - set(v2["events"]) >= {
+        "attention_lost", "attention_back", "trigger", "scan_start", "fixation",
+        "planning_onset", "choice", "planning_end",
+    }  # fmt: skip
+    assert "marker_codes" not in v2
+    assert "marker_codes" in v3
+    log = ROOT / "tests" / "data" / "golden" / "sessions" / "demo.csv"
+    assert json.loads(log.with_suffix(".json").read_text())["event_log_version"] == 2
+    data = read_event_log(log)
+    assert data.warnings == []
+    assert len(data.records) == log.read_text().count("\n") - 1

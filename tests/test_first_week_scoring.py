@@ -466,7 +466,7 @@ def imported_and_scored(tmp_path_factory):
 
 def test_every_trial_end_reason_importers_write_is_in_the_codebook(imported_and_scored):
     logs, _ = imported_and_scored
-    book = json.loads((ROOT / "tol_tasks" / "session_data" / "codebook" / "events-v2.json")
+    book = json.loads((ROOT / "tol_tasks" / "session_data" / "codebook" / "events-v3.json")
                       .read_text("utf-8"))  # fmt: skip
     described = next(c for c in book["columns"] if c["name"] == "reason")["description"]
     reasons = {r["reason"] for log in logs.glob("*.csv") for r in rows(log)

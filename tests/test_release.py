@@ -183,7 +183,7 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     files = _wheel_files(wheel)
     packages = pyproject()["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
     for shipped in ("tol_tasks/protocols/demo.yaml", "tol_tasks/web/static/tol-tasks.js",
-                    "tol_tasks/session_data/codebook/events-v2.json", "tol_tasks/builder/tower.png",
+                    "tol_tasks/session_data/codebook/events-v3.json", "tol_tasks/builder/tower.png",
                     *(f"{Path(p).name}/__init__.py" for p in packages)):  # fmt: skip
         assert shipped in files, shipped
     assert not [f for f in files if f.startswith("tests/")]

@@ -6,10 +6,12 @@ most the event in flight. Reading: :func:`read_event_log` accepts a log cut
 anywhere (a torn last line is reported, not fatal) and refuses foreign files
 with a message naming the file, the row and the fault.
 
-The columns are described by the codebook ``codebook/events-v2.json`` that
+The columns are described by the codebook ``codebook/events-v3.json`` that
 ships with the package (:func:`codebook`). Logs of format 1 (before yoked copy
-trials) are still read: their rows come back in format 2's columns, with an
-empty ``copy_of``; a resumed format 1 log is continued in format 1.
+trials) are still read: their rows come back in format 3's columns, with an
+empty ``copy_of``; a resumed format 1 log is continued in format 1. Formats 2
+and 3 share their columns (3 adds events), so a format 2 log is read as it is
+and continued in format 3 (its sidecar then says 3).
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ from tol_tasks.errors import TolTasksError
 from ._gc import gc_paused
 
 #: Version of the event log format written by this release.
-EVENT_LOG_VERSION = 2
+EVENT_LOG_VERSION = 3
 
 #: Every format this release reads (each has its codebook ``events-v<n>.json``).
-READABLE_VERSIONS = (1, 2)
+READABLE_VERSIONS = (1, 2, 3)
 
 
 @cache
@@ -404,11 +406,12 @@ class EventLogData:
     path : Path
     records : list of list of str
         One list per complete row, in the order of :func:`columns` (a format 1
-        log's rows are widened to format 2 with empty ``copy_of`` cells).
+        log's rows are widened to format 3 with empty ``copy_of`` cells).
     warnings : list of str
         Recoverable faults, e.g. a torn last line left by a crash.
     version : int
-        The format the file was written in (from its header).
+        The format of the file's header: 1, or 3 for a header of format 2 or 3 (they share
+        their columns; the sidecar's ``event_log_version`` says which release wrote it).
     resaved : list of str
         How a spreadsheet's re-save changed the file (its encoding, separator,
         line ends); empty for a log as the recorder wrote it.
@@ -468,7 +471,7 @@ def read_event_log(path: str | Path) -> EventLogData:
     delimiter, header = _header(lines[0])
     if delimiter != ",":
         out.resaved.append(f"{_DELIMITER_NAMES[delimiter]} between cells")
-    for version in READABLE_VERSIONS:
+    for version in reversed(READABLE_VERSIONS):  # the newest of the formats with this header
         if header == list(columns(version)):
             out.version = version
             break
@@ -476,7 +479,7 @@ def read_event_log(path: str | Path) -> EventLogData:
         missing = [c for c in expected if c not in header]
         raise EventLogError(
             f"{p}: the header (line 1): not a tol-tasks event log (format "
-            f"{' or '.join(map(str, READABLE_VERSIONS))}): the header "
+            f"{', '.join(map(str, READABLE_VERSIONS[:-1]))} or {READABLE_VERSIONS[-1]}): the header "
             + (f"lacks {', '.join(missing[:5])}." if missing else "has other columns."),
             where=f"{p}: line 1",
             field="header",
@@ -497,7 +500,7 @@ def read_event_log(path: str | Path) -> EventLogData:
             out.warnings[out.warnings.index("")] = (
                 f"{p}: row {last + 1}: torn last line ignored (the session was cut off)."
             )
-        if out.version != EVENT_LOG_VERSION:
+        if header != expected:
             _widen(records, header, expected)
     return out
 

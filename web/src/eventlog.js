@@ -1,9 +1,9 @@
-// The event log, format 2: the columns come from the codebook that the Python
-// package ships (tol_tasks/session_data/codebook/events-v2.json), and each
+// The event log (its format from the codebook): the columns come from the codebook that the Python
+// package ships (tol_tasks/session_data/codebook/events-v3.json), and each
 // cell is written as Python's EventLog writes it (csv module, floats with six
 // decimals, booleans 1/0, line breaks inside a value turned into spaces).
 
-import codebook from "../../tol_tasks/session_data/codebook/events-v2.json" with { type: "json" };
+import codebook from "../../tol_tasks/session_data/codebook/events-v3.json" with { type: "json" };
 import { pyFixed } from "./pyformat.js";
 
 export const EVENT_LOG_VERSION = codebook.format_version;

@@ -90,7 +90,7 @@ export async function runSession(root, proto, settings = {}) {
     // Finished but never confirmed (the page was closed on its last screen): deliver it now.
     const log = new EventLog({ participant, session, lines: done.lines, firstRow: done.firstRow });
     const delivery = deliveryFor(settings, { log, store, who, attempt: store.attempt });
-    return finish(root, settings, { who, store, log, meta: done.meta, msg, delivery, release: () => {} });
+    return finish(root, settings, { who, store, log, meta: done.meta, msg, delivery, release: () => {}, proto });
   }
   const release = await claimSession(`${sha}/${participant}/${session}`);
   if (!release) {

@@ -7,7 +7,7 @@ import { COLUMNS, EventLog, HEADER, cellText, csvLine } from "../src/eventlog.js
 import { frameDetail, frameStats, percentile } from "../src/frames.js";
 import { fsum, pyFixed, pyFormatG } from "../src/pyformat.js";
 
-const codebook = JSON.parse(readFileSync(new URL("../../tol_tasks/session_data/codebook/events-v2.json", import.meta.url)));
+const codebook = JSON.parse(readFileSync(new URL("../../tol_tasks/session_data/codebook/events-v3.json", import.meta.url)));
 
 test("the header is the codebook's columns", () => {
   assert.deepEqual(COLUMNS, codebook.columns.map((c) => c.name));

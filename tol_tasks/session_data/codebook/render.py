@@ -6,7 +6,7 @@
     python -m tol_tasks.session_data.codebook.render sidecar     > docs/sidecar.md
     python -m tol_tasks.session_data.codebook.render schema      > tol_tasks/session_data/codebook/sidecar-v4.schema.json
 
-The event log is declared by its codebook (``events-v2.json``), the sidecar by
+The event log is declared by its codebook (``events-v3.json``), the sidecar by
 its model (:class:`~tol_tasks.session_data.sidecar.Sidecar`); the tests check
 that the committed files are what these functions write.
 """
