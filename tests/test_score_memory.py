@@ -136,8 +136,10 @@ def test_spilled_records_read_back_as_written(tmp_path, monkeypatch):
         assert len(records) == 10
         assert [r["k"] for r in records] == list(range(10))
         assert [r["k"] for r in records[2:8]] == list(range(2, 8))
-        assert records[-1] == {"k": 9} and records[4] == {"k": 4}
-        assert records[9:20] == [{"k": 9}] and records[5:5] == []
+        assert records[-1] == {"k": 9}
+        assert records[4] == {"k": 4}
+        assert records[9:20] == [{"k": 9}]
+        assert records[5:5] == []
         with pytest.raises(IndexError):
             records[10]
     assert list(tmp_path.iterdir()) == []  # an unnamed file: nothing left in the folder
@@ -158,7 +160,9 @@ def test_texts_keep_each_text_as_given():
     kept = spill_module.Texts(Path(t) if t else t for t in texts)
     assert len(kept) == 4
     assert list(kept) == [str(Path(t)) if t else t for t in texts]
-    assert kept[2] == "/données/P2_tol.csv" and kept[1] == "" and kept[-1] == "c"
+    assert kept[2] == "/données/P2_tol.csv"
+    assert kept[1] == ""
+    assert kept[-1] == "c"
     assert kept[1:3] == ["", "/données/P2_tol.csv"]
     with pytest.raises(IndexError):
         kept[4]
