@@ -218,15 +218,15 @@ class Sidecars(Mapping):
             self.with_eyetracking.append(key)
 
     def _row(self, key: tuple) -> tuple[tuple[str, int, str], str | None]:
-        if len(key) == 2:
+        if len(key) == 2:  # as plain values (a table's cells may be numpy's)
             got = self._db.execute("SELECT p, n, t, side FROM s WHERE p = ? AND n = ? AND "
-                                   "scored = 1 LIMIT 2", tuple(key)).fetchall()  # fmt: skip
+                                   "scored = 1 LIMIT 2", (str(key[0]), int(key[1]))).fetchall()  # fmt: skip
             if len(got) != 1:
                 raise KeyError(key)  # none, or several tasks: say which
         else:
             p, n, t = key
             got = self._db.execute("SELECT p, n, t, side FROM s WHERE p = ? AND n = ? AND t = ? "
-                                   "AND scored = 1", (p, int(n), t)).fetchall()  # fmt: skip
+                                   "AND scored = 1", (str(p), int(n), str(t))).fetchall()  # fmt: skip
             if not got:
                 raise KeyError(key)
         p, n, t, side = got[0]
