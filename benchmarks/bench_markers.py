@@ -154,9 +154,11 @@ def _markers(win, problems: int, tmp: Path) -> dict:
     spec = (f"markers: {{lsl: true, lsl_name: bench-markers, lsl_wait: 60, "
             f"serial: '{port.path}', pulse: 0.002}}")  # fmt: skip
     rows, work_on, work_off, work_gaze = [], [], [], []
+    run_of: list[int] = []  # the run of each received sample
     offsets = []
     for k in range(problems):
         reader = threading.Thread(target=inlet, daemon=True)
+        first = len(received)
         reader.start()
         log, side, work = _play(win, HANOI8.format(markers=spec), tmp / f"on{k}")
         done.set()
@@ -164,7 +166,8 @@ def _markers(win, problems: int, tmp: Path) -> dict:
         done.clear()
         offset = json.loads(Path(side).read_text())["markers"]["lsl_clock_offset"]
         offsets.append(offset)
-        rows += [(r, offset) for r in read_event_log(log).rows]
+        rows += [(r, offset, k) for r in read_event_log(log).rows]
+        run_of += [k] * (len(received) - first)  # each run's rows are numbered from 1
         work_on += work
         work_off += _play(win, HANOI8.format(markers=""), tmp / f"off{k}")[2]
         # Markers and the eye tracker (ioHub's MouseGaze: the same ioHub work a tracker's
@@ -181,17 +184,17 @@ def _markers(win, problems: int, tmp: Path) -> dict:
         del port.got[before_port:]
     time.sleep(0.1)
     port.stop = True
-    marked = [(r, off) for r, off in rows if "marker" in parse_detail(r["detail"])]
+    marked = [(r, off, k) for r, off, k in rows if "marker" in parse_detail(r["detail"])]
     got = {}
-    for sample, ts, arrived in received:
-        key = (parse_detail(sample)["row"], parse_detail(sample)["event"])
+    for (sample, ts, arrived), k in zip(received, run_of, strict=True):
+        key = (k, parse_detail(sample)["row"], parse_detail(sample)["event"])
         got.setdefault(key, []).append((ts, arrived))
     lsl_stamp, lsl_arrival, ser_write, ser_write_flip = [], [], [], []
     lost = doubled = 0
     per_run: list = []
-    for r, off in marked:
+    for r, off, k in marked:
         d, t = parse_detail(r["detail"]), float(r["time"])
-        hits = got.pop((r["row"], r["event"]), [])
+        hits = got.pop((k, r["row"], r["event"]), [])
         lost += not hits
         doubled += max(0, len(hits) - 1)
         if hits:

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 source scripts/_common.sh
 export UV_PROJECT_ENVIRONMENT=.venv-psychopy-oldest
 step test-psychopy-oldest "installing the oldest supported PsychoPy into $UV_PROJECT_ENVIRONMENT (uv.lock)"
-ticking uv sync --frozen --group psychopy-oldest --extra plots --extra report --extra spss
+ticking uv sync --frozen --group psychopy-oldest --extra plots --extra report --extra spss --extra serve --extra neuro
 step_done
 uv run --frozen --no-sync python -c \
   "import psychopy, sys; print(f'test: PsychoPy {psychopy.__version__}, Python {sys.version.split()[0]}, in $UV_PROJECT_ENVIRONMENT')"

@@ -160,8 +160,10 @@ def session_files(folder: Path) -> tuple[Path, Path]:
     return logs[0], sidecars[0]
 
 
-def wait_for_rows(folder: Path, predicate, timeout: float = 60.0, proc=None):
-    """Wait until the session's log has rows satisfying ``predicate(rows)``; return the rows."""
+def wait_for_rows(folder: Path, predicate, timeout: float = 120.0, proc=None):
+    """Wait until the session's log has rows satisfying ``predicate(rows)``; return the rows
+    (a tol-run took over 60 s to its first move at load 18: a session that ends early still
+    fails at once, through ``proc``)."""
     end = time.monotonic() + timeout
     unread = None
     while time.monotonic() < end:

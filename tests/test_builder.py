@@ -364,7 +364,7 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
     assert done.returncode == 0, done.stderr
     run = subprocess.run([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
                          cwd=tmp_path, env=xdisplay,
-                         capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+                         capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith("tol-tasks: error: "), run.stderr
     for text in expected:

@@ -15,6 +15,7 @@ from tests.runner_tools import (
     key_over_window,
     running_tol_run,
     session_files,
+    sidecar_of,
     tol_score,
     wait_for_rows,
 )
@@ -201,3 +202,26 @@ def test_tol_score_counts_the_problem_cut_off_once(resumed, tmp_path):
             firsts[r["problem_id"]] = firsts.get(r["problem_id"], []) + [float(r["trial_time"])]
     expected = [firsts["q1"][0], firsts["q2"][1], firsts["q3"][0]]  # q2: its second asking
     assert overall["mean_latency_first_choice"] == pytest.approx(sum(expected) / 3, abs=1e-5)
+
+
+def test_the_quit_key_during_a_planning_problem_ends_the_session_as_aborted(xdisplay, tmp_path):
+    """Escape (confirmed) during q2, after one wrong choice: the session ends aborted, every
+    row before kept, and q2 has no planning_end (cut off: void for tol-score)."""
+    (tmp_path / "ots.yaml").write_text(PROTOCOL)
+    out = tmp_path / "data"
+    with running_tol_run(str(tmp_path / "ots.yaml"), "--participant", "P1", "--windowed",
+                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+        _answer(out, proc, xdisplay, "q1", "1")
+        _answer(out, proc, xdisplay, "q2", "2")
+        key_over_window(out, "Escape", xdisplay)
+        key_over_window(out, "Escape", xdisplay)  # the second press confirms
+        _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 1, err
+    assert "Traceback" not in err
+    rows = read_event_log(session_files(out)[0]).rows
+    assert [r["event"] for r in rows[-2:]] == ["abort", "session_end"]
+    assert rows[-1]["reason"] == "aborted"
+    ends = [r["problem_id"] for r in rows if r["event"] == "planning_end"]
+    assert ends == ["q1"]
+    assert [r["moves"] for r in rows if r["event"] == "choice"] == ["1", "2"]
+    assert sidecar_of(out)["status"] == "aborted"

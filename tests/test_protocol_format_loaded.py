@@ -75,3 +75,18 @@ def test_the_web_build_serialises_the_resolved_view_of_every_language():
         assert look["colors"] == {d: DEFAULT_DISK_COLORS[int(d) - 1] for d in look["pieces"]}
         assert look["labels"] is None
     assert compiled["layout_puzzle"] == lp.resolve().layout_puzzle.code == "hanoi:3:3:0"
+
+
+def test_the_problems_of_one_apparatus_share_one_puzzle_and_its_searches():
+    """Resolving a protocol asks for its apparatus once per problem: one puzzle answers
+    (its searched distances kept), with the distances of a puzzle made afresh."""
+    from tol_tasks.protocol_format.model import HanoiTask
+    from tol_tasks.puzzles.hanoi import Hanoi
+
+    task = HanoiTask(type="hanoi", disks=5, pegs=4)
+    first, second = task.puzzle(), task.puzzle()
+    assert first is second
+    assert task.puzzle(4) is not first
+    fresh = Hanoi(5, 4, False)
+    for start, goal in (("AAAAA", "DDDDD"), ("ABCDA", "DCBAD")):
+        assert first.distance(start, goal) == fresh.distance(start, goal)

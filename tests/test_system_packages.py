@@ -45,14 +45,26 @@ def _packages(need: str) -> list[str]:
     return [p.name for p in system_packages() if p.need == need]
 
 
-def _owner(path: str) -> str | None:
-    """The Debian package that holds ``path`` (its real file), or None."""
-    real = str(Path(path).resolve())
-    for candidate in (real, re.sub(r"^/usr/", "/", real)):  # merged /usr: either spelling
-        done = subprocess.run(["dpkg", "-S", candidate], capture_output=True, text=True)
-        if done.returncode == 0:
-            return done.stdout.split(":", 1)[0]
-    return None
+def _owners(paths: list[str]) -> dict[str, str | None]:
+    """The Debian package that holds each of ``paths`` (its real file), or None.
+
+    One ``dpkg -S`` for them all, then one for those not found under their other spelling
+    (merged /usr): each call reads dpkg's whole database (half a second), once a path made
+    this test take over a minute. An absolute path is matched exactly (``man dpkg-query``).
+    """
+    real = {path: str(Path(path).resolve()) for path in paths}
+    found: dict[str, str] = {}
+    for spell in (lambda r: r, lambda r: re.sub(r"^/usr/", "/", r)):
+        wanted = sorted({spell(r) for r in real.values() if r not in found})
+        if not wanted:
+            break
+        done = subprocess.run(["dpkg", "-S", *wanted], capture_output=True, text=True)
+        for line in done.stdout.splitlines():
+            owner, _, file = line.rpartition(": ")
+            if file in wanted and not owner.startswith("diversion by"):
+                original = next(r for r in real.values() if spell(r) == file)
+                found.setdefault(original, owner.split(":", 1)[0])
+    return {path: found.get(r) for path, r in real.items()}
 
 
 def _closure(roots: list[str]) -> set[str]:
@@ -92,7 +104,7 @@ def test_what_a_window_and_the_dialog_load_comes_from_the_run_packages(xdisplay)
     ]  # fmt: skip
     assert any("libGLU" in lib for lib in system)  # pyglet's GLU, the library once missed
     assert any("libxkbcommon-x11" in lib for lib in system)  # Qt's keyboard, once missed
-    owners = {lib: _owner(lib) for lib in system}
+    owners = _owners(system)
     assert not [lib for lib, owner in owners.items() if owner is None]
     covered = _closure(_plain_debian() + _packages("setup") + _packages("run"))
     optional = _closure(_packages("optional"))

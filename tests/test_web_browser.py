@@ -31,8 +31,9 @@ def _read(path: Path) -> list[dict]:
 
 
 def run_in_browser(browser, url: str, downloads: Path, *, how="mouse", illegal=True,
-                   context=None, stop=None) -> tuple[Participant, list[Path]]:  # fmt: skip
-    """Open ``url``, play it to the end (or until ``stop``), save what the page downloads."""
+                   context=None, stop=None, answers=None) -> tuple[Participant, list[Path]]:  # fmt: skip
+    """Open ``url``, play it to the end (or until ``stop``), save what the page downloads
+    (``answers``: a planning-only problem's numbers to choose, by its id; see Participant)."""
     ctx = context or browser.new_context(
         viewport={"width": 1200, "height": 860}, accept_downloads=True, has_touch=how == "touch"
     )
@@ -48,7 +49,7 @@ def run_in_browser(browser, url: str, downloads: Path, *, how="mouse", illegal=T
 
     page.on("download", keep)
     page.goto(url)
-    player = Participant(page, how=how, illegal=illegal, stop=stop)
+    player = Participant(page, how=how, illegal=illegal, stop=stop, answers=answers)
     status = player.play()
     if status != "stopped":
         page.wait_for_function("document.documentElement.dataset.tolSaved", timeout=10000)

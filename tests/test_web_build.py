@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -89,7 +90,7 @@ def test_the_build_writes_the_page_the_bundle_the_protocol_and_images(tmp_path):
     assert (out / "tol-tasks.js").read_bytes().startswith(b"var TolTasks")
 
 
-REFUSED = [
+REFUSED = [  # what a browser cannot do (a planning-only block it can: see below)
     ("display:\n  screen: 1\n", "display.screen", "a web page cannot choose the screen"),
     ("input:\n  quit_key: f11\n", "input.quit_key", "full screen"),
     ("input:\n  quit_key: space\n", "input.quit_key", "instruction pages"),
@@ -125,18 +126,70 @@ def test_what_a_browser_cannot_do_is_refused_with_field_line_and_fix(tmp_path, e
     assert not (tmp_path / "site").exists()
 
 
-def test_a_planning_only_block_is_refused_not_played_with_moves(tmp_path):
+PLANNING = "  - {name: ots, planning: {choices: [1, 2, 3]KEYS}, problems: [{id: a, start: AA, goal: CC}]}\n"
+
+
+@pytest.mark.parametrize(
+    ("keys", "why"),
+    [("['1', tab, '3']", "keyboard focus"), ("['1', space, '3']", "instruction pages"),
+     ("['1', hyper, '3']", "not a key name")],
+)  # fmt: skip
+def test_a_planning_blocks_keys_are_checked_as_the_peg_keys_are(tmp_path, keys, why):
     proto = tmp_path / "p.yaml"
-    blocks = "  - {name: ots, planning: {choices: [1, 2, 3]}, problems: [{id: a, start: AA, goal: CC}]}\n"
-    proto.write_text(MINIMAL.replace(MINIMAL.splitlines()[-1] + "\n", blocks))
+    block = PLANNING.replace("KEYS", f", keys: {keys}")
+    proto.write_text(MINIMAL.replace(MINIMAL.splitlines()[-1] + "\n", block))
     with pytest.raises(ProtocolError) as err:
         build_experiment(proto, tmp_path / "site", WebSettings(download=True))
     (issue,) = err.value.issues
-    assert issue.field == "blocks.0.planning"
-    assert "not yet by the browser task" in issue.message
-    assert "tol-run" in issue.fix
+    assert issue.field == "blocks.0.planning.keys.1"
+    assert why in issue.message
+    assert "'1', '2', '3'" in issue.fix
     assert issue.line == len(MINIMAL.splitlines())
     assert not (tmp_path / "site").exists()
+
+
+def test_a_planning_only_block_is_compiled_with_its_boxes_keys_and_screen(tmp_path):
+    proto = tmp_path / "p.yaml"
+    blocks = PLANNING.replace("KEYS", ", keys: [num_1, '2', '3'], until_correct: false")
+    proto.write_text(MINIMAL.replace(MINIMAL.splitlines()[-1] + "\n", blocks + "  - {name: b, "
+                     "planning: {choices: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, "
+                     "17, 18, 19, 20]}, problems: [{id: c, start: AA, goal: CC}]}\n"))  # fmt: skip
+    web_bundle()
+    build_experiment(proto, tmp_path / "site", WebSettings(download=True))
+    compiled = json.loads((tmp_path / "site" / "protocol.json").read_text())
+    assert compiled["compiled_format"] == 4
+    ots, many = (b["planning"] for b in compiled["plan"]["blocks"])
+    assert ots["choices"] == [1, 2, 3]
+    assert ots["keys"] == [{"code": "Numpad1"}, {"key": "2"}, {"key": "3"}]
+    assert ots["key_names"] == ["num_1", "2", "3"]
+    assert ots["until_correct"] is False
+    assert many["keys"] is None
+    assert many["until_correct"] is True
+    for planning in (ots, many):
+        (screen,) = planning["screens"].values()
+        assert list(planning["screens"]) == ["hanoi:2:3:0"]
+        view, box = screen["view"], screen["box"]
+        xs = [x for x, _ in screen["boxes"]]
+        assert len(xs) == len(planning["choices"])
+        # Left to right, equally spaced, centred, apart, inside the 4:3 box; under the board.
+        gaps = {round(b - a, 9) for a, b in itertools.pairwise(xs)}
+        assert len(gaps) == 1
+        assert min(gaps) > box
+        assert xs[0] == pytest.approx(-xs[-1])
+        assert xs[-1] + box / 2 < 2 / 3
+        assert {y for _, y in screen["boxes"]} == {view["places"]["caption_y"]}
+        board = view["board"]
+        assert view["places"]["caption_y"] + box / 2 < board["base"][1] - board["base"][3] / 2
+        assert min(p["y"] for p in view["goal"]["pegs"]) > max(p["y"] for p in board["pegs"])
+        assert screen["text_height"] < box
+    # The screen PsychoPy's PlanningTrial draws (the display model's), number for number.
+    from tol_tasks.display.planning import planning_screen
+
+    lp = load_protocol(proto)
+    spec = lp.block_problems(0)[0]
+    assert ots["screens"][spec.puzzle.code] == json.loads(
+        json.dumps(planning_screen(spec.puzzle, lp.model.display, 2, 3).as_dict())
+    )
 
 
 def test_the_command_line_builds_and_refuses_without_a_traceback(tmp_path, capsys):

@@ -265,15 +265,10 @@ def test_the_plugins_defaults_are_the_protocol_formats(tmp_path):
     assert got["display"] == display
 
 
-def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
-    # The tower plugin lays out problems no protocol declares with web/src/layout.js; the
-    # Python display model (tol_tasks.display.layout) is the source: every number equal.
-    from types import SimpleNamespace
-
-    from tol_tasks.display.layout import screen_layout
-
+def _layout_cases(rng, n: int) -> list[dict]:
+    """``n`` random apparatus (Hanoi, London) and display settings (goal where, piece size)."""
     cases = []
-    for _ in range(200):
+    for _ in range(n):
         if rng.random() < 0.5:
             pegs, disks = rng.randrange(3, 7), rng.randrange(1, 11)
             kind, caps, largest = "hanoi", [disks] * pegs, disks + rng.randrange(0, 3)
@@ -284,6 +279,17 @@ def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
         display = {"piece_scale": rng.choice([0.5, 1.0, 1.2, 3.0]), "show_goal": goal is not None,
                    "goal_position": goal or "top"}  # fmt: skip
         cases.append({"kind": kind, "caps": caps, "display": display, "largest": largest})
+    return cases
+
+
+def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
+    # The tower plugin lays out problems no protocol declares with web/src/layout.js; the
+    # Python display model (tol_tasks.display.layout) is the source: every number equal.
+    from types import SimpleNamespace
+
+    from tol_tasks.display.layout import screen_layout
+
+    cases = _layout_cases(rng, 200)
     got = node(
         "return input.map((c) => lib.screenLayout(c.kind, c.caps, c.display, c.largest));", cases
     )
@@ -304,6 +310,29 @@ def test_the_plugins_layout_port_places_everything_as_the_display_model(rng):
         if case["kind"] == "hanoi":
             want_sizes = [*b.piece_size(1), *b.piece_size(b.largest), *b.piece_xy(0, 2)]
             assert [v for pair in size for v in pair] == pytest.approx(want_sizes, abs=1e-12)
+
+
+def test_the_plugins_planning_screen_is_the_display_models(rng):
+    # A planning-only problem of the tower plugin is laid out by web/src/layout.js
+    # planningScreen; tol_tasks.display.planning (what tol-run and the built page use) is
+    # the source: every number equal.
+    from types import SimpleNamespace
+
+    from tol_tasks.display.planning import planning_screen
+    from tol_tasks.protocol_format.model import Display
+
+    cases = [{**c, "n": rng.choice([2, 3, 6, 7, 10, 12, 20, 30])} for c in _layout_cases(rng, 150)]
+    got = node(
+        "return input.map((c) => lib.planningScreen(c.kind, c.caps, c.display, c.largest, c.n));",
+        cases,
+    )
+    for case, js in zip(cases, got, strict=True):
+        puzzle = SimpleNamespace(kind=case["kind"], capacities=tuple(case["caps"]))
+        want = _flat(planning_screen(puzzle, Display(**case["display"]), case["largest"],
+                                     case["n"]).as_dict())  # fmt: skip
+        assert set(_flat(js)) == set(want), case
+        for key, value in _flat(js).items():
+            assert value == pytest.approx(want[key], abs=1e-12), (case, key)
 
 
 def test_the_researcher_gets_the_same_warnings_in_the_browser_as_in_the_lab(rng):

@@ -243,19 +243,32 @@ def soffice() -> str:
 
 def libreoffice_convert(source: Path, out: Path, to: str, infilter: str | None = None) -> Path:
     """``soffice --headless --convert-to`` in a profile of its own (tests run in parallel)."""
+    return libreoffice_convert_all([source], out, to, infilter)[0]
+
+
+def libreoffice_convert_all(sources: list[Path], out: Path, to: str,
+                            infilter: str | None = None) -> list[Path]:  # fmt: skip
+    """:func:`libreoffice_convert` for several files in one start of LibreOffice (its start
+    in a new profile takes seconds); the converted files, in the order of ``sources``, each
+    under a name of its own (two sources may share a name)."""
     out.mkdir(parents=True, exist_ok=True)
+    staged = out / ".sources"
+    if len(sources) > 1:  # each source copied under a numbered name: one output each
+        staged.mkdir()
+        sources = [Path(shutil.copy2(src, staged / f"{n}-{src.name}")) for n, src in enumerate(sources)]  # fmt: skip
     profile = out / ".lo-profile"
     args = [soffice(), f"-env:UserInstallation=file://{profile}", "--headless",
             "--convert-to", to, "--outdir", str(out)]  # fmt: skip
     if infilter:
         args.insert(3, f"--infilter={infilter}")
-    done = subprocess.run([*args, str(source)], capture_output=True, text=True, timeout=300,
-                          check=False)  # fmt: skip
+    done = subprocess.run([*args, *map(str, sources)], capture_output=True, text=True,
+                          timeout=300, check=False)  # fmt: skip
     shutil.rmtree(profile, ignore_errors=True)
-    name = source.with_suffix("." + to.split(":")[0]).name
-    if done.returncode != 0 or not (out / name).is_file():
+    shutil.rmtree(staged, ignore_errors=True)
+    converted = [out / src.with_suffix("." + to.split(":")[0]).name for src in sources]
+    if done.returncode != 0 or not all(p.is_file() for p in converted):
         raise AssertionError(f"soffice failed ({done.returncode}): {done.stdout}{done.stderr}")
-    return out / name
+    return converted
 
 
 #: LibreOffice's CSV import: the separator (by code), quotes, UTF-8, from line 1, and the
@@ -266,8 +279,16 @@ def csv_import_filter(separator: str) -> str:
 
 def formula_cells(table: Path, separator: str, out: Path) -> list[str]:
     """The cells LibreOffice reads as formulas in a CSV or TSV file (none for a safe file)."""
-    book = libreoffice_convert(table, out, "xlsx:Calc MS Excel 2007 XML",
-                               csv_import_filter(separator))  # fmt: skip
-    with zipfile.ZipFile(book) as z:
-        sheet = z.read("xl/worksheets/sheet1.xml").decode("utf-8")
-    return re.findall(r'<c r="([A-Z]+\d+)"[^>]*><f', sheet)
+    return formula_cells_of([table], separator, out)[0]
+
+
+def formula_cells_of(tables: list[Path], separator: str, out: Path) -> list[list[str]]:
+    """:func:`formula_cells` of each of ``tables`` (one separator), in one start of LibreOffice."""
+    books = libreoffice_convert_all(tables, out, "xlsx:Calc MS Excel 2007 XML",
+                                    csv_import_filter(separator))  # fmt: skip
+    found = []
+    for book in books:
+        with zipfile.ZipFile(book) as z:
+            sheet = z.read("xl/worksheets/sheet1.xml").decode("utf-8")
+        found.append(re.findall(r'<c r="([A-Z]+\d+)"[^>]*><f', sheet))
+    return found

@@ -134,6 +134,7 @@ class Played:
     moves: list = field(default_factory=list)  # (from, to) made, legal ones
     illegal: tuple | None = None  # (from letter, to letter, rule)
     copy: bool = False
+    choices: list = field(default_factory=list)  # a planning-only problem's numbers chosen
 
 
 class Participant:
@@ -144,10 +145,15 @@ class Participant:
     (``data-input``); keys when it takes keys. ``illegal``: make one illegal attempt in the
     first problem that allows one. ``stop``: called before each move with
     (problem, move index); returning True stops playing (the page stays open).
+    A planning-only problem (``data-screen`` planning) is answered with the numbers
+    ``answers`` gives for its id (default: the fewest moves, from the BFS here), each by
+    its key when the problem takes keys, else by a click or tap on its box.
     """
 
-    def __init__(self, page, how: str = "mouse", illegal: bool = True, stop=None):
+    def __init__(self, page, how: str = "mouse", illegal: bool = True, stop=None,
+                 answers: dict | None = None):  # fmt: skip
         self.page = page
+        self.answers = answers or {}
         self.how = how
         self.want_illegal = illegal
         self.stop = stop
@@ -261,6 +267,9 @@ class Participant:
                 done.add(("page", s.get("page")))
                 box = self.page.locator(".tol-stage").bounding_box()
                 self._tap(box["x"] + box["width"] / 2, box["y"] + box["height"] * 0.8)
+            elif s.get("screen") == "planning" and s["trial"] not in done:
+                done.add(s["trial"])
+                self._planning(s)
             elif s.get("screen") in ("problem", "copy") and s["trial"] not in done:
                 done.add(s["trial"])
                 if self._trial(s) == "stopped":
@@ -268,6 +277,29 @@ class Participant:
             else:
                 self.page.wait_for_timeout(40)
         raise AssertionError("the session did not end in time")
+
+    def _planning(self, s: dict) -> None:
+        """Answer a planning-only problem: each number of its answers, one at a time."""
+        trial = s["trial"]
+        record = Played(int(trial), s["problem"], s["puzzle"], s["state"], s["goal"])
+        self.played.append(record)
+        right = distances_to(s["puzzle"], s["goal"])[s["state"]]
+        numbers = [int(v) for v in s["choices"].split(" ")]
+        for k, number in enumerate(self.answers.get(s["problem"], [right])):
+            if s["input"] == "keys":
+                self.page.keyboard.press(s["keys"].split(" ")[numbers.index(number)])
+            else:
+                box = self.page.locator(f"[data-choice='{number}']").bounding_box()
+                self._tap(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+            record.choices.append(number)
+            self.page.wait_for_function(
+                """([trial, n]) => {
+                    const s = document.querySelector('.tol-stage');
+                    return !s || s.dataset.trial !== trial || Number(s.dataset.chosen) >= n;
+                }""",
+                arg=[trial, k + 1],
+                timeout=10000,
+            )
 
     def _trial(self, s: dict) -> str | None:
         code, trial = s["puzzle"], s["trial"]

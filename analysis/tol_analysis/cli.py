@@ -12,8 +12,9 @@ from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
+from tol_analysis.planning import may_have_planning
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import PLANNING_KEY, score_sessions
+from tol_analysis.score import score_sessions
 from tol_analysis.spill import Sidecars, Texts
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
@@ -317,8 +318,7 @@ def _write(scores, folder: Path, args) -> list[Path]:
     # Planning-only problems and gaze: read (with pandas) only where a session has them;
     # written first, so that the codebook describes them.
     present: list[Path] = []
-    if _any_sidecar(scores, "with_planning",
-                    lambda m: PLANNING_KEY.search(getattr(m.protocol, "text", "") or "")):  # fmt: skip
+    if _any_sidecar(scores, "with_planning", may_have_planning):
         from tol_analysis.planning import write_planning
 
         present += write_planning(scores, folder)

@@ -13,14 +13,31 @@ rule ``void`` says of moves attempts; a resumed session asks it again.
 
 from __future__ import annotations
 
+import re
 import statistics
 from pathlib import Path
-
-import pandas as pd
+from typing import TYPE_CHECKING
 
 from tol_analysis.columns import PLANNING, PLANNING_SESSIONS
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
+
+if TYPE_CHECKING:  # pandas is imported where the tables are made (tol-score reads it late)
+    import pandas as pd
+
+    from tol_tasks.session_data.sidecar import Sidecar
+
+#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
+PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
+
+
+def may_have_planning(meta: Sidecar) -> bool:
+    """Whether a session may have planning-only problems (its rows are then read for them):
+    its protocol has a ``planning:`` key, or it has no protocol and was not converted (the
+    jsPsych ``tower`` plugin's problems are given in the researcher's own timeline, which
+    may ask for planning-only ones)."""
+    text = getattr(meta.protocol, "text", "") or ""
+    return bool(PLANNING_KEY.search(text)) or (not text and getattr(meta, "source", None) is None)
 
 
 def planning_rows(rows: list[dict]) -> list[dict]:
@@ -56,14 +73,17 @@ def planning_rows(rows: list[dict]) -> list[dict]:
     return out
 
 
-def _mean(values: list) -> float | None:
-    values = [v for v in values if v is not None]
+def _mean(column: pd.Series) -> float | None:
+    """The mean of a column's values (an empty cell: a problem never answered right)."""
+    values = list(column.dropna())
     return statistics.fmean(values) if values else None
 
 
 def session_measures(problems: pd.DataFrame) -> pd.DataFrame:
     """Each session's measures, for all problems (level ``all``) and per number of moves; void
     problems (cut off, asked again after a resume) left out."""
+    import pandas as pd
+
     out = []
     kept = problems[~problems["void"].astype(bool)]
     for (pid, ses), g in kept.groupby(["participant", "session"], sort=False):
@@ -72,15 +92,17 @@ def session_measures(problems: pd.DataFrame) -> pd.DataFrame:
             out.append({
                 "participant": pid, "session": ses, "level": level, "problems": len(h),
                 "problems_solved_on_first_choice": int(h["solved_on_first_choice"].sum()),
-                "mean_choices_to_correct": _mean(list(h["choices_to_correct"])),
-                "mean_latency_first_choice": _mean(list(h["latency_first_choice"])),
-                "mean_latency_correct": _mean(list(h["latency_correct"])),
+                "mean_choices_to_correct": _mean(h["choices_to_correct"]),
+                "mean_latency_first_choice": _mean(h["latency_first_choice"]),
+                "mean_latency_correct": _mean(h["latency_correct"]),
             })  # fmt: skip
     return pd.DataFrame(out, columns=PLANNING_SESSIONS.names)
 
 
 def score_planning(logs: list[Path]) -> tuple[pd.DataFrame, pd.DataFrame]:
     """``planning.csv`` and ``planning_sessions.csv`` of the event logs ``logs``."""
+    import pandas as pd
+
     rows = [p for log in logs for p in planning_rows(read_event_log(log).rows)]
     problems = pd.DataFrame(rows, columns=PLANNING.names)
     problems["choices_to_correct"] = problems["choices_to_correct"].astype("Int64")

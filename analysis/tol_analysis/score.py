@@ -36,7 +36,7 @@ from tol_analysis.sessions import (
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.spill import PLANNING_KEY, Records, Sidecars  # noqa: F401 - also here
+from tol_analysis.spill import Records, Sidecars
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import bisect
 import pickle
-import re
 import sqlite3
 import tempfile
 from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
@@ -22,11 +21,10 @@ from typing import Any
 
 import numpy as np
 
+from tol_analysis.planning import may_have_planning
+
 #: Records pickled together: one write (and one read) per chunk.
 CHUNK = 2048
-
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
 
 
 class Records(Sequence):
@@ -212,7 +210,7 @@ class Sidecars(Mapping):
                          (side, *key))  # fmt: skip
         if meta is None:
             return
-        if PLANNING_KEY.search(getattr(meta.protocol, "text", "") or ""):
+        if may_have_planning(meta):
             self.with_planning.append(key)
         if getattr(meta, "eyetracking", None) is not None:
             self.with_eyetracking.append(key)

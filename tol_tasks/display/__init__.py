@@ -3,7 +3,8 @@ browser only draw from (no PsychoPy here, nothing that needs a window).
 
 - :mod:`.colors`: the colours of pieces and of the labels written on them, and contrast;
 - :mod:`.layout`: where everything goes (pegs, pieces, the goal, the counters, the
-  feedback, the pages), with one piece size for a whole session.
+  feedback, the pages), with one piece size for a whole session;
+- :mod:`.planning`: the screen of a planning-only problem (its boards and numbered boxes).
 """
 
 from .colors import contrast_ratio, default_piece_color, label_color, rgb_of

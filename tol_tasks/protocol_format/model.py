@@ -36,6 +36,7 @@ from tol_tasks.config import (
 from tol_tasks.puzzles.base import Puzzle
 from tol_tasks.puzzles.hanoi import Hanoi
 from tol_tasks.puzzles.london import London
+from tol_tasks.puzzles.shared import shared_hanoi, shared_london
 
 from .colors import FALLBACK_PIECE_COLOR, checked_color, default_piece_color, label_color
 from .neuro import EyeTracking, Markers, Scanner
@@ -62,7 +63,7 @@ class HanoiTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> Hanoi:
-        return Hanoi(disks or self.disks, self.pegs, self.adjacent_only)
+        return shared_hanoi(disks or self.disks, self.pegs, self.adjacent_only)
 
 
 class LondonTask(_Model):
@@ -82,7 +83,7 @@ class LondonTask(_Model):
     )
 
     def puzzle(self, disks: int | None = None) -> London:
-        return London(self.balls, tuple(self.capacities))
+        return shared_london(self.balls, tuple(self.capacities))
 
 
 Task = Annotated[Union[HanoiTask, LondonTask], Field(discriminator="type")]  # noqa: UP007

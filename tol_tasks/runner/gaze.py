@@ -61,8 +61,6 @@ class GazeRecorder:
         self.calibration = None
         if spec.calibrate:
             self.calibration = str(self.tracker.runSetupProcedure())
-        # ioHub's times are PsychoPy's core.getTime(); the session clock is offset from it.
-        self.offset = core.getTime() - clock.getTime()
         self.samples = 0
         self._file = open(path, "x", encoding="utf-8", newline="")  # noqa: SIM115
         self._file.write("\t".join(SAMPLE_COLUMNS) + "\n")
@@ -83,6 +81,9 @@ class GazeRecorder:
     def take(self, before: float | None = None) -> None:
         """Write the samples that came since the last look (called every frame; the samples
         go to their own file, so ``before`` bounds nothing here)."""
+        # ioHub's times are PsychoPy's core.getTime(); the session clock is offset from it,
+        # by an offset taken at every look (a change of the computer's time moves it).
+        offset = core.getTime() - self.clock.getTime()
         lines = []
         for e in self.tracker.getEvents():
             kind = type(e).__name__
@@ -95,7 +96,7 @@ class GazeRecorder:
                 continue
             valid = gx == gx and gy == gy and not getattr(e, "status", 0)
             px, py = self._pixels(gx, gy) if valid else (float("nan"), float("nan"))
-            lines.append(f"{e.time - self.offset:.6f}\t{px:.1f}\t{py:.1f}\t"
+            lines.append(f"{e.time - offset:.6f}\t{px:.1f}\t{py:.1f}\t"
                          f"{'' if pupil is None else pupil}\t{int(bool(valid))}\n")  # fmt: skip
         if lines:
             self._file.writelines(lines)

@@ -11,7 +11,9 @@ written to the port).
   LabRecorder and the field's readers), each sample ``event=<name>;code=<n>;row=<row>``,
   stamped with the event's own time (the flip, or the press) on LSL's clock: the
   session clock plus the offset measured when the outlet opened (``pylsl.local_clock``
-  and PsychoPy's clock are both the monotonic clock on Linux; the offset is recorded).
+  and the session clock, :class:`~tol_tasks.runner.clock.SessionClock`, both count on the
+  system's monotonic clock, so a change of the computer's time moves neither; the offset
+  is recorded).
 - Serial: the code as one byte, then 0 after ``markers.pulse`` seconds (a reset thread)
   unless another code was written meanwhile, as the Brain Products TriggerBox and
   similar USB trigger boxes expect (see ``docs/neuroimaging.md``).

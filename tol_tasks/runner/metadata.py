@@ -28,6 +28,7 @@ from tol_tasks.session_data.sidecar import (
     Window,
 )
 
+from .clock import COUNTER
 from .prepare import Prepared
 from .screen import UNITS
 
@@ -79,8 +80,12 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         position = [int(v) for v in win.winHandle.get_location()]
     except Exception:  # pragma: no cover - some backends cannot tell
         position = None
-    clock_source = ("psychopy.core.Clock, zero at session start" if own_clock
-                    else "the caller's clock (psychopy.core.Clock)")  # fmt: skip
+    clock_source = (f"the session's clock (tol_tasks.runner.clock.SessionClock, on time."
+                    f"{COUNTER.__name__}, which a change of the computer's time does not move), "
+                    "zero at session start; clock_zero: psychopy.clock.getTime() at session "
+                    "time 0" if own_clock else "the caller's clock (psychopy.core.Clock)")  # fmt: skip
+    reading = (f"time.{COUNTER.__name__}() at the event less at session time 0" if own_clock
+               else "psychopy.clock.getTime() - clock_zero")  # fmt: skip
     if inp.method in _ARRIVAL_RESOLUTION_S:
         resolution = _ARRIVAL_RESOLUTION_S[inp.method]
     else:
@@ -128,8 +133,7 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         ),
         refresh_rate_hz=refresh,
         timing=Timing(
-            clock=f"{clock_source}; every event and flip; "
-            "session time = psychopy.clock.getTime() - clock_zero",
+            clock=f"{clock_source}; every event and flip; session time = {reading}",
             clock_function="psychopy.clock.getTime",
             clock_zero=clock.getLastResetTime(),
             clock_zero_monotonic=clock_zero_monotonic,

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import time
 
-from psychopy import core
-
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 
+from .clock import SessionClock
 from .focus import FocusWatch
 from .frames import FrameRecorder
 from .gaze import GazeRecorder, gaze_path, regions
@@ -51,7 +50,7 @@ def _open_record(task) -> None:
     p, s = task.prepared, task.settings
     task._window = WindowClaim(task.win, task.model.display.background)
     task._window.claim()
-    clock = task._given_clock or core.Clock()
+    clock = task._given_clock or SessionClock()  # a change of the computer's time moves it not
     if p.resume:
         set_resumed_clock(clock, p.resume)  # before the input reads the clock
     screen = TaskScreen(task.win, task.protocol, task.msg)

@@ -13,18 +13,15 @@ from __future__ import annotations
 
 from psychopy import visual
 
-from tol_tasks.display.layout import screen_layout
+from tol_tasks.display.planning import planning_screen
 from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.protocol_format.planning import Planning
 from tol_tasks.session_data.detail import format_detail
 
 from .play import TrialBase
 from .results import ProblemResult
-from .stage import Stage
+from .stage import AbortSession, Stage
 
-#: The boxes' size (box units of the display model): under the boards, which are laid out
-#: as an instruction page shows the task screen (the goal above the start, smaller, raised).
-BOX_SIZE = 0.08
 #: Seconds the simulated participant thinks before it answers (divided by its speed).
 SIMULATED_THINK = 1.0
 
@@ -39,10 +36,11 @@ class PlanningTrial(TrialBase):
         self.planning = planning
         self.event_log = event_log
         screen, puzzle = stage.screen, spec.puzzle
-        # The session's piece size (display model), the goal always shown above the start.
-        d = stage.model.display.model_copy(update={"show_goal": True, "goal_position": "top"})
-        layout = screen_layout(puzzle.kind, puzzle.capacities, d, screen.layout.board.largest)
-        view = layout.page_view().scaled(screen.fit)
+        # The display model's planning screen (the browser draws the same), in height units.
+        self.layout = layout = planning_screen(
+            puzzle, stage.model.display, screen.layout.board.largest, len(planning.choices)
+        ).scaled(screen.fit)
+        view = layout.view
         self.areas = view.board.pegs
         self.board = screen.board("planning-board", puzzle, view.board)
         self.goal = screen.board("planning-goal", puzzle, view.goal)
@@ -50,18 +48,13 @@ class PlanningTrial(TrialBase):
         self.goal.show(spec.goal)
         self.goal_top = view.places.goal_label[1]
         self.label = screen.label("goal_label")
-        n, d = len(planning.choices), stage.model.display
-        self.box = box = BOX_SIZE * screen.fit
-        step = min(box * 1.4, screen.aspect * 0.9 / n)
-        box_y = view.places.caption_y
-        self.centres = [((k - (n - 1) / 2) * step, box_y) for k in range(n)]
-        win = screen.win
+        d, win, box = stage.model.display, screen.win, layout.box
         self.boxes = [visual.Rect(win, width=box, height=box, pos=c, units="height",
                                   lineColor=d.text_color, fillColor=None, lineWidth=2)
-                      for c in self.centres]  # fmt: skip
-        self.numbers = [visual.TextStim(win, text=str(v), pos=c, height=box * 0.5,
+                      for c in layout.boxes]  # fmt: skip
+        self.numbers = [visual.TextStim(win, text=str(v), pos=c, height=layout.text_height,
                                         units="height", color=d.text_color)
-                        for v, c in zip(planning.choices, self.centres, strict=True)]  # fmt: skip
+                        for v, c in zip(planning.choices, layout.boxes, strict=True)]  # fmt: skip
         self.choices: list[tuple[int, float]] = []  # (number chosen, latency)
         self.outcome: str | None = None
 
@@ -74,11 +67,7 @@ class PlanningTrial(TrialBase):
             number.draw()
 
     def _box_at(self, px: float, py: float) -> int | None:
-        x, y = self.stage.screen.to_units(px, py)
-        for k, (cx, cy) in enumerate(self.centres):
-            if abs(x - cx) <= self.box / 2 and abs(y - cy) <= self.box / 2:
-                return k
-        return None
+        return self.layout.box_at(*self.stage.screen.to_units(px, py))
 
     def _chosen(self, ev) -> int | None:
         """The box an input event chooses (None: not a choice)."""
@@ -98,32 +87,48 @@ class PlanningTrial(TrialBase):
                                       min_moves=spec.min_moves), **self.base)  # fmt: skip
         limit = spec.time_limit
         st.input.on_page(t0)
-        while self.outcome is None:
-            evs = st.events()
-            for ev in evs:
-                k = self._chosen(ev)
-                if k is not None and ev.t >= t0:
-                    self._choose(self.planning.choices[k], ev.t, ev.source, ev.stamp, ev.x, ev.y)
-                    if self.outcome is not None:
+        try:
+            while self.outcome is None:
+                evs = st.events()
+                for ev in evs:
+                    if limit is not None and ev.t - t0 >= limit:  # the time limit came first
+                        self.outcome = "time_out"
                         break
-            now = st.clock.getTime()
-            if self.outcome is None and st.simulate and now - t0 >= SIMULATED_THINK / st.speed:
-                self._choose(spec.min_moves, now, "simulated", "clock", None, None)
-            if self.outcome is None and limit is not None and now - t0 >= limit:
-                self.outcome = "time_out"
-            if self.outcome is None:
-                self.draw()
-                st.frames.flip()
+                    k = self._chosen(ev)
+                    if k is not None and ev.t >= t0:
+                        self._choose(
+                            self.planning.choices[k], ev.t, ev.source, ev.stamp, ev.x, ev.y
+                        )
+                        if self.outcome is not None:
+                            break
+                now = st.clock.getTime()
+                if self.outcome is None and st.simulate and now - t0 >= SIMULATED_THINK / st.speed:
+                    self._choose(spec.min_moves, now, "simulated", "clock", None, None)
+                if self.outcome is None and limit is not None and now - t0 >= limit:
+                    self.outcome = "time_out"
+                if self.outcome is None:
+                    self.draw()
+                    st.frames.flip()
+        except AbortSession:  # the quit key: no planning_end row, as for a moves problem
+            self.result = self._end("aborted")
+            raise
+        self.result = self._end(self.outcome)
+        return self.result
+
+    def _end(self, outcome: str) -> ProblemResult:
+        """Frame statistics, the planning_end row (not for an aborted problem), the result."""
+        st, spec = self.stage, self.spec
         detail, total = self._stop()
+        if outcome != "aborted":
+            st.write("planning_end", trial_time=total, reason=outcome, moves=len(self.choices),
+                     detail=detail, **self.base)  # fmt: skip
         firsts = self.choices[:1]
-        st.write("planning_end", trial_time=total, reason=self.outcome, moves=len(self.choices),
-                 detail=detail, **self.base)  # fmt: skip
         # For the ExperimentHandler: moves is the number of choices, planning_time the latency
         # to the first choice (tol-score's planning.csv has the measures).
         return ProblemResult(
             problem_id=spec.id, block=self.base["block"], attempt=self.base["attempt"],
             start=str(spec.start), goal=str(spec.goal), min_moves=spec.min_moves,
-            moves=len(self.choices), solved=self.outcome == "solved", outcome=self.outcome,
+            moves=len(self.choices), solved=outcome == "solved", outcome=outcome,
             planning_time=firsts[0][1] if firsts else None, total_time=total,
             event_log=self.event_log,
         )  # fmt: skip

@@ -15,11 +15,12 @@ import platform
 from dataclasses import dataclass
 
 from psychopy import __version__ as psychopy_version
-from psychopy import core, visual
+from psychopy import visual
 
 from tol_tasks import __version__
 
 from .arrival import open_arrival_input
+from .clock import SessionClock
 from .frames import PLAUSIBLE_REFRESH_HZ, FrameRecorder
 
 #: What each input method is called in a methods section.
@@ -108,7 +109,7 @@ def timing_self_test(
     try:
         recorder = FrameRecorder(win)
         refresh = recorder.measure_refresh("Checking the timing of this computer ...")
-        clock = core.Clock()
+        clock = SessionClock()
         geometry = _Geometry(*(float(v) for v in win.size))
         inp, reason = open_arrival_input(win, geometry, clock, ["escape"], input_timing)
         bar = visual.Rect(win, width=0.05, height=0.5, fillColor="white", lineColor=None)

@@ -17,7 +17,8 @@ that ``tol-web build`` writes beside the page:
 - messages and instruction pages per language, display, input and rule settings.
 - ``layout``: the session's one layout (:mod:`tol_tasks.display.layout`), and ``shown``:
   what the instruction pages show (the page view of the board, the first problem, the
-  demonstration's frames); format 3 added them.
+  demonstration's frames); format 3 added them. Format 4 added each block's ``planning``
+  (a planning-only block's boxes, keys and screens, see :func:`compile_plan`).
 - ``compiled_format``: :data:`COMPILED_FORMAT`; the page (built with the same
   value) refuses a ``protocol.json`` of another format and says to rebuild.
 
@@ -39,9 +40,11 @@ from tol_tasks.config import PEG_LETTERS
 from tol_tasks.display.colors import edge_color
 from tol_tasks.display.demo import demonstration
 from tol_tasks.display.layout import session_layout
+from tol_tasks.display.planning import planning_screen
 from tol_tasks.protocol_format.issues import Issue
 from tol_tasks.protocol_format.loaded import LoadedProtocol, PuzzleLook, Resolved
 from tol_tasks.protocol_format.model import Display, Input
+from tol_tasks.protocol_format.planning import Planning
 from tol_tasks.protocol_format.yaml_lines import line_of, load_with_lines
 from tol_tasks.session_data.eventlog import EVENT_LOG_VERSION
 from tol_tasks.session_data.identity import MAX_SESSION, PARTICIPANT_PATTERN, SESSION_TEXT_PATTERN
@@ -51,8 +54,8 @@ from tol_tasks.session_data.sidecar import ProtocolCopy, Recorder, Sidecar, Soft
 from .keys import BROWSER_KEYS, CONTINUE_KEY, RESERVED, browser_key
 
 #: Version of the compiled protocol (``protocol.json``) that the page reads (2: a title per
-#: language, the task's name for participants).
-COMPILED_FORMAT = 3
+#: language, the task's name for participants; 4: a planning-only block's ``planning``).
+COMPILED_FORMAT = 4
 
 #: Folder of instruction images inside a built experiment.
 IMAGES = "images"
@@ -68,9 +71,10 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
     """What ``lp`` asks that a browser cannot do (empty when it can run online).
 
     Refused: ``display.screen`` other than 0 (a page cannot choose a
-    monitor), keys a browser keeps for itself or does not know
-    (``input.quit_key``, ``input.keys``), and the quit key or a peg key on
-    the key that leaves instruction pages (space).
+    monitor), the lab's hardware (``scanner``, ``markers``, ``eyetracking``), keys a
+    browser keeps for itself or does not know (``input.quit_key``, ``input.keys``, a
+    planning-only block's ``planning.keys``), and any of them on the key that leaves
+    instruction pages (space).
     """
     source = str(lp.path) if lp.path else f"<protocol {lp.name}>"
     _, lines, _ = load_with_lines(lp.text)
@@ -94,12 +98,10 @@ def browser_issues(lp: LoadedProtocol) -> list[Issue]:
             add((name,), f"{what}: a web page cannot reach that hardware.",
                 f"run this protocol with tol-run in the lab, or remove '{name}' for the web "
                 "build.")  # fmt: skip
-    for i, block in enumerate(m.blocks):
-        if block.planning is not None:
-            add(("blocks", i, "planning"), "planning-only problems are played by tol-run, "
-                "not yet by the browser task.", "run this protocol with tol-run, or remove "
-                "'planning' from the block for the web build (its problems are then played "
-                "with moves).")  # fmt: skip
+    for i, block in enumerate(m.blocks):  # a planning-only block's answer keys (button box)
+        if block.planning is not None and block.planning.keys:
+            keys += [(("blocks", i, "planning", "keys", k), key)
+                     for k, key in enumerate(block.planning.keys)]  # fmt: skip
     for path, key in keys:
         if key in RESERVED:
             add(path, f"'{key}': {RESERVED[key]}, so the page never sees it.",
@@ -213,11 +215,22 @@ def compile_plan(lp: LoadedProtocol) -> dict[str, Any]:
     """The session plan over every block (a session's form picks its blocks at run time).
 
     Each problem of a block that copies a shortest solution carries it
-    (``optimal``: [from peg, to peg] pairs, :meth:`Puzzle.solve`'s first one).
+    (``optimal``: [from peg, to peg] pairs, :meth:`Puzzle.solve`'s first one). A
+    planning-only block carries its ``planning`` (else null): the numbers on the boxes,
+    their keys as the browser and as the protocol name them (null: the boxes are clicked),
+    ``until_correct``, and the screen of each of its apparatus
+    (:func:`~tol_tasks.display.planning.planning_screen`, by puzzle code).
     """
     plan = SessionPlan(lp, form=None, block_indices=list(range(len(lp.model.blocks))))
     data = plan.describe()
+    largest = session_layout(lp.model).board.largest
     for i, block in enumerate(data["blocks"]):
+        planning = lp.model.blocks[i].planning
+        block["planning"] = (
+            None
+            if planning is None
+            else _planning(planning, lp.block_problems(i), lp.model.display, largest)
+        )
         copies = block["copies"]
         if copies and copies["moves"] == "optimal":
             for problem, spec in zip(block["problems"], lp.block_problems(i), strict=True):
@@ -225,6 +238,20 @@ def compile_plan(lp: LoadedProtocol) -> dict[str, Any]:
                     [m.source, m.target] for m in spec.puzzle.solve(spec.start, spec.goal)
                 ]
     return data
+
+
+def _planning(planning: Planning, specs, display: Display, largest: int) -> dict[str, Any]:
+    """A planning-only block as the page plays it (see :func:`compile_plan`)."""
+    n = len(planning.choices)
+    return {
+        "choices": list(planning.choices),
+        "keys": [browser_key(k) for k in planning.keys] if planning.keys else None,
+        "key_names": list(planning.keys) if planning.keys else None,
+        "until_correct": planning.until_correct,
+        "screens": {
+            s.puzzle.code: planning_screen(s.puzzle, display, largest, n).as_dict() for s in specs
+        },
+    }
 
 
 def sidecar_template(lp: LoadedProtocol) -> dict[str, Any]:

@@ -17,6 +17,8 @@
 //   display.message(text, seconds)
 //   display.problem(run, {feedback})  -> Promise of run.end()'s result: play a ProblemRun
 //   display.copy(run)                 -> Promise of run.end()'s result: play a CopyRun
+//   display.planning(run, screen)     -> Promise of run.end()'s result: play a PlanningRun on
+//                                     its planning screen (the display model's, protocol.json)
 //   display.close()                   -> {input_delay_ms, frame_work, page}: input stops
 //   display.leave()                   -> Promise: full screen is left (after the last row)
 //
@@ -33,7 +35,7 @@ import { blockOrder } from "./random.js";
 import { Abort, SessionClock } from "./runtime.js";
 import { newSidecar, recordedForm, resumeRecord } from "./sidecar.js";
 import { isoNow } from "./timefmt.js";
-import { CopyRun, ProblemRun } from "./trialrun.js";
+import { CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
 
 export class SessionDriver {
   /**
@@ -224,8 +226,16 @@ export class SessionDriver {
       this.write("block_start", { block: st.block, detail: `order=${st.order.join(",")};seed=${st.seed ?? "None"}${f}` });
       this.checkpoint();
     } else if (st.kind === "problem") {
-      const run = new ProblemRun(this, st.problem, this.puzzle(st.problem.puzzle), st);
-      const reply = await display.problem(run, { feedback: st.feedback });
+      // A test problem of a planning-only block is answered, not moved (as tol-run's steps).
+      const planning = st.block === "practice" ? null : this.proto.plan.blocks.find((b) => b.name === st.block)?.planning;
+      const puzzle = this.puzzle(st.problem.puzzle);
+      let reply;
+      if (planning) {
+        const run = new PlanningRun(this, st.problem, puzzle, planning, st);
+        reply = await display.planning(run, planning.screens[puzzle.code]);
+      } else {
+        reply = await display.problem(new ProblemRun(this, st.problem, puzzle, st), { feedback: st.feedback });
+      }
       this.lastTrial = reply.trial;
       this.checkpoint();
       return reply;

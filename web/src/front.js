@@ -5,7 +5,7 @@
 // refresh rate, when the page was hidden or full screen left).
 
 import { Stage } from "./board.js";
-import { playCopy, playProblem, readyToContinue, showControls, showMessage, showPages, showPause } from "./play.js";
+import { playCopy, playPlanning, playProblem, readyToContinue, showControls, showMessage, showPages, showPause } from "./play.js";
 import { Abort, FrameRecorder, InputRouter, measureRefresh } from "./runtime.js";
 
 /** Size of the stage in CSS pixels: the whole window in full screen, else the protocol's window size. */
@@ -161,6 +161,10 @@ export class PageDisplay {
 
   copy(run) {
     return playCopy(this, run);
+  }
+
+  planning(run, screen) {
+    return playPlanning(this, run, screen);
   }
 
   close() {

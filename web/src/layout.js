@@ -127,3 +127,49 @@ export function pieceSize(b, piece) {
 export function pieceXY(b, i, level) {
   return [b.pegs[i].x, b.base[1] + b.base[3] / 2 + b.unit * (level + 0.5)];
 }
+
+// The page view and the planning screen (tol_tasks/display/layout.py ScreenLayout.page_view,
+// tol_tasks/display/planning.py planning_screen), for the plugin's planning-only problems.
+const PAGE_BOARD_SCALE = 0.5;
+const PAGE_BOARD_UP = 0.235;
+const CHOICE_BOX = 0.08;
+const CHOICE_STEP = 1.4;
+const CHOICE_ROW = 0.9;
+const CHOICE_TEXT = 0.5;
+
+/** A board of a layout with every length times `f`, moved up by `dy` (BoardLayout.scaled, .shifted). */
+function scaledBoard(b, f, dy) {
+  return {
+    ...b,
+    unit: b.unit * f,
+    base: [b.base[0] * f, b.base[1] * f + dy, b.base[2] * f, b.base[3] * f],
+    rod_width: b.rod_width * f,
+    pegs: b.pegs.map((a) => ({
+      x: a.x * f, y: a.y * f + dy, w: a.w * f, h: a.h * f, lifted_y: a.lifted_y * f + dy, marker_y: a.marker_y * f + dy,
+    })),
+  };
+}
+
+/** The task screen as an instruction page shows it: smaller and raised (ScreenLayout.page_view). */
+export function pageView(layout) {
+  const s = PAGE_BOARD_SCALE;
+  const up = PAGE_BOARD_UP;
+  const goal = layout.goal === null ? null : scaledBoard(layout.goal, s, up);
+  const label = goal === null ? null : [layout.places.goal_label[0] * s, Math.max(...goal.pegs.map((a) => a.y + a.h / 2)) + GOAL_LABEL / 2];
+  return {
+    box_width: layout.box_width,
+    board: scaledBoard(layout.board, s, up),
+    goal,
+    places: { ...layout.places, text_y: layout.places.text_y * s + up, goal_label: label },
+  };
+}
+
+/** A planning-only problem's screen with `n` numbered boxes (planning_screen; PlanningScreen.as_dict). */
+export function planningScreen(kind, capacities, display, largest, n) {
+  const view = pageView(screenLayout(kind, capacities, { ...display, show_goal: true, goal_position: "top" }, largest));
+  const step = Math.min(CHOICE_BOX * CHOICE_STEP, (BOX_WIDTH * CHOICE_ROW) / n);
+  const box = Math.min(CHOICE_BOX, (step / CHOICE_STEP) * 1.25);
+  const y = view.places.caption_y;
+  const boxes = Array.from({ length: n }, (_, k) => [(k - (n - 1) / 2) * step, y]);
+  return { view, boxes, box, text_height: box * CHOICE_TEXT };
+}

@@ -1,9 +1,10 @@
 // The screens of the page's display (front.js): one problem, one copy trial,
-// a message, the instruction pages. They draw and take input; the rows are
-// written by the trial's run (trialrun.js: ProblemRun, CopyRun) and by the
-// session's page rows (`ui.rows`), as the lab's screens (tol_tasks/runner/play.py
-// ProblemTrial, CopyTrial, Stage.message, Stage.instructions,
-// Stage.ready_to_continue) log what session_data/trial.py returns.
+// one planning-only problem, a message, the instruction pages. They draw and take
+// input; the rows are written by the trial's run (trialrun.js: ProblemRun, CopyRun,
+// PlanningRun) and by the session's page rows (`ui.rows`), as the lab's screens
+// (tol_tasks/runner/play.py ProblemTrial, CopyTrial, tol_tasks/runner/planning.py
+// PlanningTrial, Stage.message, Stage.instructions, Stage.ready_to_continue) log
+// what session_data/trial.py returns.
 //
 // `ui` is what they share (see front.js PageDisplay): the stage, the input
 // router, the frame recorder, the texts, the display, input and timing
@@ -428,4 +429,108 @@ export async function playCopy(ui, run) {
   stage.el.replaceChildren();
   await sleep(ui.timing.inter_trial_interval, ui.abort);
   return result;
+}
+
+/**
+ * A planning-only problem (`run`: a PlanningRun; tol-run's PlanningTrial): the start, the
+ * goal above it and the numbered boxes, where the display model's planning screen puts
+ * them (`screen`: protocol.json's plan block planning.screens[puzzle]); each box chosen by
+ * its key (planning.keys) or, without keys, by a click or touch on it. Nothing moves. Then
+ * the inter-trial interval (no feedback, as in the lab). Returns the run's result; throws
+ * Abort when the quit key ends the session (no planning_end row, as in the lab).
+ */
+export async function playPlanning(ui, run, screen) {
+  const { stage, display: d } = ui;
+  const puzzle = run.puzzle;
+  const { view } = screen;
+  const keys = run.planning.keys;
+  const draw = () => {
+    stage.el.replaceChildren();
+    stage.label("tol-goal-label", ...view.places.goal_label, { size: view.places.label_height }).textContent = ui.msg.goal_label;
+    const goal = new BoardView(stage, puzzle, view.goal, d, ui.colors(puzzle), { goal: true, labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+    goal.show(puzzle.parse(run.problem.goal));
+    const board = new BoardView(stage, puzzle, view.board, d, ui.colors(puzzle), { labels: ui.labels(puzzle), edges: ui.edges?.(puzzle) });
+    board.show(puzzle.parse(run.problem.start));
+    const side = screen.box * stage.U;
+    screen.boxes.forEach(([x, y], k) => {
+      const el = document.createElement("div");
+      el.className = "tol-choice";
+      const [left, top] = stage.px(x - screen.box / 2, y + screen.box / 2);
+      Object.assign(el.style, {
+        left: `${left}px`, top: `${top}px`, width: `${side}px`, height: `${side}px`,
+        borderColor: d.text_color, fontSize: `${screen.text_height * stage.U}px`,
+      });
+      el.dataset.choice = String(run.planning.choices[k]);
+      el.textContent = String(run.planning.choices[k]);
+      stage.el.appendChild(el);
+    });
+  };
+  // The box an input event chooses (null: not a choice), as PlanningTrial._chosen.
+  const chosen = (ev) => {
+    if (ev.kind === "key") {
+      const k = keys ? keys.findIndex((spec) => matchesKey(spec, ev)) : -1;
+      return k < 0 ? null : k;
+    }
+    if (keys === null && ev.kind === "press") return boxAt(stage, screen, ev.x, ev.y);
+    return null;
+  };
+  const shown = await drawShown(draw);
+  run.onset(ui.clock.fromStamp(shown));
+  Object.assign(stage.el.dataset, {
+    screen: "planning", trial: String(run.base.trial), problem: run.problem.id, puzzle: puzzle.code,
+    state: run.problem.start, goal: run.problem.goal, choices: run.planning.choices.join(" "),
+    input: keys ? "keys" : "click", keys: keys ? keys.map((k) => k.code || k.key).join(" ") : "", chosen: "0",
+  });
+  ui.router.wantsMoves = false;
+  let aborted = true;
+  let result;
+  try {
+    await new Promise((resolve, reject) => {
+      ui.abort.catch(reject);
+      const finish = () => {
+        if (!run.done) return;
+        ui.router.handler = null;
+        resolve();
+      };
+      ui.router.handler = (ev) => {
+        if (run.done || ev.t < run.t0) return; // before the problem was on screen
+        run.tick(ev.t); // a choice after the time limit: the limit came first
+        const k = run.done ? null : chosen(ev);
+        if (k !== null) {
+          run.choose(k, ev);
+          stage.el.dataset.chosen = String(run.choices.length); // for automation
+        }
+        finish();
+      };
+      const limit = run.problem.time_limit;
+      if (limit != null) {
+        // Frames stop in a hidden tab; the limit still ends the problem.
+        const timer = setTimeout(() => {
+          run.tick(ui.clock.now());
+          finish();
+        }, Math.max(0, (run.t0 + limit - ui.clock.now()) * 1000 + 5));
+        ui.abort.catch(() => clearTimeout(timer));
+      }
+      ui.frames.start(() => {
+        run.tick(ui.clock.now());
+        finish();
+      });
+    });
+    aborted = false;
+  } finally {
+    result = run.end(ui.frames.stop(), aborted);
+    ui.router.handler = null;
+  }
+  stage.el.replaceChildren();
+  stage.el.dataset.screen = "interval";
+  await sleep(ui.timing.inter_trial_interval, ui.abort);
+  return result;
+}
+
+/** Which box of a planning screen a point in stage pixels falls on (PlanningScreen.box_at). */
+function boxAt(stage, screen, px, py) {
+  const [x, y] = stage.units(px, py);
+  const half = screen.box / 2;
+  const k = screen.boxes.findIndex(([cx, cy]) => Math.abs(x - cx) <= half && Math.abs(y - cy) <= half);
+  return k < 0 ? null : k;
 }

@@ -5,15 +5,15 @@
 import { ParameterType } from "jspsych";
 import { Stage } from "./board.js";
 import { DEFAULT_DISPLAY, labelColor, messagesFor, pieceColor } from "./defaults.js";
-import { screenLayout } from "./layout.js";
+import { planningScreen, screenLayout } from "./layout.js";
 import { fromModel } from "./modelparams.js";
-import { playCopy, playProblem, showMessage } from "./play.js";
+import { playCopy, playPlanning, playProblem, showMessage } from "./play.js";
 import { fromCode, shortestPath } from "./puzzle.js";
 import { Abort, InputRouter } from "./runtime.js";
 import { runSession } from "./session.js";
 import { injectStyle } from "./style.js";
 import { copySequence } from "./trial.js";
-import { CopyRun, ProblemRun } from "./trialrun.js";
+import { CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
 import { VERSION } from "./version.js";
 
 const P = ParameterType;
@@ -64,6 +64,14 @@ const towerInfo = {
     copy: fromModel("copy.moves", { options: [null, ...fromModel("copy.moves").options], default: null }),
     /** Copy an unsolved problem too. */
     copy_unsolved: { type: P.BOOL, default: false },
+    /**
+     * A planning-only problem (One Touch Stockings style) instead of a moves one: the
+     * participant answers how many moves it needs by choosing a numbered box, as a protocol
+     * block's `planning` says: {choices: [1, 2, ...] (the numbers on the boxes), keys: one
+     * KeyboardEvent.key per box, or null to click or touch the boxes, until_correct: choose
+     * again after a wrong choice (default true)}. null: a moves problem.
+     */
+    planning: { type: P.OBJECT, default: null },
     /** A TolTasks.TowerSession that gathers every tower trial into one event log, or null. */
     session: { type: P.OBJECT, default: null },
     /** Size of the task's stage in CSS pixels; null: the display element's size. */
@@ -172,6 +180,14 @@ export class TowerPlugin {
       copy_moves: null, copy_refused: null, copy_first_move_latency: null, copy_total_time: null,
     };
     try {
+      if (trial.planning) {
+        const planning = planningOf(trial.planning);
+        const screen = planningScreen(puzzle.kind, puzzle.capacities, display, null, planning.choices.length);
+        const run = new PlanningRun(host, problem, puzzle, planning, { block: trial.block, attempt: 1 });
+        const r = await playPlanning(ui, run, screen);
+        Object.assign(data, { moves: r.moves, solved: r.outcome === "solved", outcome: r.outcome, planning_time: r.planning_time, total_time: r.total_time });
+        return data;
+      }
       const run = new ProblemRun(host, problem, puzzle, { block: trial.block, attempt: 1 });
       const r = await playProblem(ui, run, { feedback: trial.feedback !== "none" });
       Object.assign(data, { moves: r.moves, solved: r.outcome === "solved", outcome: r.outcome, planning_time: r.planning_time, total_time: r.total_time });
@@ -196,10 +212,30 @@ export class TowerPlugin {
       Object.assign(data, { outcome: "aborted", solved: false });
     } finally {
       ui.router.close();
+      data.rows = session.log.lines.slice(first - 1);
     }
-    data.rows = session.log.lines.slice(first - 1);
     return data;
   }
+}
+
+/**
+ * The plugin's `planning` parameter as a protocol block's compiled planning ({choices, keys,
+ * until_correct}), checked as the protocol model checks it (tol_tasks.protocol_format.planning).
+ */
+function planningOf(p) {
+  const choices = (p.choices ?? [1, 2, 3, 4, 5, 6]).map(Number);
+  if (choices.length < 2 || new Set(choices).size !== choices.length || choices.some((n) => !Number.isInteger(n) || n < 1)) {
+    throw new Error(`the tower plugin's planning.choices ${JSON.stringify(p.choices)}: give two or more different whole numbers of 1 or more, e.g. [1, 2, 3, 4, 5, 6]`);
+  }
+  const keys = p.keys ?? null;
+  if (keys !== null && keys.length !== choices.length) {
+    throw new Error(`the tower plugin's planning.keys gives ${keys.length} keys for ${choices.length} choices: give one key per box, or null to click them`);
+  }
+  return {
+    choices,
+    keys: keys === null ? null : keys.map((k) => ({ key: String(k).toLowerCase() })),
+    until_correct: p.until_correct ?? true,
+  };
 }
 
 /** A whole compiled protocol (protocol.json) as one jsPsych trial. */

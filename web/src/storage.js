@@ -34,7 +34,7 @@ export function newAttemptId() {
 }
 
 /** The fields of a row that a resume reads (plan.js progressOf), for rows no longer stored. */
-const DIGEST_EVENTS = new Set(["trial_onset", "trial_end", "discontinue", "copy_end"]);
+const DIGEST_EVENTS = new Set(["trial_onset", "trial_end", "discontinue", "copy_end", "planning_onset", "planning_end"]);
 const DIGEST_FIELDS = ["row", "time", "trial", "event", "block", "problem_id", "reason"];
 
 function digestOf(row) {

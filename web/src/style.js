@@ -15,6 +15,8 @@ body { font-family: "DejaVu Sans", system-ui, sans-serif; }
 .tol-labelled { display: flex; align-items: center; justify-content: center; font-weight: bold; }
 .tol-lifted, .tol-cued { outline: 4px solid var(--tol-outline, #fff); outline-offset: -2px; }
 .tol-lifted { z-index: 2; }
+.tol-choice { position: absolute; box-sizing: border-box; display: flex; align-items: center;
+  justify-content: center; border: 2px solid; }
 .tol-target { position: absolute; box-sizing: border-box; border: 3px solid #fff; border-radius: 50%; }
 .tol-marker { left: 0; top: 0; width: 0; height: 0; margin-left: calc(-1 * var(--tol-marker));
   border-left: var(--tol-marker) solid transparent; border-right: var(--tol-marker) solid transparent;

@@ -4,12 +4,14 @@
 // (trial.js), writes every row the lab writes for it and says when it is done.
 // The lab's counterpart is tol_tasks/runner/play.py (ProblemTrial, CopyTrial,
 // feedback_text), which logs what tol_tasks/session_data/trial.py returns in
-// the same way.
+// the same way, and tol_tasks/runner/planning.py (PlanningTrial) for a
+// planning-only problem (PlanningRun).
 //
 // `host` is what the run writes to: {write(event, fields), clock, rules,
 // nextTrial() -> the new trial number, recordFrames(entry), refresh}: the
 // session driver (driver.js) or the plugin's TowerSession (embed.js).
 
+import { formatDetail } from "./detail.js";
 import { frameDetail, frameStats } from "./frames.js";
 import { PEG_LETTERS } from "./puzzle.js";
 import { CopyState, TrialState } from "./trial.js";
@@ -204,5 +206,86 @@ export class CopyRun extends Run {
       });
     }
     return { outcome, moves: this.trial.moves, refused: this.trial.refused, first_move_latency: this.firstPick, total_time: total };
+  }
+}
+
+/**
+ * A planning-only problem (One Touch Stockings style; the lab's PlanningTrial in
+ * tol_tasks/runner/planning.py): the participant answers how many moves it needs by
+ * choosing numbered boxes. `planning`: the block's compiled planning ({choices, keys,
+ * until_correct}). Rows: planning_onset, one choice per answer (its own time, latency
+ * from the onset, the number in `moves`, reason correct or wrong), planning_end (reason
+ * solved, wrong when a first wrong choice ends the problem, or time_out; `moves` the
+ * number of choices).
+ */
+export class PlanningRun extends Run {
+  constructor(host, problem, puzzle, planning, { block, attempt }) {
+    super(host, null, { block, trial: host.nextTrial(), attempt, problem_id: problem.id });
+    this.problem = problem;
+    this.puzzle = puzzle;
+    this.planning = planning;
+    this.choices = []; // [number chosen, latency]
+    this.outcome = null;
+  }
+
+  get done() {
+    return this.outcome !== null;
+  }
+
+  /** The problem was first on screen at session time `t0`. */
+  onset(t0) {
+    this.t0 = t0;
+    this.host.write("planning_onset", {
+      time: t0, trial_time: 0.0, state: this.problem.start, goal: this.problem.goal, puzzle: this.puzzle.code,
+      stamp: "flip", detail: formatDetail({ choices: this.planning.choices.join(","), min_moves: this.problem.min_moves }),
+      ...this.base,
+    });
+  }
+
+  /**
+   * The participant chose box `k` (left to right) with `ev` ({kind, t, x, y, source});
+   * the row written, as {event, fields}, or null when the problem was already over.
+   */
+  choose(k, ev) {
+    if (this.done) return null;
+    const number = this.planning.choices[k];
+    const right = number === this.problem.min_moves;
+    const latency = ev.t - this.t0;
+    this.choices.push([number, latency]);
+    const pointer = ev.kind !== "key";
+    const fields = {
+      time: ev.t, trial_time: latency, moves: number, reason: right ? "correct" : "wrong", input: ev.source,
+      stamp: "arrival", x: pointer ? ev.x : null, y: pointer ? ev.y : null, ...this.base,
+    };
+    this.host.write("choice", fields);
+    if (right) this.outcome = "solved";
+    else if (!this.planning.until_correct) this.outcome = "wrong";
+    return { event: "choice", fields };
+  }
+
+  /** Whether an input at session time `t` came after the time limit (which then comes first). */
+  pastLimit(t) {
+    return t - this.t0 >= (this.problem.time_limit ?? Infinity);
+  }
+
+  /** Check the time limit at session time `now` (the problem ends, time_out). */
+  tick(now) {
+    if (!this.done && this.pastLimit(now)) this.outcome = "time_out";
+    return [];
+  }
+
+  /** The problem is over (`aborted`: cut off by the quit key, no planning_end row). */
+  end(frames, aborted = false) {
+    const stats = this._frames(frames);
+    const total = this.host.clock.now() - this.t0;
+    if (!aborted) {
+      this.host.write("planning_end", {
+        trial_time: total, reason: this.outcome, moves: this.choices.length, detail: frameDetail(stats), ...this.base,
+      });
+    }
+    return {
+      outcome: aborted ? "aborted" : this.outcome, placed: [], moves: this.choices.length, total_time: total,
+      trial: this.base.trial, planning_time: this.choices.length ? this.choices[0][1] : null,
+    };
   }
 }

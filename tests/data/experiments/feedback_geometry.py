@@ -13,6 +13,7 @@ OUT.json receives a list of ``{"case", "text", "box", "hit"}`` for every overlap
 none) and the number of cases checked.
 """
 
+import dataclasses
 import json
 import sys
 
@@ -61,11 +62,17 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
     protocols = [load_protocol(n) for n in sorted(bundled_protocols())]
     protocols.append(load_protocol_text(BIG, "big.yaml"))
     hits, cases = [], 0
+    measured = {}  # (text, letter height, wrap width, window height) -> its box in pixels
     lines = feedback_texts()
     for size in sizes:
         win = visual.Window(size=size, units="height", checkTiming=False)
         height = win.size[1]
         for lp in protocols:
+            # Resolved (its problems' distances worked out) once a protocol: only the display
+            # differs between the goal positions; a 5-peg puzzle's distances take a search
+            # of every state each time a problem is resolved.
+            resolved = lp.resolve("en")
+            specs = [*resolved.practice[:1], *resolved.blocks[0][:1]]
             for where in ("top", "left", "right", None):
                 d = lp.model.display.model_copy(
                     update={"show_goal": where is not None, "goal_position": where or "top"}
@@ -73,8 +80,8 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
                 model = lp.model.model_copy(update={"display": d})
                 lp2 = type(lp)(model, lp.puzzle, lp.text, lp.sha256, lp.path)
                 screen = TaskScreen(win, lp2, texts.messages("en"))
-                stage = Stage(screen, None, None, None, None, lp2, lp2.resolve("en"))
-                specs = [*lp2.practice_problems()[:1], *lp2.block_problems(0)[:1]]
+                stage = Stage(screen, None, None, None, None, lp2,
+                              dataclasses.replace(resolved, display=d))  # fmt: skip
                 for spec in specs:
                     cases += 1
                     trial = ProblemTrial(stage, spec, "test", 1, 1, "x.csv")
@@ -94,8 +101,13 @@ def main(out_path: str, sizes: list[tuple[int, int]]) -> None:
                         things += [("piece", box_of_stim(s)) for s in trial.board.pieces.values()]
                     label = screen.label("feedback")
                     for text in lines:
-                        label.draw(text, trial.text_pos)
-                        w, h = label.stim.boundingBox
+                        # A text's drawn size depends on it and the label's size, not on
+                        # the case: measured once for each (laying a text out is slow).
+                        key = (text, label.stim.height, label.stim.wrapWidth, height)
+                        if key not in measured:
+                            label.draw(text, trial.text_pos)
+                            measured[key] = tuple(label.stim.boundingBox)
+                        w, h = measured[key]
                         x, y = trial.text_pos
                         box = (
                             x - w / height / 2,

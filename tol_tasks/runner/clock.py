@@ -1,0 +1,65 @@
+"""The session clock: PsychoPy's clock interface, counting on the system's monotonic clock.
+
+PsychoPy's time base (``psychopy.clock.getTime``) is Psychtoolbox's ``GetSecs`` where
+Psychtoolbox is installed, and on Linux that is the wall clock (``CLOCK_REALTIME``). A
+change of the computer's time during a session (NTP stepping it, a virtual machine
+resumed and set to the host's time, someone setting the date) moves it, and every time
+read after the change moves with it: a scanner trigger or a press stamped after a step
+of the clock was off by the step (a test saw two triggers sent 0.4 s apart logged 52.5 s
+apart), a trial's time limit or a fixation ended at once, and the LSL markers, stamped
+on LSL's monotonic clock from an offset measured at the start, no longer matched the log.
+
+:class:`SessionClock` counts session time on :data:`COUNTER` (``CLOCK_MONOTONIC`` on
+Linux and macOS, which nothing sets; QueryPerformanceCounter on Windows, PsychoPy's own
+base there), and keeps PsychoPy's clock interface. Its :meth:`SessionClock.getLastResetTime`
+is the PsychoPy time at which it read 0 *as of now* (PsychoPy's time now less the session
+time), so the PsychoPy times of events that are converted by subtracting it, as PsychoPy
+does (the window's keys and clicks, ioHub's events, the X Input 2 listener's stamps, the
+keyboard buffer's scanner triggers), land on the session clock after a step too. Only an
+event stamped before a step and converted after it is off, by the step.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+from psychopy import clock as _psychopy_clock
+
+#: The counter session time is kept on: monotonic and system-wide (the same in every process).
+#: ``time.monotonic`` has a resolution of 15.6 ms on Windows, where ``time.perf_counter``
+#: (QueryPerformanceCounter, as PsychoPy's own clock) is monotonic and fine.
+COUNTER = time.perf_counter if sys.platform == "win32" else time.monotonic
+
+_ISO = "%Y-%m-%d_%H:%M:%S.%f%z"
+
+
+class SessionClock(_psychopy_clock.Clock):
+    """A ``psychopy.core.Clock`` whose time a change of the computer's time does not move.
+
+    ``getTime``, ``reset``, ``addTime`` and ``add`` behave as PsychoPy's (``reset(newT)``
+    makes the clock read ``-newT``, as PsychoPy's does), on :data:`COUNTER`.
+    """
+
+    def __init__(self, format=float):
+        super().__init__(format=format)
+        self._timeAtLastReset = COUNTER()  # on COUNTER from here on
+
+    def reset(self, newT: float = 0.0) -> None:  # noqa: N803 - PsychoPy's name
+        self._timeAtLastReset = COUNTER() + newT
+        self._epochTimeAtLastReset = time.time()
+
+    def getTime(self, applyZero: bool = True, format=None):  # noqa: N802, N803
+        t = COUNTER() - self._timeAtLastReset
+        if format in (None, "None"):
+            format = self.format
+        if format in (str, "str"):
+            format = _ISO
+        if applyZero:
+            return _psychopy_clock.Timestamp(t, format, lastReset=self._epochTimeAtLastReset)
+        return _psychopy_clock.Timestamp(t + self._epochTimeAtLastReset, format, lastReset=0)
+
+    def getLastResetTime(self) -> float:  # noqa: N802 - PsychoPy's name
+        """PsychoPy's time (``psychopy.clock.getTime()``) at which this clock read 0, as of
+        now: a PsychoPy time less this is the session time it was."""
+        return _psychopy_clock.getTime() - (COUNTER() - self._timeAtLastReset)
