@@ -166,3 +166,35 @@ def test_texts_keep_each_text_as_given():
     assert kept[1:3] == ["", "/données/P2_tol.csv"]
     with pytest.raises(IndexError):
         kept[4]
+
+
+def _open_files() -> list[str]:
+    """What this process has open (its file descriptors' targets)."""
+    fds = Path("/proc/self/fd")
+    out = []
+    for fd in fds.iterdir():
+        try:
+            out.append(str(fd.readlink()))
+        except OSError:
+            continue  # the descriptor listing the folder, closed already
+    return sorted(out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_scoring_stopped_by_an_error_leaves_no_spill_file_open(tmp_path, monkeypatch):
+    """Scoring stopped by an error (here a log given twice, after more than a chunk of
+    records was spilled) closes the records' file and the sidecars' table at once, not
+    when collected (an unclosed file is a ResourceWarning in whatever runs next)."""
+    from tol_analysis.read import find_logs, read_sessions
+    from tol_tasks.session_data.eventlog import EventLogError
+
+    monkeypatch.setattr(spill_module, "CHUNK", CHUNK)
+    folder = _corpus(tmp_path / "logs", 2 * CHUNK)
+    out = tmp_path / "out"
+    out.mkdir()
+    logs = [log for _, log in read_sessions(find_logs([folder]))]
+    gc.collect()
+    before = _open_files()
+    with pytest.raises(EventLogError, match="given twice"):
+        score_module.score_sessions([*logs, logs[0]], write_to=out)
+    assert [f for f in _open_files() if f not in before] == []

@@ -212,8 +212,26 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
     warnings: list[str] = []
     sink = tables["trials"].sink  # written as scored: the session records spilled beside it
     infos = Records(spill_in=None if sink is None else sink.path.parent)
-    plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
     sidecars = Sidecars(on_disk=sink is not None)
+    try:
+        done = _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings)
+        if sink is None:
+            done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+        else:  # written as scored: sessions.csv too, beside trials.csv
+            path = sink.path.with_name("sessions.csv")
+            done["sessions"] = write_sessions(done["trials"], infos, conv, path)
+    except BaseException:
+        sidecars.close()  # an error: its table let go now, not when collected
+        raise
+    finally:
+        infos.close()  # the records' file removed, whatever happened
+    return Scores(done, conv, warnings, sidecars)
+
+
+def _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings) -> dict:
+    """Score ``logs`` into ``tables``, a session record to ``infos`` and its sidecar to
+    ``sidecars`` per log scored; the tables done."""
+    plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
     with gc_paused():
         for batch in _batches(_one_log_per_session(logs, on_error, sidecars)):
             for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
@@ -229,14 +247,7 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
                     sidecars.add(log.key, log)
         batch = scored = parts = columns = log = None  # the last batch let go, sidecars too
         give_memory_back()  # what reading and scoring used, before the tables are made
-        done = {name: builder.done() for name, builder in tables.items()}
-    with infos:
-        if sink is None:
-            done["sessions"] = summarize_sessions(done["trials"], infos, conv)
-        else:  # written as scored: sessions.csv too, beside trials.csv
-            path = sink.path.with_name("sessions.csv")
-            done["sessions"] = write_sessions(done["trials"], infos, conv, path)
-    return Scores(done, conv, warnings, sidecars)
+        return {name: builder.done() for name, builder in tables.items()}
 
 
 def is_simulated(log: SessionLog) -> bool | None:
