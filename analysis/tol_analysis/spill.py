@@ -190,24 +190,26 @@ class Sidecars(Mapping):
         """Note ``log`` as the log of session ``key``; the log noted before it, if any (the
         session is then not the first of its key)."""
         p, n, t = key
-        got = self._db.execute("SELECT log FROM s WHERE p = ? AND n = ? AND t = ?",
-                               (p, n, t)).fetchone()  # fmt: skip
-        if got is not None:
-            return got[0]
-        self._db.execute("INSERT INTO s (p, n, t, log) VALUES (?, ?, ?, ?)", (p, n, t, log))
-        return None
+        if self._db.execute("INSERT OR IGNORE INTO s (p, n, t, log) VALUES (?, ?, ?, ?)",
+                            (p, n, t, log)).rowcount:  # fmt: skip
+            return None  # the first (one statement: the usual case)
+        return self._db.execute("SELECT log FROM s WHERE p = ? AND n = ? AND t = ?",
+                                (p, n, t)).fetchone()[0]  # fmt: skip
 
     def add(self, key: tuple[str, int, str], log) -> None:
         """Note the sidecar of the scored log ``log`` (a SessionLog) of session ``key``."""
         key = tuple(key)
         meta = log.sidecar
         on_disk = meta is not None and log.sidecar_path is not None
-        self.claim(key, str(log.path))  # claimed already when scored by score_sessions
         if meta is not None and not on_disk:
             self._given[key] = meta
         side = str(log.sidecar_path) if on_disk else None
-        self._db.execute("UPDATE s SET side = ?, scored = 1 WHERE p = ? AND n = ? AND t = ?",
-                         (side, *key))  # fmt: skip
+        done = self._db.execute(
+            "UPDATE s SET side = ?, scored = 1 WHERE p = ? AND n = ? AND t = ?", (side, *key)
+        )  # claimed when score_sessions scored it
+        if not done.rowcount:
+            self._db.execute("INSERT INTO s (p, n, t, log, side, scored) VALUES (?, ?, ?, ?, ?, 1)",
+                             (*key, str(log.path), side))  # fmt: skip
         if meta is None:
             return
         if may_have_planning(meta):
