@@ -214,21 +214,23 @@ class _ProblemCells:
 
     def __init__(self, trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
                  n_people: int) -> None:  # fmt: skip
-        problem = np.asarray(trials["problem_id"].values, np.int64)[keep]
-        attempt = np.asarray(trials["attempt"].values, np.int64)[keep]
-        session = np.asarray(trials["session"].values, np.int64)[keep]
+        # Per-trial arrays in their own (narrow) types, each let go once used: at 100,000
+        # small sessions (a million trials) every int64 array is 8 MB.
+        problem, attempt, session = (np.asarray(trials[name].values)[keep]
+                                     for name in ("problem_id", "attempt", "session"))  # fmt: skip
         proto = trials["protocol"] if "protocol" in trials.names else None
-        task = (np.asarray(proto.values, np.int64)[keep] if proto is not None
-                else np.zeros(len(problem), np.int64))  # fmt: skip
+        task = (np.asarray(proto.values)[keep] if proto is not None
+                else np.zeros(len(problem), np.int8))  # fmt: skip
         tasks = proto.categories if proto is not None else [""]
         # Each trial's stem, made once per distinct (problem, attempt, session, task).
         quads, which = _distinct_rows(problem, attempt, session, task)
+        del problem, attempt, session, task
         names = trials["problem_id"].categories
         stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
-        codes = np.asarray(trials["participant"].values, np.int64)[keep]
-        rank = rank_of[codes]
-        order = np.lexsort((np.arange(len(rank)), rank))  # each participant's attempts, in order
-        trial_stem = np.asarray(which).ravel()[order]
+        rank = rank_of[np.asarray(trials["participant"].values)[keep]].astype(_index_type(n_people))
+        order = np.argsort(rank, kind="stable")  # each participant's attempts, in order
+        trial_stem = np.asarray(which).ravel()[order].astype(_index_type(len(stems)))
+        del which
         # Every (participant, column) in the order the cells were first filled, the last
         # value kept.
         m = len(WIDE_MEASURES)
@@ -251,7 +253,9 @@ class _ProblemCells:
         # under one name (trials are in order).
         self._col_measure = np.array([measure[name] for name in columns], np.int64)
         self._rank = rank[order]  # sorted: each participant's trials together
-        self._rows = np.flatnonzero(keep)[order]  # their rows in the trials table
+        del rank
+        rows = np.flatnonzero(keep).astype(_index_type(len(keep)))
+        self._rows = rows[order]  # their rows in the trials table
         self._measures = [trials[w.name] for w in WIDE_MEASURES]
 
     def rows(self, start: int, stop: int) -> dict[str, ColumnData]:
@@ -277,6 +281,11 @@ class _ProblemCells:
         return out
 
 
+def _index_type(n: int) -> type:
+    """The integer type of indexes below ``n``: 32 bits when they fit (half the memory)."""
+    return np.int32 if n < 2**31 else np.int64
+
+
 def _float_at(column: ColumnData, rows: np.ndarray) -> np.ndarray:
     """A numeric column's values at ``rows`` as float64 (NaN where missing)."""
     out = np.asarray(column.values)[rows].astype(np.float64)
@@ -293,10 +302,12 @@ def _distinct_rows(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     lows = [int(k.min()) for k in keys]
     spans = [int(k.max()) - low + 1 for k, low in zip(keys, lows, strict=True)]
     if float(np.prod(np.array(spans, np.float64))) >= 2.0**62:
-        return np.unique(np.column_stack(keys), axis=0, return_inverse=True)
+        return np.unique(np.column_stack([k.astype(np.int64) for k in keys]), axis=0,
+                         return_inverse=True)  # fmt: skip
     number = np.zeros(len(keys[0]), np.int64)
-    for k, low, span in zip(keys, lows, spans, strict=True):
-        number = number * span + (k - low)
+    for k, low, span in zip(keys, lows, spans, strict=True):  # keys of any integer type
+        number *= span
+        number += k.astype(np.int64) - low
     uniq, which = np.unique(number, return_inverse=True)
     rows = np.empty((len(uniq), len(keys)), np.int64)
     for j in range(len(keys) - 1, -1, -1):
