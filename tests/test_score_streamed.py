@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-import tol_analysis.export as export_module
 import tol_analysis.read as read_module
 import tol_analysis.score as score_module
 import tol_analysis.sessions as sessions_module
+import tol_analysis.wide as wide_module
 from tol_analysis.columns import TRIALS
 from tol_analysis.conventions import Conventions
 from tol_analysis.csvfile import TableWriter, write_table
@@ -37,7 +37,7 @@ def test_tables_written_as_scored_are_the_tables_written_whole(tmp_path, monkeyp
     monkeypatch.setattr(score_module, "BATCH_ROWS", 300)  # many batches
     monkeypatch.setattr(read_module, "BATCH_BYTES", 1)
     monkeypatch.setattr(sessions_module, "SESSION_ROWS", 2)  # sessions.csv two rows at a time
-    monkeypatch.setattr(export_module, "WIDE_ROWS", 2)  # wide.csv two participants at a time
+    monkeypatch.setattr(wide_module, "WIDE_ROWS", 2)  # wide.csv two participants at a time
     paths = find_logs(INPUTS)
     whole, streamed = tmp_path / "whole", tmp_path / "streamed"
     export(_score(paths, conv), whole)

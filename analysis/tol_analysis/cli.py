@@ -14,7 +14,8 @@ from tol_analysis.duplicates import sort_out
 from tol_analysis.export import export
 from tol_analysis.planning import may_have_planning
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
-from tol_analysis.score import Sidecars, score_sessions
+from tol_analysis.score import score_sessions
+from tol_analysis.spill import Sidecars, Texts
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -159,7 +160,9 @@ def _score(args, out: outputs.OutputFolder) -> int:
         if not args.skip_bad:
             return _fail("\n".join(str(c) for c in one.conflicts))
         skipped += [str(c) for c in one.conflicts]
-    paths = one.logs
+    # The logs to score as one text (no object per log found: the Paths let go).
+    paths = Texts(one.logs)
+    one.logs = found.logs = []
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():
@@ -301,7 +304,7 @@ def _check_extras(args) -> None:
 
 def _any_sidecar(scores, noted: str, test) -> bool:
     """Whether a scored session's sidecar passes ``test``: as noted when the sidecars were
-    read (:class:`~tol_analysis.score.Sidecars`' ``noted`` list), else by reading them."""
+    read (:class:`~tol_analysis.spill.Sidecars`' ``noted`` list), else by reading them."""
     sidecars = scores.sidecars
     if isinstance(sidecars, Sidecars):
         return bool(getattr(sidecars, noted))

@@ -664,7 +664,7 @@ WIDE_MEASURES = tuple(
 )  # fmt: skip
 
 #: The trials.csv columns wide.csv is made from (all that
-#: :func:`tol_analysis.export.wide_data` reads): the keys of its cells and their measures.
+#: :func:`tol_analysis.wide.wide_data` reads): the keys of its cells and their measures.
 WIDE_TRIALS = (
     "participant", "session", "protocol", "problem_id", "attempt", "void", "practice",
     "simulated", *(c.name for c in WIDE_MEASURES),
@@ -672,7 +672,7 @@ WIDE_TRIALS = (
 
 #: The column names of wide.csv's cells: the session, the task (the protocol; left out for a
 #: log that names none), the problem (with ``_a<attempt>`` for a second or later attempt)
-#: and the measure, made safe as SPSS variable names (see tol_analysis.export.wide_table). A
+#: and the measure, made safe as SPSS variable names (see tol_analysis.wide.wide_table). A
 #: name never depends on what else the data hold.
 WIDE_NAME = "s<session>_<task>_<problem>[_a<attempt>]_<measure>"
 

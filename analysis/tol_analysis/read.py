@@ -70,7 +70,9 @@ _CHECKED = ("row", "time", "moves", "x", "y")
 #: rows, trials and sessions; longer ones do not fit the tables' 64-bit integers).
 _DIGITS = 18
 
-#: Logs read together by :func:`read_sessions`, up to this many bytes at once.
+#: Logs read together by :func:`read_sessions`, up to this many bytes at once. A batch of
+#: small sessions peaks at about 20 times its bytes (1k sessions: 217 MB at 8 MB, 178 at 4),
+#: but has a fixed cost: 4 MB cost 10 % more CPU time than 8 MB on 10k small sessions.
 BATCH_BYTES = 8 << 20
 
 

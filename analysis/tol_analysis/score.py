@@ -28,16 +28,15 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.copies import copy_trials, empty_copy_columns
 from tol_analysis.csvfile import TableWriter
 from tol_analysis.logview import LogView, last_in_group
-from tol_analysis.planning import may_have_planning
 from tol_analysis.read import SessionLog, give_memory_back
 from tol_analysis.replay import Replays
 from tol_analysis.sessions import (
     SESSION_TRIALS,
-    SessionInfo,
     session_info,
     summarize_sessions,
     write_sessions,
 )
+from tol_analysis.spill import Records, Sidecars
 from tol_analysis.tables import TableBuilder, TableData
 from tol_analysis.trials import problem_attempts
 from tol_tasks.session_data import gc_paused
@@ -47,75 +46,10 @@ from tol_tasks.session_data.eventlog import EventLogError
 if TYPE_CHECKING:
     import pandas as pd
 
-    from tol_tasks.session_data.sidecar import Sidecar
-
 
 #: Logs are scored together up to this many rows: the work is done over whole columns
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
-
-
-class Sidecars(Mapping):
-    """Each session's sidecar (a :class:`~tol_tasks.session_data.sidecar.Sidecar`, or None),
-    by (participant, session, protocol); a key of (participant, session) finds the sidecar
-    when the session has one task only.
-
-    A sidecar read from the file beside its log is read again from that file
-    when asked for, so that scoring thousands of sessions does not hold every
-    sidecar in memory; one given otherwise is kept as given.
-    """
-
-    def __init__(self) -> None:
-        self._where: dict[tuple[str, int, str], str | Sidecar | None] = {}
-        self._tasks: dict[tuple[str, int], list[tuple[str, int, str]]] = {}
-        #: The sessions whose sidecar's protocol has planning-only problems, and those
-        #: with eye tracking: noted as the sidecar is read, so that no sidecar is read
-        #: again to learn whether the planning or gaze tables are needed.
-        self.with_planning: list[tuple[str, int, str]] = []
-        self.with_eyetracking: list[tuple[str, int, str]] = []
-
-    def add(self, key: tuple[str, int, str], log: SessionLog) -> None:
-        meta = log.sidecar
-        on_disk = meta is not None and log.sidecar_path is not None
-        key = tuple(key)
-        # A path as text: a fraction of a Path's memory, kept for every session.
-        self._where[key] = str(log.sidecar_path) if on_disk else meta
-        self._tasks.setdefault(key[:2], []).append(key)
-        if meta is None:
-            return
-        if may_have_planning(meta):
-            self.with_planning.append(key)
-        if getattr(meta, "eyetracking", None) is not None:
-            self.with_eyetracking.append(key)
-
-    def __getitem__(self, key: tuple) -> Sidecar | None:
-        key = tuple(key)
-        if len(key) == 2:
-            tasks = self._tasks.get(key, [])
-            if len(tasks) != 1:
-                raise KeyError(key)  # none, or several tasks: say which
-            key = tasks[0]
-        where = self._where[key]
-        if not isinstance(where, str):
-            return where
-        from tol_tasks.session_data.sidecar import Sidecar, SidecarError
-
-        try:
-            return Sidecar.read(where)
-        except SidecarError:
-            return None  # gone or damaged since it was read
-
-    def log_path(self, key: tuple) -> Path | None:
-        """The event log of the session ``key`` (None: its sidecar is not a file on disk)."""
-        where = self._where.get(key)
-        meta = self[key] if isinstance(where, str) else None
-        return Path(where).with_name(meta.event_log) if meta is not None else None
-
-    def __iter__(self) -> Iterator[tuple[str, int, str]]:
-        return iter(self._where)
-
-    def __len__(self) -> int:
-        return len(self._where)
 
 
 class Scores:
@@ -142,7 +76,7 @@ class Scores:
     sidecars : Mapping
         Each session's sidecar model (or None), by (participant, session, protocol): the
         protocol text, software and timing that exports and reports describe
-        (:class:`Sidecars`: read from disk when asked for).
+        (:class:`~tol_analysis.spill.Sidecars`: read from disk when asked for).
     """
 
     #: The tables, by name.
@@ -276,11 +210,30 @@ def _builders(write_to, files: ExitStack) -> tuple[dict[str, TableBuilder], dict
 def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], conv: Conventions,
                 replays: Replays, on_error) -> Scores:  # fmt: skip
     warnings: list[str] = []
-    infos: list[SessionInfo] = []
+    sink = tables["trials"].sink  # written as scored: the session records spilled beside it
+    infos = Records(spill_in=None if sink is None else sink.path.parent)
+    sidecars = Sidecars(on_disk=sink is not None)
+    try:
+        done = _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings)
+        if sink is None:
+            done["sessions"] = summarize_sessions(done["trials"], infos, conv)
+        else:  # written as scored: sessions.csv too, beside trials.csv
+            path = sink.path.with_name("sessions.csv")
+            done["sessions"] = write_sessions(done["trials"], infos, conv, path)
+    except BaseException:
+        sidecars.close()  # an error: its table let go now, not when collected
+        raise
+    finally:
+        infos.close()  # the records' file removed, whatever happened
+    return Scores(done, conv, warnings, sidecars)
+
+
+def _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings) -> dict:
+    """Score ``logs`` into ``tables``, a session record to ``infos`` and its sidecar to
+    ``sidecars`` per log scored; the tables done."""
     plans: dict = {}  # each protocol's problems, by its SHA-256 (read once)
-    sidecars = Sidecars()
     with gc_paused():
-        for batch in _batches(_one_log_per_session(logs, on_error)):
+        for batch in _batches(_one_log_per_session(logs, on_error, sidecars)):
             for scored, (parts, sessions) in _score_batch(batch, conv, replays, on_error):
                 for name, (n, columns) in parts.items():
                     tables[name].add(n, columns)
@@ -292,16 +245,9 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
                     infos.append(session_info(log, status, discontinued, is_simulated(log), conv,
                                               plans, warnings))  # fmt: skip
                     sidecars.add(log.key, log)
+        batch = scored = parts = columns = log = None  # the last batch let go, sidecars too
         give_memory_back()  # what reading and scoring used, before the tables are made
-        done = {name: builder.done() for name, builder in tables.items()}
-    sink = tables["trials"].sink
-    if sink is None:
-        done["sessions"] = summarize_sessions(done["trials"], infos, conv)
-    else:  # written as scored: sessions.csv too, beside trials.csv
-        path = sink.path.with_name("sessions.csv")
-        done["sessions"] = write_sessions(done["trials"], infos, conv, path)
-
-    return Scores(done, conv, warnings, sidecars)
+        return {name: builder.done() for name, builder in tables.items()}
 
 
 def is_simulated(log: SessionLog) -> bool | None:
@@ -311,25 +257,25 @@ def is_simulated(log: SessionLog) -> bool | None:
     return None if log.sidecar is None else log.sidecar.simulate is not None
 
 
-def _one_log_per_session(logs: Iterable[SessionLog], on_error) -> Iterator[SessionLog]:
+def _one_log_per_session(logs: Iterable[SessionLog], on_error,
+                         sidecars: Sidecars) -> Iterator[SessionLog]:  # fmt: skip
     """The logs, each session task's first only: another log of a (participant, session,
     protocol) already scored is an error naming both (:mod:`tol_analysis.duplicates` sorts
     copies and new attempts out before scoring), so that no (participant, session,
     protocol, trial, attempt) key is written twice."""
     from tol_analysis.duplicates import DuplicateSessionError
 
-    first: dict[tuple[str, int, str], Path] = {}
     for log in logs:
-        key = log.key
-        seen = first.setdefault(key, log.path)
-        if seen is log.path:
+        key, where = log.key, str(log.path)
+        seen = sidecars.claim(key, where)
+        if seen is None:
             yield log
             continue
-        if seen == log.path:
-            exc = EventLogError(f"{log.path}: given twice.", where=str(log.path),
+        if seen == where:
+            exc = EventLogError(f"{log.path}: given twice.", where=where,
                                 fix="give each log once.")  # fmt: skip
         else:
-            exc = DuplicateSessionError(key, [seen, log.path])
+            exc = DuplicateSessionError(key, [Path(seen), log.path])
         if on_error is None:
             raise exc
         on_error(log, exc)

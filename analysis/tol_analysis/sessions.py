@@ -15,7 +15,6 @@ its reason), not failed; a level the session never gave is empty, never 0.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -32,6 +31,8 @@ from tol_analysis.columns import (
 )
 from tol_analysis.conventions import Conventions
 from tol_analysis.csvfile import TableWriter
+from tol_analysis.infos import SessionInfo, session_info  # noqa: F401 - also here
+from tol_analysis.spill import KeyIndex
 from tol_analysis.tables import ColumnData, TableData
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
@@ -58,93 +59,6 @@ SESSION_TRIALS = (
 _MISSING_BECAUSE = {"aborted": "session aborted", "incomplete": "session cut off"}
 
 
-@dataclass(slots=True)
-class SessionInfo:
-    """What the log (and its sidecar) says about a session task, beside its trials.
-
-    ``planned`` holds the (block, problem id) pairs the protocol gives this session (None
-    when the protocol is not known); ``discontinued`` the blocks the discontinue rule ended;
-    ``fields`` the participant fields (texts), and ``field_types`` the type the protocol
-    declares for each.
-    """
-
-    participant: str
-    session: int
-    protocol: str
-    status: str
-    simulated: bool | None = None
-    version: str | None = None
-    start: str | None = None
-    recorder: str | None = None
-    fields: dict[str, str] = field(default_factory=dict)
-    field_types: dict[str, str] = field(default_factory=dict)
-    planned: tuple[tuple[str, str], ...] | None = None
-    discontinued: tuple[str, ...] = ()
-    key: tuple[str, int, str] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        self.key = (self.participant, self.session, self.protocol)
-
-
-def session_info(log, status: str, discontinued: tuple[str, ...], simulated: bool | None,
-                 conv: Conventions, plans: dict, warnings: list[str]) -> SessionInfo:  # fmt: skip
-    """A scored log's :class:`SessionInfo`; its protocol read once per SHA-256 (``plans``),
-    and its participant fields checked against the types the protocol declares (a value
-    that breaks its type is left out, with a warning naming it)."""
-    from tol_analysis.recorder import recorded_by
-
-    meta = log.sidecar
-    info = SessionInfo(log.participant, log.session, log.task, status, simulated,
-                       discontinued=discontinued)  # fmt: skip
-    if meta is None:
-        return info
-    proto = meta.protocol
-    info.version = proto.version if proto is not None else None
-    info.start = meta.start_time
-    info.recorder = recorded_by(meta)
-    lp = _protocol(proto, plans)
-    if lp is not None:
-        _, blocks = lp.form_for(log.participant, log.session)
-        key = (proto.sha256, tuple(blocks), conv.include_practice)
-        if key not in plans:  # each form's problems listed once
-            model = lp.model
-            problems = [(model.blocks[i].name, p.id) for i in blocks
-                        for p in model.blocks[i].problems]  # fmt: skip
-            if conv.include_practice:
-                problems = [("practice", p.id) for p in model.practice.problems] + problems
-            plans[key] = tuple(dict.fromkeys(problems))
-        info.planned = plans[key]
-    declared = lp.model.participant_fields if lp is not None else {}
-    for name, value in (meta.extra_fields or {}).items():
-        text = "" if value is None else str(value)
-        spec = declared.get(name)
-        fault = spec.check(text) if spec is not None else None
-        if fault:
-            warnings.append(f"{log.sidecar_path}: participant field {name!r} holds "
-                            f"{text!r}: {fault}. Left empty in the tables; fix the value in "
-                            "the sidecar's extra_fields only if it was mistyped.")  # fmt: skip
-            text = ""
-        info.fields[name] = text
-        info.field_types[name] = spec.type if spec is not None else "text"
-    return info
-
-
-def _protocol(proto, plans: dict):
-    """The protocol a sidecar keeps (read once per SHA-256; None when there is none or this
-    version cannot read it)."""
-    if proto is None or not proto.text:
-        return None
-    if proto.sha256 not in plans:
-        from tol_tasks.errors import TolTasksError
-        from tol_tasks.protocol_format import load_protocol_text
-
-        try:
-            plans[proto.sha256] = load_protocol_text(proto.text, f"{proto.name} (sidecar copy)")
-        except TolTasksError:
-            plans[proto.sha256] = None
-    return plans[proto.sha256]
-
-
 def summarize_sessions(trials: TableData, infos: list[SessionInfo],
                        conv: Conventions) -> TableData:  # fmt: skip
     """One row per session task (the first log of each, in order); see the registry's
@@ -158,8 +72,9 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
     return summaries.rows(0, summaries.n)
 
 
-#: Sessions summarized and written at once by :func:`write_sessions`.
-SESSION_ROWS = 8192
+#: Sessions summarized and written at once by :func:`write_sessions`: making the rows of
+#: 8,192 small sessions took 72 MB at its peak, of 2,048 18 MB.
+SESSION_ROWS = 2048
 
 
 def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Conventions,
@@ -170,11 +85,17 @@ def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Convention
     every column)."""
     summaries = _Summaries(trials, infos, conv)
     step = SESSION_ROWS if summaries.in_order else max(1, summaries.n)
+    kept = _ids([])
+    kept.update(field_columns([], kinds=summaries.fields))
+    parts: dict[str, list[ColumnData]] = {name: [] for name in kept}
     with TableWriter(path, summaries.names) as out:
         for start in range(0, summaries.n, step):
-            out.write(summaries.rows(start, min(start + step, summaries.n)))
-    kept = _ids(summaries.sessions)
-    kept.update(field_columns(summaries.sessions, kinds=summaries.fields))
+            rows = summaries.rows(start, min(start + step, summaries.n))
+            out.write(rows)
+            for name, got in parts.items():
+                got.append(rows[name])
+    if summaries.n:
+        kept = {name: ColumnData.concat(got) for name, got in parts.items()}
     return TableData(summaries.names, kept, summaries.n)
 
 
@@ -186,12 +107,16 @@ class _Summaries:
     whole table."""
 
     def __init__(self, trials: TableData, infos: list[SessionInfo], conv: Conventions) -> None:
-        index: dict[tuple[str, int, str], int] = {}
-        sessions: list[SessionInfo] = []
-        for info in infos:
-            if info.key not in index:
-                index[info.key] = len(sessions)
-                sessions.append(info)
+        # Each session task's row: its first record (hashes when the keys are distinct, as
+        # scoring gives them: no dict of every key; the records may be on disk).
+        index = KeyIndex(info.key for info in infos)
+        sessions = infos
+        if not index.unique:
+            index, sessions = {}, []
+            for info in infos:
+                if info.key not in index:
+                    index[info.key] = len(sessions)
+                    sessions.append(info)
         self.trials, self.sessions, self.n = trials, sessions, len(sessions)
         shown = np.ones(len(trials), bool)
         if not conv.include_practice:
@@ -399,18 +324,23 @@ def _column(kind: str, values: np.ndarray) -> ColumnData:
     return ColumnData(FLOAT, values.astype(np.float64))
 
 
-def _session_of(trials: TableData, index: dict[tuple[str, int, str], int]) -> np.ndarray:
-    """Each trial's session task (its row in sessions.csv)."""
+def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
+    """Each trial's session task (its row in sessions.csv): looked up once per run of
+    trials of one session task (scoring gives each session's trials together)."""
     who, proto = trials["participant"], trials["protocol"]
-    number = np.asarray(trials["session"].values, np.int64)
-    codes = np.asarray(who.values, np.int64)
-    tasks = np.asarray(proto.values, np.int64)
-    keys = _pair_keys(_pair_keys(codes, number)[0], tasks)[0]
-    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
-    rows = np.array([index[(who.categories[c], s, proto.categories[t])] for c, s, t in
-                     zip(codes[first].tolist(), number[first].tolist(), tasks[first].tolist(),
-                         strict=True)], np.int64)  # fmt: skip
-    return rows[inverse.ravel()] if len(rows) else np.empty(0, np.int64)
+    number = np.asarray(trials["session"].values)
+    codes, tasks = np.asarray(who.values), np.asarray(proto.values)
+    if not len(codes):
+        return np.empty(0, np.int64)
+    new = np.ones(len(codes), bool)
+    new[1:] = (codes[1:] != codes[:-1]) | (number[1:] != number[:-1]) | (tasks[1:] != tasks[:-1])
+    starts = np.flatnonzero(new)
+    keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
+            zip(codes[starts].tolist(), number[starts].tolist(), tasks[starts].tolist(),
+                strict=True)]  # fmt: skip
+    rows = (index.rows(keys) if isinstance(index, KeyIndex)
+            else np.array([index[k] for k in keys], np.int64))  # fmt: skip
+    return np.repeat(np.asarray(rows, np.int64), np.diff(np.r_[starts, len(codes)]))
 
 
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,

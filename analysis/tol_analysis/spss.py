@@ -94,7 +94,7 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
     """wide.csv with labels naming the session task, the problem and the measure (and the
     participant fields and what describes each session), from the column registry."""
-    from tol_analysis.export import describe_wide
+    from tol_analysis.wide import describe_wide
 
     described = describe_wide(wide.columns, scores.table("sessions"))
     columns = {name: c for name, (c, _) in described.items()}

@@ -76,6 +76,24 @@ class ColumnData:
         return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
                    plain=plain)  # fmt: skip
 
+    @classmethod
+    def concat(cls, parts: list[ColumnData]) -> ColumnData:
+        """One column of the rows of ``parts`` (columns of one kind) in order: text coded
+        in order of first appearance, as :meth:`texts` codes the texts of every part."""
+        first = parts[0]
+        plain = all(p.plain for p in parts)
+        if first.kind == STRING:
+            seen: dict[str, int] = {}
+            codes = []
+            for p in parts:  # -1 (missing) stays -1: the last of each part's new codes
+                new = [seen.setdefault(c, len(seen)) for c in p.categories]
+                codes.append(np.array([*new, -1], np.int64)[np.asarray(p.values, np.int64)])
+            codes = np.concatenate(codes).astype(_code_type(len(seen)))
+            return cls(STRING, codes, categories=list(seen), plain=plain)
+        values = np.concatenate([p.values for p in parts])
+        missing = np.concatenate([p.is_missing() for p in parts])
+        return cls(first.kind, values, missing, plain=plain)
+
     def slice(self, start: int, stop: int) -> ColumnData:
         """Rows ``start`` to ``stop`` (views, not copies; text with only the categories
         they use when they are few of many)."""

@@ -1,0 +1,200 @@
+"""tol-score's memory does not grow with the sessions' records: scoring N and 4N sessions
+leaves the same number of per-session objects alive when sessions.csv and wide.csv are
+made (the session records spilled to disk, no Path, log or sidecar kept per session).
+
+Counted, not timed: the objects alive are counted with the garbage collector (the same
+on a loaded machine); figures of memory belong in benchmarks/README.md."""
+
+from __future__ import annotations
+
+import csv
+import gc
+import io
+import json
+import pathlib
+from pathlib import Path
+
+import pytest
+
+import tol_analysis.export as export_module
+import tol_analysis.score as score_module
+import tol_analysis.spill as spill_module
+from tol_analysis import cli
+from tol_analysis.read import SessionLog
+from tol_analysis.sessions import SessionInfo
+from tol_tasks.session_data.sidecar import Sidecar
+
+GOLDEN = Path(__file__).parent / "data" / "golden" / "sessions"
+#: Session records pickled together in these tests (tol-score: spill.CHUNK).
+CHUNK = 8
+#: Log rows scored together in these tests: a batch holds one or two logs.
+BATCH_ROWS = 300
+
+
+def _corpus(folder: Path, count: int) -> Path:
+    """``count`` copies of the reference sessions, each under a participant id of its own
+    (log and sidecar), cycling through them."""
+    templates = []
+    for log in sorted(GOLDEN.glob("*.csv")):
+        rows = list(csv.reader(io.StringIO(log.read_text(encoding="utf-8"), newline="")))
+        side = json.loads(log.with_suffix(".json").read_text(encoding="utf-8"))
+        templates.append((log.stem, rows, side))
+    folder.mkdir()
+    for k in range(count):
+        stem, rows, side = templates[k % len(templates)]
+        who, name = f"M{k:05d}", f"M{k:05d}_{stem}_2026-01-01_00h00.00.000"
+        at = rows[0].index("participant")
+        text = io.StringIO()
+        csv.writer(text, lineterminator="\n").writerows(
+            [rows[0], *([*r[:at], who, *r[at + 1 :]] for r in rows[1:])]
+        )
+        (folder / f"{name}.csv").write_text(text.getvalue(), encoding="utf-8")
+        side = {**side, "participant": who, "event_log": f"{name}.csv"}
+        (folder / f"{name}.json").write_text(json.dumps(side), encoding="utf-8")
+    return folder
+
+
+def _alive() -> dict[str, int]:
+    """The per-session objects alive now, by kind."""
+    gc.collect()
+    kinds = {"session records": SessionInfo, "paths": pathlib.PurePath, "logs": SessionLog,
+             "sidecars": Sidecar}  # fmt: skip
+    counts = dict.fromkeys(kinds, 0)
+    for obj in gc.get_objects():
+        for name, kind in kinds.items():
+            if isinstance(obj, kind):
+                counts[name] += 1
+    return counts
+
+
+def _score_counting(tmp_path: Path, monkeypatch, count: int) -> dict[str, dict[str, int]]:
+    """Run tol-score on ``count`` sessions; the objects alive as sessions.csv and wide.csv
+    are made."""
+    seen: dict[str, dict[str, int]] = {}
+
+    def counting(name, module, attribute):
+        function = getattr(module, attribute)
+
+        def wrapper(*args, **kwargs):
+            seen[name] = _alive()
+            return function(*args, **kwargs)
+
+        monkeypatch.setattr(module, attribute, wrapper)
+
+    counting("sessions.csv", score_module, "write_sessions")
+    counting("wide.csv", export_module, "write_wide")
+    folder = _corpus(tmp_path / f"logs-{count}", count)
+    assert cli.main([str(folder), "-o", str(tmp_path / f"out-{count}")]) == 0
+    rows = (tmp_path / f"out-{count}" / "sessions.csv").read_text().count("\n") - 1
+    assert rows == count
+    return seen
+
+
+def test_per_session_objects_do_not_grow_with_the_sessions(tmp_path, monkeypatch):
+    monkeypatch.setattr(spill_module, "CHUNK", CHUNK)
+    monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
+    n = 5 * CHUNK
+    few = _score_counting(tmp_path, monkeypatch, n)
+    monkeypatch.undo()
+    monkeypatch.setattr(spill_module, "CHUNK", CHUNK)
+    monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
+    many = _score_counting(tmp_path, monkeypatch, 4 * n)
+    for stage in ("sessions.csv", "wide.csv"):
+        # At most one chunk of records unpickled at a time, never all of them.
+        assert many[stage]["session records"] <= CHUNK, (stage, many[stage])
+        # The objects of the last batch scored (one or two logs) may still be alive: what
+        # differs between N and 4N is that batch, never one object per session.
+        for kind in ("paths", "logs", "sidecars"):
+            grown = many[stage][kind] - few[stage][kind]
+            assert grown < 3 * n / 10, (stage, kind, few[stage], many[stage])
+
+
+def test_records_in_memory_are_counted_so_the_check_can_fail(tmp_path):
+    """The same count sees every record when they are kept in memory (a library call
+    without ``write_to``): the test above would fail if tol-score kept them."""
+    from tol_analysis.read import find_logs, read_sessions
+
+    folder = _corpus(tmp_path / "logs", 3 * CHUNK)
+    seen = {}
+    real = score_module.summarize_sessions
+
+    def counting(*args, **kwargs):
+        seen.update(_alive())
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(score_module, "summarize_sessions", counting)
+        score_module.score_sessions(log for _, log in read_sessions(find_logs([folder])))
+    assert seen["session records"] >= 3 * CHUNK
+
+
+def test_spilled_records_read_back_as_written(tmp_path, monkeypatch):
+    monkeypatch.setattr(spill_module, "CHUNK", 3)
+    with spill_module.Records(spill_in=tmp_path) as records:
+        for k in range(10):
+            records.append({"k": k})
+        assert len(records) == 10
+        assert [r["k"] for r in records] == list(range(10))
+        assert [r["k"] for r in records[2:8]] == list(range(2, 8))
+        assert records[-1] == {"k": 9}
+        assert records[4] == {"k": 4}
+        assert records[9:20] == [{"k": 9}]
+        assert records[5:5] == []
+        with pytest.raises(IndexError):
+            records[10]
+    assert list(tmp_path.iterdir()) == []  # an unnamed file: nothing left in the folder
+
+
+def test_key_index_finds_rows_and_names_a_key_it_does_not_hold():
+    keys = [("P1", 1, "tol"), ("P2", 1, "tol"), ("P1", 2, "hanoi")]
+    index = spill_module.KeyIndex(keys)
+    assert index.unique
+    assert index.rows([("P1", 2, "hanoi"), ("P1", 1, "tol")]).tolist() == [2, 0]
+    with pytest.raises(KeyError, match="P3"):
+        index.rows([("P3", 1, "tol")])
+    assert not spill_module.KeyIndex([*keys, ("P2", 1, "tol")]).unique
+
+
+def test_texts_keep_each_text_as_given():
+    texts = ["/data/P1_tol.csv", "", "/données/P2_tol.csv", "c"]
+    kept = spill_module.Texts(Path(t) if t else t for t in texts)
+    assert len(kept) == 4
+    assert list(kept) == [str(Path(t)) if t else t for t in texts]
+    assert kept[2] == "/données/P2_tol.csv"
+    assert kept[1] == ""
+    assert kept[-1] == "c"
+    assert kept[1:3] == ["", "/données/P2_tol.csv"]
+    with pytest.raises(IndexError):
+        kept[4]
+
+
+def _open_files() -> list[str]:
+    """What this process has open (its file descriptors' targets)."""
+    fds = Path("/proc/self/fd")
+    out = []
+    for fd in fds.iterdir():
+        try:
+            out.append(str(fd.readlink()))
+        except OSError:
+            continue  # the descriptor listing the folder, closed already
+    return sorted(out)
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_scoring_stopped_by_an_error_leaves_no_spill_file_open(tmp_path, monkeypatch):
+    """Scoring stopped by an error (here a log given twice, after more than a chunk of
+    records was spilled) closes the records' file and the sidecars' table at once, not
+    when collected (an unclosed file is a ResourceWarning in whatever runs next)."""
+    from tol_analysis.read import find_logs, read_sessions
+    from tol_tasks.session_data.eventlog import EventLogError
+
+    monkeypatch.setattr(spill_module, "CHUNK", CHUNK)
+    folder = _corpus(tmp_path / "logs", 2 * CHUNK)
+    out = tmp_path / "out"
+    out.mkdir()
+    logs = [log for _, log in read_sessions(find_logs([folder]))]
+    gc.collect()
+    before = _open_files()
+    with pytest.raises(EventLogError, match="given twice"):
+        score_module.score_sessions([*logs, logs[0]], write_to=out)
+    assert [f for f in _open_files() if f not in before] == []
