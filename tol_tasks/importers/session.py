@@ -8,10 +8,11 @@ clock, which becomes the session clock) and the pegs of each action, and it
   puzzle's rules (:meth:`Puzzle.check_move`), so a position that does not
   follow from a legal move is an error naming the file, the row, the column
   and the value, before anything is written;
-- writes the rows in the event log's columns (the current format), with ``trial_time``
-  from the trial's onset, ``moves`` as completed moves so far, and ``stamp``
-  ``clock`` (the source program read its clock when it acted; which clock and
-  its resolution are in the sidecar);
+- writes the rows in the event log's columns (the current format), each built by
+  :mod:`tol_tasks.session_data.trial_rows`, the code the runner's trials use, with
+  ``trial_time`` from the trial's onset, ``moves`` as completed moves so far, and
+  ``stamp`` ``clock`` (the source program read its clock when it acted; which clock
+  and its resolution are in the sidecar);
 - compares a minimum the source states with the solver's and keeps each
   disagreement for the sidecar and the trial's onset row (never replacing
   the solver's value);

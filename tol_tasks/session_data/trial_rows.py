@@ -2,9 +2,9 @@
 
 Every event of a problem attempt or a yoked copy trial (its onset, each
 pick-up, drop and placement, a refusal, the limits, its end) becomes an
-event-log row here: the trial state machines of :mod:`.trial` (which the
+event-log row here: the trial state machines of ``session_data.trial`` (which the
 runner, the simulated participant and the browser task's port follow) and
-:class:`tol_tasks.importers.SessionBuilder` (every importer) call these
+``tol_tasks.importers.SessionBuilder`` (every importer) call these
 functions, so that a row means the same whatever recorded it.
 
 Each function returns the trial's part of a row: ``event``, ``state`` (the
@@ -16,9 +16,9 @@ when and how it was stamped (``participant``, ``time``, ``trial_time``,
 ``trial``, ``attempt``, ``problem_id``, ``copy_of``). The pieces are passed
 through as given (the runner's piece objects, an importer's texts).
 
->>> place_row("RG.B.", 1, "R", 0, 2)
-{'event': 'place', 'state': 'RG.B.', 'moves': 1, 'piece': 'R', 'from_peg': 'A', 'to_peg': 'C'}
->>> time_out_row("RG.B.", 4, 30.0)["detail"]
+>>> place_row("|BG|R", 1, "R", 0, 2)
+{'event': 'place', 'state': '|BG|R', 'moves': 1, 'piece': 'R', 'from_peg': 'A', 'to_peg': 'C'}
+>>> time_out_row("|BG|R", 4, 30.0)["detail"]
 'limit=30'
 """
 
@@ -32,7 +32,7 @@ from tol_tasks.config import PEG_LETTERS
 from .detail import format_detail
 
 Detail = Mapping[str, Any] | str | None
-"""A ``detail`` cell: its pairs (formatted by :func:`~.detail.format_detail`) or its text."""
+"""A ``detail`` cell: its pairs (formatted by ``detail.format_detail``) or its text."""
 
 
 def _with_detail(row: dict[str, Any], detail: Detail) -> dict[str, Any]:
@@ -100,7 +100,7 @@ def same_peg_drop_row(state, moves: int, piece, peg: int | None, detail: Detail 
 
 
 def illegal_row(state, moves: int, piece, src: int, dst: int, reason: str) -> dict:
-    """A placement the rules refuse (``reason``: the rule, :attr:`IllegalMoveError.rule`)."""
+    """A placement the rules refuse (``reason``: the rule, ``IllegalMoveError.rule``)."""
     return {"event": "illegal", "state": str(state), "moves": moves, "piece": piece,
             "from_peg": PEG_LETTERS[src], "to_peg": PEG_LETTERS[dst], "reason": reason}  # fmt: skip
 
