@@ -8,10 +8,11 @@ clock, which becomes the session clock) and the pegs of each action, and it
   puzzle's rules (:meth:`Puzzle.check_move`), so a position that does not
   follow from a legal move is an error naming the file, the row, the column
   and the value, before anything is written;
-- writes the rows in the event log's columns (the current format), with ``trial_time``
-  from the trial's onset, ``moves`` as completed moves so far, and ``stamp``
-  ``clock`` (the source program read its clock when it acted; which clock and
-  its resolution are in the sidecar);
+- writes the rows in the event log's columns (the current format), each built by
+  :mod:`tol_tasks.session_data.trial_rows`, the code the runner's trials use, with
+  ``trial_time`` from the trial's onset, ``moves`` as completed moves so far, and
+  ``stamp`` ``clock`` (the source program read its clock when it acted; which clock
+  and its resolution are in the sidecar);
 - compares a minimum the source states with the solver's and keeps each
   disagreement for the sidecar and the trial's onset row (never replacing
   the solver's value);
@@ -29,6 +30,7 @@ from typing import Any
 from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError, TolTasksError
 from tol_tasks.puzzles import Puzzle, from_code
+from tol_tasks.session_data import trial_rows as rows
 from tol_tasks.session_data.detail import format_detail
 
 from .source import ImportSourceError, Source, fault
@@ -131,43 +133,45 @@ class SessionBuilder:
         self.disagreements: list[dict[str, Any]] = []
         self.warnings: list[str] = []
         self._emit(
-            "session_start",
+            {
+                "event": "session_start",
+                "detail": format_detail(format=fmt, source=source.name, sha256=source.sha256),
+            },
             0.0,
-            detail=format_detail(format=fmt, source=source.name, sha256=source.sha256),
         )
 
     # ------------------------------------------------------------ internals
-    def _emit(self, event: str, ms: float, **values: Any) -> None:
-        t = self.trial
-        row = {
-            "participant": self.participant,
-            "session": self.session,
-            "event": event,
-            "time": ms / 1000.0,
-            "stamp": STAMP,
-            **values,
-        }
-        if t is not None and not t.ended:
-            row.update(
-                block=t.block,
-                trial=t.trial,
-                attempt=t.attempt,
-                problem_id=t.problem_id,
-                trial_time=(ms - t.onset_ms) / 1000.0,
-                moves=t.moves,
-            )
-            row.setdefault("state", t.state)
+    def _emit(
+        self, event: dict[str, Any], ms: float, *, row: int | None = None, mouse: bool = False
+    ) -> None:
+        """Log ``event`` (a row of :mod:`~tol_tasks.session_data.trial_rows` in a trial: the
+        runner's code) at ``ms`` with who, when, how stamped, and the open trial's columns."""
         if ms < self.last_ms - 1e-9:
             raise fault(
                 self.source.path,
                 f"the time goes back ({ms:g} ms after {self.last_ms:g} ms "
                 "on the same session clock)",
                 "give the rows in the order the tool wrote them",
-                row=values.get("_row"),
+                row=row,
             )
         self.last_ms = ms
-        row.pop("_row", None)
-        self.rows.append(row)
+        out = {
+            "participant": self.participant,
+            "session": self.session,
+            "time": ms / 1000.0,
+            "stamp": STAMP,
+        }
+        t = self.trial
+        if t is not None and not t.ended:
+            out["block"] = t.block
+            out["trial"] = t.trial
+            out["attempt"] = t.attempt
+            out["problem_id"] = t.problem_id
+            out["trial_time"] = (ms - t.onset_ms) / 1000.0
+        out.update(event)
+        if mouse:
+            out["input"] = "mouse"
+        self.rows.append(out)
 
     def _open(self) -> _Trial:
         if self.trial is None or self.trial.ended:
@@ -252,15 +256,7 @@ class SessionBuilder:
         self.trial = _Trial(
             puzzle, self.n_trials, attempt, block, problem_id, ms, start, goal, state=start
         )
-        self._emit(
-            "trial_onset",
-            ms,
-            state=start,
-            goal=goal,
-            puzzle=puzzle.code,
-            detail=format_detail(extra) if extra else None,
-            _row=row,
-        )
+        self._emit(rows.onset_row(start, goal, puzzle.code, extra), ms, row=row)
         return minimum
 
     def note_disagreement(self, *, row: int, column: str, text: str, **fields: Any) -> None:
@@ -306,7 +302,8 @@ class SessionBuilder:
 
     def pick_up(self, ms: float, peg: int, *, row: int, column: str, value) -> str:
         """The participant took the top piece of ``peg``; returns the piece."""
-        piece = self.top(peg)
+        t = self._open()
+        piece = _tops(t.puzzle.code, t.state)[peg]
         if piece is None:
             raise fault(
                 self.source.path,
@@ -316,7 +313,7 @@ class SessionBuilder:
                 column=column,
                 value=value,
             )
-        self._emit("pick_up", ms, piece=piece, from_peg=PEG_LETTERS[peg], input="mouse", _row=row)
+        self._emit(rows.pick_up_row(t.state, t.moves, piece, peg), ms, row=row, mouse=True)
         return piece
 
     def place(
@@ -373,16 +370,7 @@ class SessionBuilder:
             )
         t.state = after
         t.moves += 1
-        self._emit(
-            "place",
-            ms,
-            piece=moved,
-            from_peg=PEG_LETTERS[a],
-            to_peg=PEG_LETTERS[b],
-            state=after,
-            input="mouse",
-            _row=row,
-        )
+        self._emit(rows.place_row(after, t.moves, moved, a, b), ms, row=row, mouse=True)
         return after
 
     def move_to(self, ms: float, new_state: str, *, row: int, column: str, value) -> str | None:
@@ -414,40 +402,27 @@ class SessionBuilder:
     ) -> None:
         """The piece went back on the peg it came from (``peg`` None: the source does not
         say which)."""
-        piece = self.top(peg) if peg is not None else None
-        letter = PEG_LETTERS[peg] if peg is not None else None
-        self._emit(
-            "same_peg_drop",
-            ms,
-            piece=piece,
-            from_peg=letter,
-            to_peg=letter,
-            input="mouse",
-            detail=format_detail(detail) if detail else None,
-            _row=row,
-        )
+        t = self._open()
+        piece = _tops(t.puzzle.code, t.state)[peg] if peg is not None else None
+        event = rows.same_peg_drop_row(t.state, t.moves, piece, peg, detail)
+        self._emit(event, ms, row=row, mouse=True)
 
     def solved(self, ms: float, *, row: int) -> None:
         t = self._open()
         if t.state != t.goal:
             raise RuntimeError("solved called off the goal")
         t.outcome = "solved"
-        self._emit("solved", ms, _row=row)
+        self._emit(rows.solved_row(t.state, t.moves), ms, row=row)
 
     def time_out(self, ms: float, limit_s: float | None, *, row: int) -> None:
         t = self._open()
         t.outcome = "time_out"
-        self._emit(
-            "time_out",
-            ms,
-            detail=format_detail(limit=f"{limit_s:g}") if limit_s is not None else None,
-            _row=row,
-        )
+        self._emit(rows.time_out_row(t.state, t.moves, limit_s), ms, row=row)
 
     def move_limit(self, ms: float, limit: int, *, row: int) -> None:
         t = self._open()
         t.outcome = "move_limit"
-        self._emit("move_limit", ms, detail=format_detail(limit=limit), _row=row)
+        self._emit(rows.move_limit_row(t.state, t.moves, limit), ms, row=row)
 
     def end_trial(
         self,
@@ -462,13 +437,7 @@ class SessionBuilder:
         t = self._open()
         if reason is None:
             reason = t.outcome or ("solved" if t.state == t.goal else "unsolved")
-        self._emit(
-            "trial_end",
-            ms,
-            reason=reason,
-            detail=format_detail(detail) if detail else None,
-            _row=row,
-        )
+        self._emit(rows.end_row(t.state, t.moves, reason, detail), ms, row=row)
         t.ended = True
 
     @property
@@ -517,7 +486,9 @@ class SessionBuilder:
         if complete:
             if self.open:
                 raise RuntimeError("an attempt is still open at the end of a complete session")
-            self._emit("session_end", max(ms or 0.0, self.last_ms), reason="completed")
+            self._emit(
+                {"event": "session_end", "reason": "completed"}, max(ms or 0.0, self.last_ms)
+            )
         section = {
             "source_path": str(self.source.path),
             "source_participant": self.participant,

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from tol_tasks.config import PEG_LETTERS
 from tol_tasks.protocol_format.loaded import ProblemSpec
+from tol_tasks.session_data import trial_rows as rows
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
 
@@ -166,8 +166,8 @@ class ProblemTrial(TrialBase):
     def play(self) -> ProblemResult:
         st, spec = self.stage, self.spec
         t0 = self._begin()
-        st.write("trial_onset", time=t0, trial_time=0.0, state=str(spec.start), goal=str(spec.goal),
-                 puzzle=spec.puzzle.code, moves=0, stamp="flip", **self.base)  # fmt: skip
+        onset = rows.onset_row(spec.start, spec.goal, spec.puzzle.code)
+        st.write(onset.pop("event"), time=t0, trial_time=0.0, stamp="flip", **self.base, **onset)
         try:
             self._loop(self.areas)
         except AbortSession:
@@ -181,8 +181,8 @@ class ProblemTrial(TrialBase):
         detail, total = self._stop()
         trial, spec = self.state, self.spec
         if outcome != "aborted":
-            self.stage.write("trial_end", trial_time=total, reason=trial.outcome,
-                             state=str(trial.state), moves=trial.moves, detail=detail, **self.base)  # fmt: skip
+            end = rows.end_row(trial.state, trial.moves, trial.outcome, detail)
+            self.stage.write(end.pop("event"), trial_time=total, **self.base, **end)
         return ProblemResult(
             problem_id=spec.id, block=self.base["block"], attempt=self.base["attempt"],
             start=str(spec.start), goal=str(spec.goal), min_moves=spec.min_moves,
@@ -246,21 +246,19 @@ class CopyTrial(TrialBase):
     def _log_cue(self) -> None:
         box, k, piece, state = self.cue
         if box is not None and len(box) == 1:
-            a, b = self.sequence[k]
-            self.stage.write("copy_cue", time=box[0], trial_time=box[0] - self.t0, piece=piece,
-                             from_peg=PEG_LETTERS[a], to_peg=PEG_LETTERS[b], moves=k,
-                             state=state, stamp="flip", **self.base)  # fmt: skip
+            cue = rows.copy_cue_row(state, k, piece, self.sequence[k])
+            self.stage.write(cue.pop("event"), time=box[0], trial_time=box[0] - self.t0,
+                             stamp="flip", **self.base, **cue)  # fmt: skip
             box.append(None)  # logged
 
     def play(self, result: ProblemResult) -> None:
         """Run the copy; its outcome goes into ``result``'s ``copy_`` fields."""
         st, spec = self.stage, self.spec
         t0 = self._begin()
-        st.write("copy_onset", time=t0, trial_time=0.0, state=str(spec.start),
-                 goal=str(self.state.end_state()), puzzle=spec.puzzle.code, moves=0,
-                 stamp="flip", detail=format_detail(source=self.source,
-                                                    sequence=moves_text(self.sequence)),
-                 **self.base)  # fmt: skip
+        onset = rows.onset_row(spec.start, self.state.end_state(), spec.puzzle.code,
+                               {"source": self.source, "sequence": moves_text(self.sequence)},
+                               copy=True)  # fmt: skip
+        st.write(onset.pop("event"), time=t0, trial_time=0.0, stamp="flip", **self.base, **onset)
         self._log_cue()
         outcome = "aborted"
         try:
@@ -274,8 +272,8 @@ class CopyTrial(TrialBase):
         detail, total = self._stop(self.base["copy_of"])
         trial = self.state
         if outcome != "aborted":
-            self.stage.write("copy_end", trial_time=total, reason=outcome, state=str(trial.state),
-                             moves=trial.moves, detail=detail, **self.base)  # fmt: skip
+            end = rows.end_row(trial.state, trial.moves, outcome, detail, copy=True)
+            self.stage.write(end.pop("event"), trial_time=total, **self.base, **end)
         result.copy_trial = self.base["trial"]
         result.copy_outcome = outcome
         result.copy_moves = trial.moves

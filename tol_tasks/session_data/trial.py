@@ -1,6 +1,7 @@
 """What happens in a trial, independent of any display: pick-ups, placements,
 illegal attempts, limits. The runner feeds it peg-level actions and logs what
 it returns; the simulated participant and a person go through the same path.
+The rows themselves are built by :mod:`.trial_rows`, as the importers' are.
 """
 
 from __future__ import annotations
@@ -10,14 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from tol_tasks.config import PEG_LETTERS
 from tol_tasks.errors import IllegalMoveError
 from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.protocol_format.model import Rules
 from tol_tasks.puzzles.base import Puzzle
 
-from .detail import format_detail
+from . import trial_rows as rows
 from .identity import ParticipantIdError, check_participant_id  # noqa: F401 - kept here too
+from .trial_rows import moves_text  # noqa: F401 - the runner's name for it
 
 
 def block_order(n: int, order: str, seed: int | None,
@@ -63,9 +64,6 @@ class _OnBoard:
     def done(self) -> bool:
         return self.outcome is not None
 
-    def _ev(self, event: str, **kw) -> dict:
-        return {"event": event, "state": str(self.state), "moves": self.moves, **kw}
-
     def top_piece(self, peg: int):
         col = self.puzzle.pegs_of(self.state)[peg]
         return col[-1] if col else None
@@ -76,12 +74,12 @@ class _OnBoard:
             return []
         piece = self.top_piece(peg)
         if piece is None:
-            return [self._ev("empty_pick", from_peg=PEG_LETTERS[peg])]
+            return [rows.empty_pick_row(self.state, self.moves, peg)]
         refused = self._refuse_pick(peg, piece)
         if refused:
             return refused
         self.held = peg
-        return [self._ev("pick_up", piece=piece, from_peg=PEG_LETTERS[peg])]
+        return [rows.pick_up_row(self.state, self.moves, piece, peg)]
 
     def drop(self, peg: int | None) -> list[dict]:
         """The participant puts the held piece on ``peg`` (None: away from every peg)."""
@@ -90,7 +88,7 @@ class _OnBoard:
         src, self.held = self.held, None
         piece = self.top_piece(src)
         if peg is None:
-            return [self._ev("cancel", piece=piece, from_peg=PEG_LETTERS[src])]
+            return [rows.cancel_row(self.state, self.moves, piece, src)]
         return self._put(src, peg, piece)
 
     def _refuse_pick(self, peg: int, piece) -> list[dict]:
@@ -117,34 +115,32 @@ class TrialState(_OnBoard):
     placed: list[tuple[int, int]] = field(default_factory=list)
 
     def _put(self, src: int, peg: int, piece) -> list[dict]:
-        a = PEG_LETTERS[src]
-        b = PEG_LETTERS[peg]
         if peg == src:
             if self.rules.same_peg_drop_counts_as_move:
                 self.moves += 1
-            return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)] + self._limits()
+            return [rows.same_peg_drop_row(self.state, self.moves, piece, peg)] + self._limits()
         try:
             move = self.puzzle.check_move(self.state, src, peg)
         except IllegalMoveError as exc:
             self.violations += 1
             if self.rules.violation_counts_as_move:
                 self.moves += 1
-            ev = self._ev("illegal", piece=piece, from_peg=a, to_peg=b, reason=exc.rule)
+            ev = rows.illegal_row(self.state, self.moves, piece, src, peg, exc.rule)
             return [ev] + self._limits()
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1
         self.placed.append((src, peg))
-        out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
+        out = [rows.place_row(self.state, self.moves, move.piece, src, peg)]
         if self.state == self.spec.goal:
             self.outcome = "solved"
-            return [*out, self._ev("solved")]
+            return [*out, rows.solved_row(self.state, self.moves)]
         return out + self._limits()
 
     def _limits(self) -> list[dict]:
         limit = self.spec.move_limit
         if limit is not None and self.moves >= limit and not self.done:
             self.outcome = "move_limit"
-            return [self._ev("move_limit", detail=format_detail(limit=limit))]
+            return [rows.move_limit_row(self.state, self.moves, limit)]
         return []
 
     def tick(self, trial_time: float) -> list[dict]:
@@ -153,17 +149,8 @@ class TrialState(_OnBoard):
         if limit is not None and not self.done and trial_time >= limit:
             self.outcome = "time_out"
             self.held = None
-            return [self._ev("time_out", detail=format_detail(limit=f"{limit:g}"))]
+            return [rows.time_out_row(self.state, self.moves, limit)]
         return []
-
-
-def moves_text(moves: list[tuple[int, int]]) -> str:
-    """Moves as the ``detail`` column writes them: ``A>C,A>B`` (from peg > to peg)."""
-    return ",".join(f"{PEG_LETTERS[a]}>{PEG_LETTERS[b]}" for a, b in moves)
-
-
-def _shown(src: int, dst: int) -> str:
-    return format_detail(shown=moves_text([(src, dst)]))
 
 
 def copy_sequence(puzzle: Puzzle, start, goal, moves: list[tuple[int, int]],
@@ -217,25 +204,24 @@ class CopyState(_OnBoard):
         if peg == src:
             return []
         self.refused += 1
-        return [self._ev("copy_refused", piece=piece, from_peg=PEG_LETTERS[peg],
-                         reason="wrong_piece", detail=_shown(src, dst))]  # fmt: skip
+        return [rows.copy_refused_row(self.state, self.moves, piece, peg, None, "wrong_piece",
+                                      (src, dst))]  # fmt: skip
 
     def _put(self, src: int, peg: int, piece) -> list[dict]:
-        a, b = PEG_LETTERS[src], PEG_LETTERS[peg]
         if peg == src:
-            return [self._ev("same_peg_drop", piece=piece, from_peg=a, to_peg=b)]
+            return [rows.same_peg_drop_row(self.state, self.moves, piece, peg)]
         dst = self.sequence[self.moves][1]
         if peg != dst:
             self.refused += 1
-            return [self._ev("copy_refused", piece=piece, from_peg=a, to_peg=b,
-                             reason="wrong_peg", detail=_shown(src, dst))]  # fmt: skip
+            return [rows.copy_refused_row(self.state, self.moves, piece, src, peg, "wrong_peg",
+                                          (src, dst))]  # fmt: skip
         move = self.puzzle.check_move(self.state, src, peg)  # legal: it was made before
         self.state = self.puzzle.apply(self.state, move)
         self.moves += 1
-        out = [self._ev("place", piece=move.piece, from_peg=a, to_peg=b)]
+        out = [rows.place_row(self.state, self.moves, move.piece, src, peg)]
         if self.moves == len(self.sequence):
             self.outcome = "copied"
-            out.append(self._ev("copy_done"))
+            out.append(rows.copy_done_row(self.state, self.moves))
         return out
 
     def tick(self, trial_time: float) -> list[dict]:
