@@ -19,16 +19,21 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Both cores by default (``-n auto --dist loadgroup``) when pytest-xdist is loaded.
+    """Both cores by default (``-n auto``), and ``--dist loadgroup`` whatever ``-n`` is given,
+    when pytest-xdist is loaded.
 
     Set here rather than in ``addopts``, so that ``-p no:xdist`` (one process, e.g. under
     a debugger) still collects; ``-n 0`` or ``-n 1`` given on the command line wins.
     """
     worker = hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ
-    if not worker and getattr(config.option, "numprocesses", 0) is None:
+    if worker or not hasattr(config.option, "numprocesses"):
+        return
+    if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
-        if config.option.dist == "no":
-            config.option.dist = "loadgroup"
+    # ``-n 2`` alone would be pytest-xdist's ``--dist load``, which ignores ``xdist_group``:
+    # a module's shared sessions were then played once on each worker.
+    if config.option.numprocesses and config.option.dist == "no":
+        config.option.dist = "loadgroup"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -46,10 +51,29 @@ def rng() -> random.Random:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that asks for ``xdisplay`` is marked ``display`` (``-m "not display"``)."""
+    """Every test that asks for ``xdisplay`` is marked ``display`` (``-m "not display"``);
+    every test that uses a module or session fixture of its own module goes to that module's
+    ``xdist_group`` (unless it names one): the fixture (sessions played, folders scored) is
+    then built on one worker only, not on each."""
     for item in items:
         if "xdisplay" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.display)
+        if item.get_closest_marker("xdist_group") is None and _uses_a_shared_fixture_of_its_module(
+            item
+        ):
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
+
+
+def _uses_a_shared_fixture_of_its_module(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    module = item.nodeid.split("::")[0]
+    return any(
+        defs[-1].scope in ("module", "session") and defs[-1].baseid == module
+        for defs in info.name2fixturedefs.values()
+        if defs
+    )
 
 
 @pytest.fixture(scope="session")
