@@ -102,3 +102,21 @@ def xdisplay():
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def simulated_demo(xdisplay, tmp_path_factory):
+    """One completed session of the bundled demo played by the simulated participant
+    (``tol-run demo --simulate --seed 7 --speed 40 --windowed --participant S1``): its
+    folder (the log and its sidecar), for the tests that only read such a session.
+
+    Read-only: a test that changes it works on a copy (:func:`tests.runner_tools.copy_session`).
+    Its tests carry ``pytest.mark.xdist_group(SIMULATED_DEMO)`` (tests/runner_tools.py), so that it is played once.
+    """
+    from tests.runner_tools import tol_run
+
+    out = tmp_path_factory.mktemp("simulated-demo") / "data"
+    done = tol_run("demo", "--simulate", "--seed", "7", "--speed", "40", "--windowed",
+                   "--participant", "S1", "--output", str(out), env=xdisplay)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return out

@@ -185,6 +185,18 @@ def wait_for_rows(folder: Path, predicate, timeout: float = 120.0, proc=None):
     )
 
 
+#: The xdist group of the tests that read the ``simulated_demo`` fixture (tests/conftest.py):
+#: on one worker, it is played once.
+SIMULATED_DEMO = "simulated-demo"
+
+
+def copy_session(folder: Path, to: Path) -> tuple[Path, Path]:
+    """Copy a session's log and sidecar from ``folder`` (a shared, read-only session such
+    as the ``simulated_demo`` fixture's) into ``to``, made if missing; return the copies."""
+    to.mkdir(parents=True, exist_ok=True)
+    return tuple(Path(shutil.copy2(f, to)) for f in session_files(folder))
+
+
 def sidecar_of(folder: Path) -> dict:
     return read_sidecar(session_files(folder)[1])
 
