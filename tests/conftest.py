@@ -120,3 +120,28 @@ def simulated_demo(xdisplay, tmp_path_factory):
                    "--participant", "S1", "--output", str(out), env=xdisplay)  # fmt: skip
     assert done.returncode == 0, done.stderr
     return out
+
+
+@pytest.fixture(scope="session")
+def seeded_sessions(xdisplay, tmp_path_factory):
+    """The seeded simulated sessions of ``tests/data/golden/make_golden.py`` (every bundled
+    protocol and ``copies``), each played by that script's own ``run`` once on this worker,
+    when first asked: ``seeded_sessions(name)`` returns its log and sidecar, read-only.
+
+    The golden comparison (tests/test_golden.py) and the scoring round trip
+    (tests/test_round_trip.py) read the same session; their tests of one session carry
+    :func:`tests.runner_tools.seeded_group` so that it is played once.
+    """
+    from tests.runner_tools import make_golden
+
+    make = make_golden()
+    played: dict[str, tuple] = {}
+
+    def play(name: str) -> tuple:
+        if name not in played:
+            with pytest.MonkeyPatch.context() as mp:  # make_golden's tol-run uses DISPLAY
+                mp.setenv("DISPLAY", xdisplay["DISPLAY"])
+                played[name] = make.run(name, make.PROTOCOLS[name], tmp_path_factory.mktemp(name))
+        return played[name]
+
+    return play
