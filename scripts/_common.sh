@@ -30,6 +30,16 @@ system_packages() {
   done < "$(dirname "${BASH_SOURCE[0]}")/system-packages.txt"
 }
 
+# apt_has_candidate PKG: whether this system's package archive has PKG to install. The
+# answer is read whole before it is searched: `apt-cache policy PKG | grep -q ...` under
+# pipefail fails at random (grep stops reading, apt-cache dies of SIGPIPE), and on a fresh
+# Debian 12 it called xvfb and libgl1 "not in the archive" (tests/test_system_packages.py).
+apt_has_candidate() {
+  local policy
+  policy="$(apt-cache policy "$1" 2>/dev/null || true)"
+  grep -q "Candidate: [^(]" <<<"$policy"
+}
+
 # The programs the tests look for, as program:package (the third column, where not -).
 system_programs() {
   local pkg _need prog _rest

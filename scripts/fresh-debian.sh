@@ -88,7 +88,8 @@ cleanup() {
   for m in dev/shm dev/pts dev sys proc; do
     mountpoint -q "$root/$m" && umount -l "$root/$m"
   done
-  if findmnt -rn -o TARGET | grep -q "^$root/"; then
+  mountpoint -q "$root" && umount -l "$root"
+  if findmnt -rn -o TARGET | grep "^$root/" >/dev/null; then  # (grep -q under pipefail: SIGPIPE)
     echo "fresh-debian: something is still mounted under $root: it is not deleted" >&2
   elif [ "$keep" -eq 0 ]; then
     rm -rf "$root"
@@ -123,6 +124,11 @@ fi
 git clone --quiet "$here" "$root/root/tol-tasks"
 echo "fresh-debian: cloned $(git -C "$here" rev-parse --short HEAD) ($(git -C "$here" log -1 --format=%s | cut -c1-70)) into /root/tol-tasks"
 
+# The root a mount point of its own, as / is on a machine: inside a plain directory the
+# chroot's processes could not make a mount namespace (`unshare -m` changes the propagation
+# of / and Linux refuses that where / is no mount point), which the small-disk tests need.
+mount --bind "$root" "$root"
+mount --make-rprivate "$root"
 mount -t proc proc "$root/proc"
 mount -t sysfs sys "$root/sys"
 mount --bind /dev "$root/dev"

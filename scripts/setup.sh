@@ -38,7 +38,7 @@ apt_install() {
   "${sudo_cmd[@]}" apt-get update -q | _apt_progress
   local pkg installable=() absent=()
   for pkg in "$@"; do
-    if apt-cache policy "$pkg" 2>/dev/null | grep -q "Candidate: [^(]"; then
+    if apt_has_candidate "$pkg"; then
       installable+=("$pkg")
     else
       absent+=("$pkg")
@@ -58,7 +58,8 @@ apt_install() {
 if command -v apt-get >/dev/null 2>&1 && command -v dpkg-query >/dev/null 2>&1; then
   missing=()
   for pkg in "${APT_PACKAGES[@]}"; do
-    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+    status="$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)"
+    [ "$status" = "install ok installed" ] || missing+=("$pkg")
   done
   if [ "${#missing[@]}" -gt 0 ]; then apt_install "${missing[@]}"; fi
 else

@@ -20,9 +20,13 @@ WIDTHS = {"phone": 390, "laptop": 1280, "desktop": 1920}
 _NOT_PAGES = ("_static", "_sources", "_modules", "_images")
 
 #: Measured in the page: how wide the document is against the window, the site
-#: navigation's links, and each code block that is wider than its box yet cannot scroll.
+#: navigation's links, each code block that is wider than its box yet cannot scroll, and
+#: each sidebar whose contents run past its edge (a long command in a heading, cut off).
 _MEASURE = """() => {
   const nav = document.querySelector('nav.bd-docs-nav');
+  const sides = [...document.querySelectorAll('.bd-sidebar-primary, .bd-sidebar-secondary')]
+      .filter(e => e.clientWidth > 0 && e.scrollWidth > e.clientWidth + 1)
+      .map(e => e.className.split(' ')[0]);
   const blocks = [...document.querySelectorAll('.bd-article pre')];
   const cut = blocks.filter(p => p.scrollWidth > p.clientWidth + 1
       && !['auto', 'scroll'].includes(getComputedStyle(p).overflowX));
@@ -35,7 +39,7 @@ _MEASURE = """() => {
     scroll: document.documentElement.scrollWidth, window: window.innerWidth,
     navLinks: nav ? nav.querySelectorAll('a').length : 0,
     navToggle: !!document.querySelector('.primary-toggle, label.sidebar-toggle.primary-toggle'),
-    cut: cut.map(p => p.textContent.slice(0, 60)), wide: wide.slice(0, 5),
+    cut: cut.map(p => p.textContent.slice(0, 60)), wide: wide.slice(0, 5), sides,
   };
 }"""
 
@@ -71,6 +75,8 @@ def problems(found: dict, width: int) -> list[str]:
                    f"{found['wide']}")  # fmt: skip
     if found["cut"]:
         out.append(f"code blocks cut off: {found['cut']}")
+    if found["sides"]:
+        out.append(f"sidebar contents run past its edge: {found['sides']}")
     if found["navLinks"] < 10:
         out.append(f"the site navigation has {found['navLinks']} links")
     return out

@@ -58,7 +58,9 @@ def test_the_check_finds_a_page_a_reader_would_trip_over(site, tmp_path, chromiu
     (site / "planted.html").write_text(
         '<html><body><div class="bd-article">'
         f'<pre style="overflow: hidden; width: 300px">{wide}</pre>'
-        '<div style="width: 3000px">a table too wide</div></div></body></html>',
+        '<div style="width: 3000px">a table too wide</div></div>'
+        f'<div class="bd-sidebar-secondary" style="width: 200px; overflow-x: auto">'
+        f'<code style="white-space: nowrap">{wide}</code></div></body></html>',
         encoding="utf-8",
     )
     with StaticServer(site) as server:
@@ -66,6 +68,7 @@ def test_the_check_finds_a_page_a_reader_would_trip_over(site, tmp_path, chromiu
     assert [s.split(" ")[0:3] for s in said] == [
         ["the", "page", "scrolls"],
         ["code", "blocks", "cut"],
+        ["sidebar", "contents", "run"],
         ["the", "site", "navigation"],
     ]
 
