@@ -25,8 +25,13 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     Set here rather than in ``addopts``, so that ``-p no:xdist`` (one process, e.g. under
     a debugger) still collects; ``-n 0`` or ``-n 1`` given on the command line wins.
     """
-    worker = hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ
-    if worker or not hasattr(config.option, "numprocesses"):
+    if hasattr(config, "workerinput"):
+        # A worker parses the command line again, without what was set here: it groups the
+        # tests by xdist_group (the suffix the controller schedules by) only if told to.
+        if config.workerinput.get("tol_dist") == "loadgroup":
+            config.option.loadgroup = True
+        return
+    if "PYTEST_XDIST_WORKER" in os.environ or not hasattr(config.option, "numprocesses"):
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
@@ -34,6 +39,12 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     # a module's shared sessions were then played once on each worker.
     if config.option.numprocesses and config.option.dist == "no":
         config.option.dist = "loadgroup"
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """pytest-xdist: tell each worker the ``--dist`` chosen in :func:`pytest_cmdline_main`."""
+    node.workerinput["tol_dist"] = node.config.option.dist
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -50,6 +61,7 @@ def rng() -> random.Random:
     return random.Random(20261122)
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Every test that asks for ``xdisplay`` is marked ``display`` (``-m "not display"``);
     every test that uses a module or session fixture of its own module goes to that module's
