@@ -7,9 +7,11 @@ Run with (starts its own Xvfb display when there is none)::
 ``--before``: also measure the engine of an older checkout (with its own ``.venv``; through
 ``TowerTask``'s public API, run by that checkout's Python) on the same display, between two
 measures of this one (averaged), and print the ratio new / before. ``--only``: the cases
-whose label holds ``TEXT`` (e.g. ``h8``, the worst case). ``--neuro``: also the engine on
+whose label holds ``TEXT`` (e.g. ``h8``, the worst case; ``eye tracker``: only the two
+cases of ``--neuro``). ``--neuro``: also the engine on
 the 8-disk problem with every event sent as a marker (an LSL outlet and a serial port, a
-pseudo-terminal here) and ioHub's MouseGaze eye tracker recording (issue 35).
+pseudo-terminal here) and ioHub's MouseGaze eye tracker recording (issue 35), and with
+the eye tracker alone.
 
 *Per-frame work* is the time from the return of one flip to the call of the
 next: input polling and drawing, what must fit inside a refresh period. For
@@ -221,6 +223,11 @@ def measure() -> list[dict]:
         + "markers: {lsl: true, lsl_name: tol-bench-frames, pulse: 0.005}\n"
         "eyetracking: {calibrate: false}\n"
     )
+    # and with the eye tracker alone (what it costs the frame, markers apart)
+    hanoi8_gaze = load_protocol_text(
+        hanoi8.text.replace("name: hanoi8", "name: hanoi8-gaze")
+        + "eyetracking: {calibrate: false}\n"
+    )
     win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
     rows = []
     cases = [(label, load_protocol(name), name, s, g, p) for label, name, s, g, p in _cases()]
@@ -241,15 +248,21 @@ def measure() -> list[dict]:
         if os.environ.get("TOL_BENCH_NEURO") == "1":
             from tests.neuro_tools import PortReader
 
-            port = PortReader()
-            try:
-                engine = _engine_run(win, hanoi8_neuro, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle,
-                                     tmp, marker_port=port.path)  # fmt: skip
-            finally:
-                port.close()
-            engine["marker_bytes"] = sum(1 for b, _ in port.bytes if b)
-            rows.append({"case": "h8 + markers + eye tracker", "old": None, "new": None,
-                         "engine": engine})  # fmt: skip
+            if not only or only in "h8 + eye tracker":
+                engine = _engine_run(win, hanoi8_gaze, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle, tmp)
+                rows.append({"case": "h8 + eye tracker", "old": None, "new": None,
+                             "engine": engine})  # fmt: skip
+
+            if not only or only in "h8 + markers + eye tracker":
+                port = PortReader()
+                try:
+                    engine = _engine_run(win, hanoi8_neuro, "AAAAAAAA", "CCCCCCCC", hanoi8.puzzle,
+                                         tmp, marker_port=port.path)  # fmt: skip
+                finally:
+                    port.close()
+                engine["marker_bytes"] = sum(1 for b, _ in port.bytes if b)
+                rows.append({"case": "h8 + markers + eye tracker", "old": None, "new": None,
+                             "engine": engine})  # fmt: skip
     win.close()
     return rows
 
@@ -258,8 +271,11 @@ def _child(python: str, root: Path, env: dict) -> list[dict]:
     """This file's measures run by ``python`` in ``root`` (another checkout: its engine only,
     through TowerTask's public API, which both have)."""
     here = Path(__file__).resolve()
+    # The child imports tol_tasks from ``root`` (see the end of this file): without it, an
+    # older checkout's Python measured this checkout's engine.
+    env = {**env, "TOL_BENCH_ROOT": str(root)}
     if root != here.parents[1]:
-        env = {**env, "TOL_BENCH_ENGINE_ONLY": "1"}
+        env["TOL_BENCH_ENGINE_ONLY"] = "1"
     done = subprocess.run([python, str(here), "--child"], env=env, capture_output=True,
                           text=True, check=True, cwd=root)  # fmt: skip
     return json.loads(done.stdout.strip().splitlines()[-1])
@@ -361,5 +377,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 if __name__ == "__main__":
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    # The checkout whose tol_tasks (and tests' helpers) are measured: this one, or for
+    # ``--before``, the older one (set by _child).
+    sys.path.insert(0, os.environ.get("TOL_BENCH_ROOT") or str(Path(__file__).resolve().parents[1]))
     raise SystemExit(main())

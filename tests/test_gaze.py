@@ -94,6 +94,26 @@ def test_samples_and_regions_are_kept_with_the_session(session):
     assert samples["time"].is_monotonic_increasing
 
 
+def test_every_sample_iohub_gave_is_in_the_file_once(session):
+    # MouseGaze makes one sample every 1/sampling_rate s of ioHub's time (PROTOCOL: 50 Hz),
+    # catching up when its process runs late: from the recording's start to its stop, each
+    # gap between two samples of the file is one period (two: a sample lost; none: doubled),
+    # whatever the frames did (the samples are read by a thread, off the frame).
+    out, _ = session
+    meta = sidecar_of(out)
+    samples = pd.read_csv(session_files(out)[0].with_name(meta["eyetracking"]["samples_file"]),
+                          sep="\t")  # fmt: skip
+    periods = (samples["time"].diff().dropna() / (1 / 50)).round()
+    assert periods.value_counts().to_dict() == {1.0: len(samples) - 1}
+    # The recording stops before the session's end row, and the count in the sidecar is
+    # taken after it stopped: no sample is written after the end or left out of the count
+    # (a sample taken as the input closed, after the count, made the file one longer).
+    rows = read_event_log(session_files(out)[0]).rows
+    end = float(next(r["time"] for r in rows if r["event"] == "session_end"))
+    assert samples["time"].iloc[-1] <= end
+    assert meta["eyetracking"]["samples"] == len(samples)
+
+
 def test_gaze_measures_match_the_scripted_path(session, tmp_path):
     out, moves = session
     done = tol_score(str(out), "--output", str(tmp_path / "scored"))

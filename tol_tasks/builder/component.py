@@ -11,7 +11,8 @@ The code it writes:
   row of the conditions files of the loops around its Routine
   (:func:`tol_tasks.builder.runtime.check_or_exit`);
 - when the Routine reaches it: runs the problem on Builder's ``win`` with its
-  ``globalClock``, adds the columns ``<name>.problem_id``, ``.moves``,
+  ``globalClock`` (its rows on a session clock started at ``globalClock``'s reading,
+  which a change of the computer's time does not move), adds the columns ``<name>.problem_id``, ``.moves``,
   ``.solved``... to ``thisExp``, and ends the Routine; the quit key ends the
   experiment as Builder's Escape does;
 - at the end: ends the task session, whose event log and sidecar sit beside
@@ -138,7 +139,10 @@ class TowerComponent(BaseComponent):
     def writeInitCode(self, buff):
         code = (
             "# %(name)s: a tol-tasks Tower; its problems run on this window when its Routine "
-            "reaches it\n"
+            "reaches it.\n# Its rows are stamped on a session clock that starts at "
+            "globalClock's reading and counts on\n# the system's monotonic clock: a change of "
+            "the computer's time (NTP, a resumed virtual\n# machine) moves globalClock (the "
+            "wall clock with Psychtoolbox on Linux), not the task's times.\n"
         )
         buff.writeIndentedLines(code % self.params)
 

@@ -9,7 +9,10 @@ The code the component writes (see :mod:`.component`) reads like this::
     ...
     tower.close()                                               # at the end of the experiment
 
-so that the script stays short and a lab reads what happens; the work is here.
+so that the script stays short and a lab reads what happens; the work is here. The
+task's rows are stamped on a session clock started at ``globalClock``'s reading
+(:func:`tol_tasks.runner.clock.session_clock`), which a change of the computer's time
+does not move.
 """
 
 from __future__ import annotations
@@ -120,6 +123,7 @@ class BuilderTower:
     def _task(self, win, experiment, exp_info, clock):
         if self.task is not None:
             return self.task
+        from tol_tasks.runner.clock import session_clock
         from tol_tasks.runner.engine import TowerTask
 
         s = self.settings
@@ -127,10 +131,11 @@ class BuilderTower:
         output = Path(data_file).parent if data_file else Path("data")
         participant = str(exp_info.get("participant", "") or "pilot")
         session_text = str(exp_info.get("session", "1") or "1")
-        # Builder's globalClock may report times as text (an ISO format); the task then
-        # keeps its own clock, whose zero the sidecar records.
-        fmt = getattr(clock, "format", float)
-        clock = clock if fmt in (float, "float", None) else None
+        # The rows are stamped on a session clock that starts at globalClock's reading (in
+        # whatever format Builder's clock reports times): the log's times are Builder's
+        # until the computer's time changes (NTP, a resumed virtual machine), which moves
+        # globalClock (the wall clock with Psychtoolbox on Linux) and not the session clock.
+        clock = session_clock(clock)
         from tol_tasks.runner.prepare import SessionExistsError
         from tol_tasks.runner.settings import BUILDER, fields_for
 

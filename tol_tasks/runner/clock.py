@@ -17,6 +17,11 @@ time), so the PsychoPy times of events that are converted by subtracting it, as 
 does (the window's keys and clicks, ioHub's events, the X Input 2 listener's stamps, the
 keyboard buffer's scanner triggers), land on the session clock after a step too. Only an
 event stamped before a step and converted after it is off, by the step.
+
+A clock the caller gives (Builder's ``globalClock``, ``TowerTask(clock=...)``) is not stamped
+on: :func:`session_clock` starts a :class:`SessionClock` at that clock's reading, so the
+event log's times and the caller's (Builder's data file) agree until the computer's time
+changes, and then only the log's stay real time.
 """
 
 from __future__ import annotations
@@ -44,6 +49,8 @@ class SessionClock(_psychopy_clock.Clock):
     def __init__(self, format=float):
         super().__init__(format=format)
         self._timeAtLastReset = COUNTER()  # on COUNTER from here on
+        #: Where its zero is, in words (the sidecar's ``timing.clock``): see :func:`session_clock`.
+        self.origin = "zero when it was made"
 
     def reset(self, newT: float = 0.0) -> None:  # noqa: N803 - PsychoPy's name
         self._timeAtLastReset = COUNTER() + newT
@@ -63,3 +70,37 @@ class SessionClock(_psychopy_clock.Clock):
         """PsychoPy's time (``psychopy.clock.getTime()``) at which this clock read 0, as of
         now: a PsychoPy time less this is the session time it was."""
         return _psychopy_clock.getTime() - (COUNTER() - self._timeAtLastReset)
+
+
+def session_clock(given=None) -> SessionClock:
+    """The clock a session stamps its rows on.
+
+    Parameters
+    ----------
+    given : psychopy.core.Clock, optional
+        The caller's clock (Builder's ``globalClock``, whatever its time format). Without
+        one, a new :class:`SessionClock` reads 0 now (session start).
+
+    Returns
+    -------
+    SessionClock
+        ``given`` itself if it is a :class:`SessionClock`; otherwise a new one that reads
+        what ``given`` reads now and from then on counts on :data:`COUNTER`, so that a
+        change of the computer's time, which moves PsychoPy's clocks (the wall clock with
+        Psychtoolbox on Linux), does not move it. Its ``origin`` says which it is (the
+        sidecar's ``timing.clock``).
+    """
+    if isinstance(given, SessionClock):
+        return given
+    ours = SessionClock()
+    if given is None:
+        ours.origin = "zero at session start"
+        return ours
+    # PsychoPy's clocks have getLastResetTime, whatever format they report times in.
+    zero = getattr(given, "getLastResetTime", None)
+    now = _psychopy_clock.getTime() - float(zero()) if callable(zero) else float(given.getTime())
+    ours.reset(newT=-now)
+    ours.origin = (f"started at the caller's clock's reading ({type(given).__name__}, e.g. "
+                   "Builder's globalClock): zero where that clock read 0 when the session "
+                   "opened; a later change of the computer's time moves that clock, not this")  # fmt: skip
+    return ours

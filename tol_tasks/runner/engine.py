@@ -27,6 +27,7 @@ frames (:mod:`.frames`), the input sources (:mod:`.inputs`) and the ExperimentHa
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -42,7 +43,7 @@ from tol_tasks.session_data.quality import run_warnings
 
 from .experiment import ExperimentRows, TaskSetupError
 from .frames import FrameRecorder
-from .gaze import regions
+from .gaze import GazeError, regions
 from .interrupt import Interrupts, SessionInterrupted
 from .opening import open_session
 from .play import AbortSession
@@ -86,8 +87,12 @@ class TowerTask:
         Gets one row per problem attempt (columns :data:`EXPERIMENT_COLUMNS`,
         prefixed with ``name.``).
     clock : psychopy.core.Clock, optional
-        The caller's clock; event times are read from it (recorded in the
-        sidecar). Without one the engine starts its own at the first problem.
+        The caller's clock (Builder's ``globalClock``): session time 0 is where it
+        reads 0, and event times are its reading as the session opens plus the
+        time counted since on the system's monotonic clock (a change of the
+        computer's time moves PsychoPy's clocks, not the session's; see
+        :func:`~tol_tasks.runner.clock.session_clock`, recorded in the sidecar).
+        Without one, session time 0 is the first problem's start.
     name : str
         Prefix of the ExperimentHandler columns.
     next_entry : bool
@@ -375,7 +380,9 @@ class TowerTask:
             self._record.sidecar.scanner = scan.record()
         gaze = getattr(self, "_gaze", None)
         if gaze is not None:
-            gaze.take()
+            # Stopped first: every sample of the file is in the count, none written after it.
+            with contextlib.suppress(GazeError):  # said in the sidecar: samples counted so far
+                gaze.stop()
             self._record.sidecar.eyetracking = gaze.record(
                 regions(self._stage, self.model.task.puzzle())
             )

@@ -5,14 +5,24 @@ With an ``eyetracking`` section, the session launches ioHub with the protocol's 
 runs its calibration, and records from the session's start to its end. The samples are
 kept in a file of their own beside the log (``<log>_gaze.tsv``: ``time`` on the session
 clock, ``x`` and ``y`` in window pixels from the top-left, like the sidecar's regions,
-``pupil``, ``valid``), read every frame. The regions of interest (the goal, the workspace
-and each of their pegs) are written to the sidecar's ``eyetracking`` section, from which
-``tol-score`` computes its gaze measures.
+``pupil``, ``valid``). The regions of interest (the goal, the workspace and each of their
+pegs) are written to the sidecar's ``eyetracking`` section, from which ``tol-score``
+computes its gaze measures.
+
+The samples are taken off the frame: a thread of the recorder asks ioHub for them every
+:data:`POLL_S` seconds and writes them (a request to ioHub's process cost 0.6 ms a frame
+at the median and up to 33 ms at the 99th percentile on a loaded machine when the frame
+loop asked it). ioHub keeps the samples in its buffer between two requests, so none is
+lost; the frame only checks that the thread still runs. At the session's end
+(:meth:`GazeRecorder.stop`) the recording stops, the samples left in ioHub's buffer are
+written, the file is closed, and only then is the count written to the sidecar: every
+sample in the file is counted, once.
 """
 
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 
 from psychopy import core
@@ -25,6 +35,18 @@ from .arrival import iohub_port
 
 #: The columns of the samples file.
 SAMPLE_COLUMNS = ("time", "x", "y", "pupil", "valid")
+
+#: How often the recorder's thread asks ioHub for the samples that came (seconds). ioHub
+#: keeps a tracker's events in a buffer (``event_buffer_length``, 1024 by default: half a
+#: second of a 2000 Hz tracker) until they are asked for.
+POLL_S = 0.05
+
+#: How long the session's end waits for the thread's last request to ioHub (seconds).
+_STOP_WAIT_S = 30.0
+
+#: Two readings of the session clock around one of PsychoPy's clock, further apart than
+#: this (the thread was descheduled between them), are read again (see ``_offset``).
+_OFFSET_BRACKET_S = 0.0005
 
 
 class GazeError(TolTasksError, RuntimeError):
@@ -66,7 +88,12 @@ class GazeRecorder:
         self._file.write("\t".join(SAMPLE_COLUMNS) + "\n")
         w, h = (float(v) for v in win.size)
         self._size = (w, h)
+        _one_request_at_a_time(self.io)
         self.tracker.setRecordingState(True)
+        self._error: BaseException | None = None
+        self._stopping = threading.Event()
+        self._thread = threading.Thread(target=self._poll, name="tol-tasks gaze", daemon=True)
+        self._thread.start()
 
     def _pixels(self, x: float, y: float) -> tuple[float, float]:
         """Window units (ioHub reports in the window's) to pixels from the top-left."""
@@ -79,13 +106,49 @@ class GazeRecorder:
         return x + w / 2, h / 2 - y
 
     def take(self, before: float | None = None) -> None:
-        """Write the samples that came since the last look (called every frame; the samples
-        go to their own file, so ``before`` bounds nothing here)."""
+        """Called every frame (a tap of the input): the samples are written by the recorder's
+        thread, off the frame; this only raises, in the session, what stopped that thread.
+        ``before`` bounds nothing (the samples go to their own file)."""
+        if self._error is not None:
+            raise GazeError(f"the eye tracker's samples could not be read or written "
+                            f"({self._error}); those before are in {self.path.name}.",
+                            field="eyetracking.tracker", value=self.spec.tracker,
+                            fix="check the tracker's connection and the disk, then resume the "
+                            "session (tol-run --resume).") from self._error  # fmt: skip
+
+    def _poll(self) -> None:
+        """The recorder's thread: the samples that came, every :data:`POLL_S` s, until stopped."""
+        try:
+            while not self._stopping.wait(POLL_S):
+                self._write_new()
+        except BaseException as exc:  # handed to the session by take()
+            self._error = exc
+
+    def _offset(self) -> float:
+        """PsychoPy's time (ioHub's) less the session clock's, now: both read between two
+        readings of the session clock less than :data:`_OFFSET_BRACKET_S` apart (a thread
+        descheduled between two reads would shift a whole batch of samples)."""
+        best = None
+        for _ in range(5):
+            a = self.clock.getTime()
+            theirs = core.getTime()
+            b = self.clock.getTime()
+            if best is None or b - a < best[0]:
+                best = (b - a, theirs - (a + b) / 2)
+            if b - a <= _OFFSET_BRACKET_S:
+                break
+        return best[1]
+
+    def _write_new(self) -> None:
+        """Write the samples that came since the last look (ioHub hands each over once)."""
         # ioHub's times are PsychoPy's core.getTime(); the session clock is offset from it,
         # by an offset taken at every look (a change of the computer's time moves it).
-        offset = core.getTime() - self.clock.getTime()
+        events = self.tracker.getEvents()
+        if not events:
+            return
+        offset = self._offset()
         lines = []
-        for e in self.tracker.getEvents():
+        for e in events:
             kind = type(e).__name__
             if kind.startswith("MonocularEyeSample"):
                 gx, gy, pupil = e.gaze_x, e.gaze_y, getattr(e, "pupil_measure1", None)
@@ -103,6 +166,26 @@ class GazeRecorder:
             self._file.flush()
             self.samples += len(lines)
 
+    def stop(self) -> None:
+        """End the recording: the thread ends, the tracker stops recording, the samples left
+        in ioHub's buffer are written and the file is closed (once; then :meth:`record`'s
+        count is every sample of the file)."""
+        if self._file.closed:
+            return
+        self._stopping.set()
+        self._thread.join(timeout=_STOP_WAIT_S)
+        try:
+            if self._thread.is_alive():  # ioHub's process does not answer: the session ends
+                raise TimeoutError(f"ioHub did not answer for {_STOP_WAIT_S:.0f} s")
+            self.tracker.setRecordingState(False)
+            self._write_new()
+        except Exception as exc:  # said as a GazeError below
+            self._error = self._error or exc
+        finally:
+            self._file.close()
+        if self._error is not None:
+            self.take()  # raises what stopped the thread
+
     def record(self, regions: list[dict]) -> EyeTrackingRecord:
         """The sidecar's ``eyetracking`` section."""
         return EyeTrackingRecord(
@@ -114,13 +197,27 @@ class GazeRecorder:
         )  # fmt: skip
 
     def close(self) -> None:
+        """Stop (if not yet: see :meth:`stop`) and end ioHub's process; never raises."""
         with contextlib.suppress(Exception):
-            self.take()
-            self.tracker.setRecordingState(False)
+            self.stop()
         with contextlib.suppress(Exception):
             self._file.close()
         with contextlib.suppress(Exception):
             self.io.quit()
+
+
+def _one_request_at_a_time(io) -> None:
+    """ioHub's client sends a request and reads its reply on one socket: requests from two
+    threads (the recorder's, and the session's if it asks ioHub anything) would read each
+    other's replies. Every request of the connection ``io`` goes through one lock."""
+    lock = threading.Lock()
+    send = io._sendToHubServer
+
+    def one_at_a_time(tx_data):
+        with lock:
+            return send(tx_data)
+
+    io._sendToHubServer = one_at_a_time
 
 
 def regions(stage, puzzle) -> list[dict]:

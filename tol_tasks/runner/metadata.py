@@ -64,13 +64,14 @@ def now_iso() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S%z")
 
 
-def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own_clock: bool,
+def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock,
                     clock_zero_monotonic: float, fallback_reason: str | None,
                     owns_window: bool, experiment) -> Sidecar:  # fmt: skip
     """The sidecar of a new session (status ``incomplete``), as the session starts.
 
     ``stage``: the session's :class:`~tol_tasks.runner.play.Stage` (its screen,
-    input and frames); ``own_clock``: the clock is the task's own (not the caller's).
+    input and frames); ``clock``: the session's
+    :class:`~tol_tasks.runner.clock.SessionClock` (its ``origin`` is recorded).
     """
     lp, s = prepared.protocol, prepared.settings
     inp, refresh = stage.input, stage.frames.refresh
@@ -82,10 +83,9 @@ def session_sidecar(prepared: Prepared, *, language: str, win, stage, clock, own
         position = None
     clock_source = (f"the session's clock (tol_tasks.runner.clock.SessionClock, on time."
                     f"{COUNTER.__name__}, which a change of the computer's time does not move), "
-                    "zero at session start; clock_zero: psychopy.clock.getTime() at session "
-                    "time 0" if own_clock else "the caller's clock (psychopy.core.Clock)")  # fmt: skip
-    reading = (f"time.{COUNTER.__name__}() at the event less at session time 0" if own_clock
-               else "psychopy.clock.getTime() - clock_zero")  # fmt: skip
+                    f"{getattr(clock, 'origin', 'zero at session start')}; clock_zero: "
+                    "psychopy.clock.getTime() at session time 0, as of session start")  # fmt: skip
+    reading = f"time.{COUNTER.__name__}() at the event less at session time 0"
     if inp.method in _ARRIVAL_RESOLUTION_S:
         resolution = _ARRIVAL_RESOLUTION_S[inp.method]
     else:

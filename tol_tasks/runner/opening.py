@@ -7,7 +7,7 @@ import time
 
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 
-from .clock import SessionClock
+from .clock import session_clock
 from .focus import FocusWatch
 from .frames import FrameRecorder
 from .gaze import GazeRecorder, gaze_path, regions
@@ -50,7 +50,8 @@ def _open_record(task) -> None:
     p, s = task.prepared, task.settings
     task._window = WindowClaim(task.win, task.model.display.background)
     task._window.claim()
-    clock = task._given_clock or SessionClock()  # a change of the computer's time moves it not
+    # A change of the computer's time moves it not (a caller's clock only sets where 0 is).
+    clock = session_clock(task._given_clock)
     if p.resume:
         set_resumed_clock(clock, p.resume)  # before the input reads the clock
     screen = TaskScreen(task.win, task.protocol, task.msg)
@@ -76,7 +77,6 @@ def _open_record(task) -> None:
     frames.measure_refresh(task.msg["preparing"])  # before anything of the task is drawn
     sidecar = session_sidecar(
         p, language=task.language, win=task.win, stage=task._stage, clock=clock,
-        own_clock=task._given_clock is None,
         clock_zero_monotonic=time.monotonic() - clock.getTime(),
         fallback_reason=task.fallback_reason, owns_window=task._owns_window,
         experiment=task.rows.reference(),
