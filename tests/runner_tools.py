@@ -185,6 +185,38 @@ def wait_for_rows(folder: Path, predicate, timeout: float = 120.0, proc=None):
     )
 
 
+#: The xdist group of the tests that read the ``simulated_demo`` fixture (tests/conftest.py):
+#: on one worker, it is played once.
+SIMULATED_DEMO = "simulated-demo"
+
+
+def make_golden():
+    """``tests/data/golden/make_golden.py``, the script that recorded the golden sessions, as
+    a module: its own functions run the sessions the way it ran them."""
+    import importlib.util
+
+    path = Path(__file__).parent / "data" / "golden" / "make_golden.py"
+    spec = importlib.util.spec_from_file_location("make_golden", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def seeded_group(name: str):
+    """The xdist group of the tests that read the ``seeded_sessions`` fixture's session
+    ``name`` (tests/conftest.py): on one worker, it is played once."""
+    import pytest
+
+    return pytest.mark.xdist_group(f"seeded-{name}")
+
+
+def copy_session(folder: Path, to: Path) -> tuple[Path, Path]:
+    """Copy a session's log and sidecar from ``folder`` (a shared, read-only session such
+    as the ``simulated_demo`` fixture's) into ``to``, made if missing; return the copies."""
+    to.mkdir(parents=True, exist_ok=True)
+    return tuple(Path(shutil.copy2(f, to)) for f in session_files(folder))
+
+
 def sidecar_of(folder: Path) -> dict:
     return read_sidecar(session_files(folder)[1])
 

@@ -16,7 +16,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner_tools import exe, session_files, start_xvfb, tol_run, tol_score, wait_for_rows
+from tests.runner_tools import (
+    SIMULATED_DEMO,
+    copy_session,
+    exe,
+    session_files,
+    start_xvfb,
+    tol_run,
+    tol_score,
+    wait_for_rows,
+)
 from tol_analysis.read import find_logs, read_session
 from tol_analysis.score import score_sessions
 from tol_tasks.protocol_format import bundled_protocols
@@ -273,12 +282,10 @@ def test_stations_starting_together_into_one_folder_are_not_refused(tmp_path):
     assert list(folder.iterdir()) == []  # no probe left behind
 
 
-def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
+@pytest.mark.xdist_group(SIMULATED_DEMO)
+def test_verify_a_folder_of_sessions(simulated_demo, xdisplay, tmp_path):
     data = tmp_path / "data"
-    assert (
-        tol_run("demo", *SIM, "--participant", "V1", "--output", str(data), env=xdisplay).returncode
-        == 0
-    )
+    copy_session(simulated_demo, data)  # tol-run demo --simulate ... --participant S1
     good = tol_score("--verify", str(data))
     assert good.returncode == 0, good.stdout
     assert "verify: 1 log(s) OK, 0 problem(s), 0 incomplete session(s)" in good.stdout
@@ -297,16 +304,16 @@ def test_verify_a_folder_of_sessions(xdisplay, tmp_path):
     assert "verify: 2 log(s) OK, 0 problem(s), 1 incomplete session(s)" in cut.stdout
     assert "incomplete after" in cut.stdout
     # A copy, a sidecar that disagrees, and a log that does not replay are problems.
-    log, side = next((p, p.with_suffix(".json")) for p in data.glob("V1_*.csv"))
+    log, side = next((p, p.with_suffix(".json")) for p in data.glob("S1_*.csv"))
     copy = tmp_path / "copy"
     copy.mkdir()
     (copy / log.name).write_bytes(log.read_bytes())
     (copy / side.name).write_text(
-        side.read_text().replace('"participant": "V1"', '"participant": "V9"')
+        side.read_text().replace('"participant": "S1"', '"participant": "V9"')
     )
     bad = tol_score("--verify", str(data), str(copy))
     assert bad.returncode == 1
-    assert "the sidecar's participant 'V9' is not the log's 'V1'" in bad.stdout
+    assert "the sidecar's participant 'V9' is not the log's 'S1'" in bad.stdout
     assert ": an identical copy (the same bytes) of" in bad.stdout
     assert "Traceback" not in bad.stderr
 

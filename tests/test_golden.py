@@ -35,7 +35,6 @@ aside, by :func:`_set_aside_deliberate`, and nothing else may differ:
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
@@ -43,6 +42,7 @@ import jsonschema
 import pytest
 
 from tests.reference import replay
+from tests.runner_tools import make_golden, seeded_group
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import columns, read_event_log
@@ -66,25 +66,22 @@ FRAME_KEYS = frozenset(
 )  # fmt: skip
 
 
-def _make_golden():
-    """The recording script itself, so that the sessions are run exactly as it ran them."""
-    spec = importlib.util.spec_from_file_location("make_golden", GOLDEN / "make_golden.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MAKE = _make_golden()
+#: The recording script itself, so that the sessions are run exactly as it ran them.
+MAKE = make_golden()
 
 #: The longest sessions; the everyday loop runs the others (tests/test_plan.py resumes
 #: london-shallice after every row of its recording without a window).
 _SLOW = {"hanoi-generalized", "resumed", "london-shallice", "hanoi-adjacent"}
 #: The sessions also played on the oldest supported PsychoPy: the same events, move for move.
 _COMPAT = {"demo", "copies"}
-_MARKS = {
-    **dict.fromkeys(_SLOW, pytest.mark.slow),
-    **dict.fromkeys(_COMPAT, pytest.mark.psychopy_compat),
-}
+
+
+def _marks(name: str) -> list:
+    """``name``'s marks: slow, psychopy_compat, and the group of the tests that read its
+    session (every name but ``resumed``, which is played by its test alone)."""
+    marks = [m for names, m in ((_SLOW, pytest.mark.slow), (_COMPAT, pytest.mark.psychopy_compat))
+             if name in names]  # fmt: skip
+    return marks + ([seeded_group(name)] if name in MAKE.PROTOCOLS else [])
 
 
 def _comparable(path: Path) -> list[dict]:
@@ -180,14 +177,16 @@ def _resumed(tmp_path: Path) -> tuple[Path, Path]:
 
 @pytest.mark.parametrize(
     "name",
-    [pytest.param(n, marks=_MARKS.get(n, ())) for n in [*MAKE.PROTOCOLS, "resumed"]],
+    [pytest.param(n, marks=_marks(n)) for n in [*MAKE.PROTOCOLS, "resumed"]],
 )
-def test_a_seeded_session_writes_the_recorded_event_sequence(name, xdisplay, tmp_path, monkeypatch):
-    monkeypatch.setenv("DISPLAY", xdisplay["DISPLAY"])
+def test_a_seeded_session_writes_the_recorded_event_sequence(
+    name, seeded_sessions, xdisplay, tmp_path, monkeypatch
+):
     if name == "resumed":
+        monkeypatch.setenv("DISPLAY", xdisplay["DISPLAY"])
         log, side = _resumed(tmp_path)
-    else:
-        log, side = MAKE.run(name, MAKE.PROTOCOLS[name], tmp_path)
+    else:  # played once, read here and by tests/test_round_trip.py
+        log, side = seeded_sessions(name)
     got = _set_aside_deliberate(_comparable(log), name, PAGES_TODAY, today=True)
     want = _comparable(GOLDEN / "sessions" / f"{name}.csv")
     want = _set_aside_deliberate(want, name, PAGES_RECORDED.get(name, 0), today=False)

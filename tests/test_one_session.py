@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner_tools import tol_run
+from tests.runner_tools import SIMULATED_DEMO, copy_session, tol_run
 from tol_tasks.builder.settings import BuilderSettingsError, TowerSettings, check_settings
 from tol_tasks.cli import run_main
 from tol_tasks.protocol_format import load_protocol
@@ -98,12 +98,15 @@ def test_a_new_attempt_is_started_only_on_purpose(tmp_path, capsys):
         in capsys.readouterr().err  # fmt: skip
 
 
-def test_tol_run_twice_then_a_new_attempt_recorded_in_its_sidecar(xdisplay, tmp_path):
-    args = ["demo", "--simulate", "--speed", "50", "--windowed", "--participant", "P1",
+@pytest.mark.xdist_group(SIMULATED_DEMO)
+def test_tol_run_twice_then_a_new_attempt_recorded_in_its_sidecar(
+    simulated_demo, xdisplay, tmp_path
+):
+    # The first run: the shared session (tol-run demo ... --participant S1), copied.
+    log, _ = copy_session(simulated_demo, tmp_path)
+    args = ["demo", "--simulate", "--speed", "50", "--windowed", "--participant", "S1",
             "--output", str(tmp_path)]  # fmt: skip
-    first = tol_run(*args, env=xdisplay)
-    assert first.returncode == 0, first.stderr
-    (log,) = tmp_path.glob("*.csv")
+    assert list(tmp_path.glob("*.csv")) == [log]
     assert Sidecar.read(log.with_suffix(".json")).session_attempt == 1
     again = tol_run(*args, env=xdisplay)
     assert again.returncode == 2

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from tests.reference import bfs, hanoi_graph, london_graph
-from tests.runner_tools import session_files, tol_run
+from tests.runner_tools import seeded_group
 from tol_analysis.read import read_session
 from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import read_event_log
@@ -15,14 +15,15 @@ from tol_tasks.session_data.sidecar import read_sidecar
 
 @pytest.mark.parametrize(
     ("protocol", "graph"),
-    [pytest.param("hanoi-generalized", None, marks=pytest.mark.slow), ("london-tol-dx", "london")],
-)
-def test_simulated_session_scores_to_its_own_moves(protocol, graph, xdisplay, tmp_path):
-    out = tmp_path / "data"
-    done = tol_run(protocol, "--simulate", "--seed", "11", "--speed", "40", "--windowed",
-                   "--participant", "S1", "--output", str(out), env=xdisplay)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    log, _ = session_files(out)
+    [
+        pytest.param("hanoi-generalized", None, marks=[pytest.mark.slow,
+                                                        seeded_group("hanoi-generalized")]),
+        pytest.param("london-tol-dx", "london", marks=seeded_group("london-tol-dx")),
+    ],
+)  # fmt: skip
+def test_simulated_session_scores_to_its_own_moves(protocol, graph, seeded_sessions):
+    # The seeded session tests/test_golden.py compares with its recording (played once).
+    log, _ = seeded_sessions(protocol)
     rows = read_event_log(log).rows
     scores = score_sessions([read_session(log)])
 
