@@ -19,32 +19,24 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Both cores by default (``-n auto``), and ``--dist loadgroup`` whatever ``-n`` is given,
-    when pytest-xdist is loaded.
+    """Both cores by default (``-n auto``), and ``--dist loadfile`` whatever ``-n`` is given,
+    when pytest-xdist is loaded: a test module runs on one worker, so its module fixtures
+    (sessions played, folders scored) are built once, not once on each worker.
 
+    ``loadfile``, not ``loadgroup``: with pytest 9.2 and pytest-xdist 3.8 (uv.lock) the
+    ``xdist_group`` marks have no effect (xdist renames ``item._nodeid``, pytest 9 reads
+    ``item._id``; a group's tests were seen on both workers), so the module is the unit.
     Set here rather than in ``addopts``, so that ``-p no:xdist`` (one process, e.g. under
-    a debugger) still collects; ``-n 0`` or ``-n 1`` given on the command line wins.
+    a debugger) still collects; ``-n 0`` or ``-n 1``, or a ``--dist``, given wins.
     """
-    if hasattr(config, "workerinput"):
-        # A worker parses the command line again, without what was set here: it groups the
-        # tests by xdist_group (the suffix the controller schedules by) only if told to.
-        if config.workerinput.get("tol_dist") == "loadgroup":
-            config.option.loadgroup = True
+    if hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ:
         return
-    if "PYTEST_XDIST_WORKER" in os.environ or not hasattr(config.option, "numprocesses"):
+    if not hasattr(config.option, "numprocesses"):
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
-    # ``-n 2`` alone would be pytest-xdist's ``--dist load``, which ignores ``xdist_group``:
-    # a module's shared sessions were then played once on each worker.
     if config.option.numprocesses and config.option.dist == "no":
-        config.option.dist = "loadgroup"
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_configure_node(node) -> None:
-    """pytest-xdist: tell each worker the ``--dist`` chosen in :func:`pytest_cmdline_main`."""
-    node.workerinput["tol_dist"] = node.config.option.dist
+        config.option.dist = "loadfile"
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -61,31 +53,11 @@ def rng() -> random.Random:
     return random.Random(20261122)
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's worker reads the groups
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that asks for ``xdisplay`` is marked ``display`` (``-m "not display"``);
-    every test that uses a module or session fixture of its own module goes to that module's
-    ``xdist_group`` (unless it names one): the fixture (sessions played, folders scored) is
-    then built on one worker only, not on each."""
+    """Every test that asks for ``xdisplay`` is marked ``display`` (``-m "not display"``)."""
     for item in items:
         if "xdisplay" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.display)
-        if item.get_closest_marker("xdist_group") is None and _uses_a_shared_fixture_of_its_module(
-            item
-        ):
-            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
-
-
-def _uses_a_shared_fixture_of_its_module(item: pytest.Item) -> bool:
-    info = getattr(item, "_fixtureinfo", None)
-    if info is None:
-        return False
-    module = item.nodeid.split("::")[0]
-    return any(
-        defs[-1].scope in ("module", "session") and defs[-1].baseid == module
-        for defs in info.name2fixturedefs.values()
-        if defs
-    )
 
 
 @pytest.fixture(scope="session")
@@ -123,7 +95,7 @@ def simulated_demo(xdisplay, tmp_path_factory):
     folder (the log and its sidecar), for the tests that only read such a session.
 
     Read-only: a test that changes it works on a copy (:func:`tests.runner_tools.copy_session`).
-    Its tests carry ``pytest.mark.xdist_group(SIMULATED_DEMO)`` (tests/runner_tools.py), so that it is played once.
+    Played at most once on each pytest-xdist worker (its tests are in several modules).
     """
     from tests.runner_tools import tol_run
 
@@ -141,8 +113,7 @@ def seeded_sessions(xdisplay, tmp_path_factory):
     when first asked: ``seeded_sessions(name)`` returns its log and sidecar, read-only.
 
     The golden comparison (tests/test_golden.py) and the scoring round trip
-    (tests/test_round_trip.py) read the same session; their tests of one session carry
-    :func:`tests.runner_tools.seeded_group` so that it is played once.
+    (tests/test_round_trip.py) read the same session: played at most once on each worker.
     """
     from tests.runner_tools import make_golden
 

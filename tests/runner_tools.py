@@ -185,11 +185,6 @@ def wait_for_rows(folder: Path, predicate, timeout: float = 120.0, proc=None):
     )
 
 
-#: The xdist group of the tests that read the ``simulated_demo`` fixture (tests/conftest.py):
-#: on one worker, it is played once.
-SIMULATED_DEMO = "simulated-demo"
-
-
 def make_golden():
     """``tests/data/golden/make_golden.py``, the script that recorded the golden sessions, as
     a module: its own functions run the sessions the way it ran them."""
@@ -200,14 +195,6 @@ def make_golden():
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def seeded_group(name: str):
-    """The xdist group of the tests that read the ``seeded_sessions`` fixture's session
-    ``name`` (tests/conftest.py): on one worker, it is played once."""
-    import pytest
-
-    return pytest.mark.xdist_group(f"seeded-{name}")
 
 
 def copy_session(folder: Path, to: Path) -> tuple[Path, Path]:

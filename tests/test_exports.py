@@ -18,7 +18,6 @@ from tests.runner_tools import exe, key_over_window, running_tol_run, tol_score,
 from tests.system_tools import extra
 
 # The sessions are made once, so every test of this module runs on the same worker.
-pytestmark = pytest.mark.xdist_group("exports")
 
 TINY = """\
 format: 1

@@ -17,7 +17,6 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import (
-    SIMULATED_DEMO,
     copy_session,
     exe,
     session_files,
@@ -282,7 +281,6 @@ def test_stations_starting_together_into_one_folder_are_not_refused(tmp_path):
     assert list(folder.iterdir()) == []  # no probe left behind
 
 
-@pytest.mark.xdist_group(SIMULATED_DEMO)
 def test_verify_a_folder_of_sessions(simulated_demo, xdisplay, tmp_path):
     data = tmp_path / "data"
     copy_session(simulated_demo, data)  # tol-run demo --simulate ... --participant S1

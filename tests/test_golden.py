@@ -42,7 +42,7 @@ import jsonschema
 import pytest
 
 from tests.reference import replay
-from tests.runner_tools import make_golden, seeded_group
+from tests.runner_tools import make_golden
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import columns, read_event_log
@@ -77,11 +77,10 @@ _COMPAT = {"demo", "copies"}
 
 
 def _marks(name: str) -> list:
-    """``name``'s marks: slow, psychopy_compat, and the group of the tests that read its
-    session (every name but ``resumed``, which is played by its test alone)."""
+    """``name``'s marks: slow, psychopy_compat."""
     marks = [m for names, m in ((_SLOW, pytest.mark.slow), (_COMPAT, pytest.mark.psychopy_compat))
              if name in names]  # fmt: skip
-    return marks + ([seeded_group(name)] if name in MAKE.PROTOCOLS else [])
+    return marks
 
 
 def _comparable(path: Path) -> list[dict]:

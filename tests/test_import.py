@@ -32,7 +32,6 @@ JP = FIXTURES / "jspsych"
 PB = FIXTURES / "pebl"
 
 # The imported folder and its scores are made once: every test of this module on one worker.
-pytestmark = pytest.mark.xdist_group("import")
 
 
 def _import(out: Path, *args) -> None:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner_tools import SIMULATED_DEMO, copy_session, tol_run
+from tests.runner_tools import copy_session, tol_run
 from tol_tasks.builder.settings import BuilderSettingsError, TowerSettings, check_settings
 from tol_tasks.cli import run_main
 from tol_tasks.protocol_format import load_protocol
@@ -98,7 +98,6 @@ def test_a_new_attempt_is_started_only_on_purpose(tmp_path, capsys):
         in capsys.readouterr().err  # fmt: skip
 
 
-@pytest.mark.xdist_group(SIMULATED_DEMO)
 def test_tol_run_twice_then_a_new_attempt_recorded_in_its_sidecar(
     simulated_demo, xdisplay, tmp_path
 ):

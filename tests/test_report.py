@@ -35,8 +35,6 @@ from tests.system_tools import program
 from tests.test_report_pages import PAPERS, SCREENS, page_faults
 from tol_analysis.report import headline_columns
 
-pytestmark = pytest.mark.xdist_group("report")
-
 #: Where the screenshots go: $TOL_REPORT_SHOTS, else the test's temporary folder.
 SHOTS_ENV = "TOL_REPORT_SHOTS"
 SIM = ["--simulate", "--seed", "3", "--windowed"]

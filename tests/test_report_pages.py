@@ -40,7 +40,6 @@ extra("matplotlib", "plots", module_level=True)
 extra("jinja2", "report", module_level=True)
 extra("playwright", "dev", module_level=True)
 
-pytestmark = pytest.mark.xdist_group("report")
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests/data/golden/sessions"

@@ -6,7 +6,6 @@ import pandas as pd
 import pytest
 
 from tests.reference import bfs, hanoi_graph, london_graph
-from tests.runner_tools import seeded_group
 from tol_analysis.read import read_session
 from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import read_event_log
@@ -16,9 +15,8 @@ from tol_tasks.session_data.sidecar import read_sidecar
 @pytest.mark.parametrize(
     ("protocol", "graph"),
     [
-        pytest.param("hanoi-generalized", None, marks=[pytest.mark.slow,
-                                                        seeded_group("hanoi-generalized")]),
-        pytest.param("london-tol-dx", "london", marks=seeded_group("london-tol-dx")),
+        pytest.param("hanoi-generalized", None, marks=pytest.mark.slow),
+        pytest.param("london-tol-dx", "london"),
     ],
 )  # fmt: skip
 def test_simulated_session_scores_to_its_own_moves(protocol, graph, seeded_sessions):

@@ -34,7 +34,6 @@ from tol_tasks.session_data.sidecar import read_sidecar
 LAUNCHER = ROOT / "docs" / "launcher" / "tol_launcher.py"
 
 # One worker builds the environment once (a module fixture) and runs the three tests.
-pytestmark = pytest.mark.xdist_group("standalone")
 
 
 def _run(*args, timeout: float = 900, **kwargs) -> subprocess.CompletedProcess:

@@ -7,7 +7,6 @@ import time
 import pytest
 
 from tests.runner_tools import (
-    SIMULATED_DEMO,
     key_over_window,
     running_tol_run,
     session_files,
@@ -109,7 +108,6 @@ def test_polled_fallback_is_warned_and_recorded(xdisplay, tmp_path):
 
 
 @pytest.mark.psychopy_compat
-@pytest.mark.xdist_group(SIMULATED_DEMO)
 def test_simulated_sessions_record_their_method(simulated_demo):
     # A simulated session asked for no input timing (its run succeeded: the fixture checks).
     assert sidecar_of(simulated_demo)["timing"]["input_method"] == "polled"
