@@ -115,6 +115,10 @@ def test_every_event_the_runner_writes_is_in_the_codebook():
     written = set(re.findall(r'_write\(\s*"([a-z_]+)"', source))
     written |= set(re.findall(r'_ev\(\s*"([a-z_]+)"', source))
     written |= set(re.findall(r'self\._ev\("([a-z_]+)"', source))
+    # The trial rows (session_data/trial_rows.py): {"event": "a" if copy else "b", ...}
+    for pair in re.findall(r'"event": "([a-z_]+)"(?: if \w+ else "([a-z_]+)")?', source):
+        written |= {name for name in pair if name}
+    assert {"pick_up", "place", "trial_onset", "copy_onset", "time_out"} <= written
     assert written, "found no event names in the source"
     assert written <= events, written - events
 
