@@ -132,6 +132,11 @@ def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[sub
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
+        # A program the test ended itself (kill(), already reaped) kept its pipes open: left
+        # to the garbage collector, their ResourceWarning failed whichever test ran next
+        # (test_quality's focus test, after its xmessage window was killed).
+        for pipe in (proc.stdout, proc.stderr):
+            pipe.close()
 
 
 def running_tol_run(*args: str, env: dict):
