@@ -16,7 +16,8 @@ from collections.abc import Callable
 from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.session_data import trial_rows as rows
 from tol_tasks.session_data.detail import format_detail
-from tol_tasks.session_data.trial import CopyState, TrialState, moves_text
+from tol_tasks.session_data.trial import CopyState, TrialState
+from tol_tasks.session_data.trial_rows import moves_text
 
 from .results import ProblemResult
 from .stage import CONTROLS, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage, peg_actions

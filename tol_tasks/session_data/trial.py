@@ -18,7 +18,6 @@ from tol_tasks.puzzles.base import Puzzle
 
 from . import trial_rows as rows
 from .identity import ParticipantIdError, check_participant_id  # noqa: F401 - kept here too
-from .trial_rows import moves_text  # noqa: F401 - the runner's name for it
 
 
 def block_order(n: int, order: str, seed: int | None,
