@@ -680,7 +680,7 @@ class _Batch:
 
     def __init__(self, room: int = 0) -> None:
         self._room = room  # bytes made room for at the first file (then grown as needed)
-        self.buf = bytearray()
+        self.buf = np.empty(0, np.uint8)  # not zero-filled: every byte used is read into it
         self.size = 0
         self.files: list[tuple[Path, int, list[str]]] = []  # (path, rows, warnings)
         self._header = (",".join(columns()) + "\n").encode()
@@ -699,16 +699,17 @@ class _Batch:
         except OSError:
             return False
         start, stop = self.size, self.size + got
-        end = self.buf.rfind(b"\n", start, stop) + 1
-        if end <= start:
+        lines = np.flatnonzero(self.buf[start:stop] == 10)  # each line's end, in one pass
+        if not len(lines):
             return False  # a header only, or one torn line: the careful reader says which
-        part = np.frombuffer(self.buf, np.uint8, end - start, start)
+        end = start + int(lines[-1]) + 1
+        part = self.buf[start:end]
         if part.max() >= 0x80:
             try:
-                bytes(part).decode("utf-8")
+                part.tobytes().decode("utf-8")
             except UnicodeDecodeError:
                 return False
-        rows = self.buf.count(b"\n", start, end)
+        rows = len(lines)
         warnings = []
         if end < stop:
             warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
@@ -720,15 +721,15 @@ class _Batch:
     def _grow(self, need: int) -> None:
         """Room for ``need`` bytes: the batch's ``room`` at once (and twice as much when a file
         needs more), so that appending a file copies none of the files before it."""
-        grown = bytearray(max(need, 2 * len(self.buf), self._room))
-        grown[: self.size] = memoryview(self.buf)[: self.size]
+        grown = np.empty(max(need, 2 * len(self.buf), self._room), np.uint8)
+        grown[: self.size] = self.buf[: self.size]
         self.buf = grown
 
     def parse(self) -> LogColumns | None:
         """The rows of every file (see :func:`_parse`); the batch is then empty."""
         body = memoryview(self.buf)[: self.size]
         counts = np.array([rows for _, rows, _ in self.files], np.int64)
-        self.buf, self.size, self.files = bytearray(), 0, []  # Arrow may keep the old one
+        self.buf, self.size, self.files = np.empty(0, np.uint8), 0, []  # Arrow may keep the old one
         return _parse(body, counts)
 
 
