@@ -28,10 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.arrow import dictionary_encode, strings, take, to_numpy, unique
 from tol_analysis.duplicates import session_key_in
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
@@ -107,7 +106,7 @@ def _encode(array: pa.Array) -> Coded:
     """A string array as codes into its distinct texts (in order of appearance)."""
     if len(array) and not array.null_count and _all_empty(array):  # copy_of, most often
         return Coded(np.zeros(len(array), np.int32), [""])
-    d = pc.dictionary_encode(array)
+    d = dictionary_encode(array)
     return Coded(to_numpy(d.indices), d.dictionary.to_pylist())
 
 
@@ -170,11 +169,11 @@ class LogColumns:
             c = self.coded(name)
         if c is not None:
             return Coded(np.asarray(c.codes)[rows], c.values)
-        return _encode(self._strings[name].take(from_numpy(np.asarray(rows, np.int64))))
+        return _encode(take(self._strings[name], rows))
 
     def texts(self, name: str, rows: np.ndarray) -> list[str]:
         """The texts of ``rows`` (row indices)."""
-        return self._strings[name].take(from_numpy(np.asarray(rows, np.int64))).to_pylist()
+        return take(self._strings[name], rows).to_pylist()
 
     def cell(self, name: str, row: int) -> str:
         return self._strings[name][row].as_py()
@@ -793,7 +792,7 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
     for c in (*TEXT_COLUMNS, "moves"):
         if kinds[c] != "integer":
             continue
-        values = data.coded(c).values if c in texts else pc.unique(table[c]).to_pylist()
+        values = data.coded(c).values if c in texts else unique(table[c]).to_pylist()
         if not all((v.isdigit() and len(v) <= _DIGITS) or v == "" for v in values):
             return None
     if not set(data.coded("event").values) <= events():
