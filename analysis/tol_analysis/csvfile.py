@@ -66,7 +66,8 @@ class TableWriter:
             return
         sep = self._sep
         rendered = [_render(table[c], sep, self._na) for c in self.names]
-        if not any(_needs_quotes("".join(texts), sep) for _, texts in rendered):  # a search a column
+        # One search a column (the marks are single characters: joining makes none).
+        if not any(_needs_quotes("".join(texts), sep) for _, texts in rendered):
             _write_arrow(self._f, rendered, sep)
         else:
             cells = [_cells(codes, texts) for codes, texts in rendered]
