@@ -1,8 +1,11 @@
 from __future__ import annotations
 
+import compileall
 import os
 import random
 import shutil
+import sys
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -15,6 +18,14 @@ settings.register_profile(
 )
 settings.register_profile("thorough", deadline=None, max_examples=2000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+#: The project's own packages, editable sources: every command a test starts imports them.
+_SOURCES = ("tol_tasks", "analysis/tol_analysis", "tests")
+
+# pytest keeps its rewritten test modules in __pycache__ only where Python may write bytecode:
+# with PYTHONDONTWRITEBYTECODE set (as on the shared machine), each worker rewrote and compiled
+# all 100 test modules at every run (3.5 of its 6.7 s of collection).
+sys.dont_write_bytecode = False
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -31,12 +42,27 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     """
     if hasattr(config, "workerinput") or "PYTEST_XDIST_WORKER" in os.environ:
         return
+    _compile_sources(config.rootpath)
     if not hasattr(config.option, "numprocesses"):
         return
     if config.option.numprocesses is None:
         config.option.numprocesses = "auto"
     if config.option.numprocesses and config.option.dist == "no":
         config.option.dist = "loadfile"
+
+
+def _compile_sources(root: Path) -> None:
+    """Bring the bytecode of the project's sources up to date, once, before any test.
+
+    setup.sh compiles them at install, but a checkout, merge or edit since leaves it stale,
+    and where PYTHONDONTWRITEBYTECODE is set no process rewrites it: every tol-run, tol-score
+    or tol-web a test starts then compiled the changed modules again (0.3-0.5 s of CPU each,
+    a few hundred starts in the everyday loop). Only stale files are compiled (0.03 s when
+    none is).
+    """
+    for name in _SOURCES:
+        if (root / name).is_dir():
+            compileall.compile_dir(root / name, quiet=2)
 
 
 @pytest.fixture(scope="session", autouse=True)
