@@ -34,17 +34,28 @@ SRC = ROOT / "web" / "src"
 
 def node(body: str, payload) -> object:
     """Run ``body`` (an async JS function body given ``input``) with node; its return value."""
+    return _node(body, [payload])[0]
+
+
+def node_each(body: str, payloads: list) -> list:
+    """Run ``body`` on each of ``payloads`` in one node process (one start, not one per
+    case: each start costs a node and the library's import); the return values in order."""
+    return _node(body, payloads)
+
+
+def _node(body: str, payloads: list) -> list:
     exe = program("node")
     script = (
         "import * as lib from " + json.dumps((SRC / "lib.js").as_uri()) + ";\n"
         "import { readFileSync } from 'node:fs';\n"
-        "const input = JSON.parse(readFileSync(0, 'utf8'));\n"
-        "const out = await (async () => {\n" + body + "\n})();\n"
+        "const run = async (input) => {\n" + body + "\n};\n"
+        "const out = [];\n"
+        "for (const input of JSON.parse(readFileSync(0, 'utf8'))) out.push(await run(input));\n"
         "process.stdout.write(JSON.stringify(out));\n"
     )
     done = subprocess.run(
         [exe, "--input-type=module", "-e", script],
-        input=json.dumps(payload), capture_output=True, text=True, timeout=120,
+        input=json.dumps(payloads), capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

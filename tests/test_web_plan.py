@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.test_web_js import node
+from tests.test_web_js import node, node_each
 from tol_tasks.protocol_format import load_protocol
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.web import compile_protocol
@@ -334,6 +334,6 @@ def test_the_javascript_plan_decides_as_the_python_plan(protocol, rng, tmp_path)
         cases.append({"plan": plan, "blocks": blocks, "orders": orders, "results": results,
                       "rows": rows, "drawn": DRAWN})  # fmt: skip
         expected.append(steps)
-    got = [node(PY_DRIVE, c) for c in cases]
+    got = node_each(PY_DRIVE, cases)
     assert got == expected
     assert names == [b.name for b in lp.model.blocks]
