@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
+from functools import lru_cache
 from string import ascii_uppercase
 
 from tol_tasks.config import DEFAULT_BALLS
 from tol_tasks.puzzles import London
 
 from .format import Format, ImportOptions, Unit
-from .people import group_sessions
+from .people import Group, group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
 from .source import Source, fault, json_cell
 
@@ -110,6 +111,16 @@ DEFINITIONS = {
 
 
 def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
+    for group in groups(source, options):
+        yield (
+            f"participant {group.participant} session {group.session}",
+            lambda g=group: _session(source, options, g),
+        )
+
+
+def groups(source: Source, options: ImportOptions) -> list[Group]:
+    """The file's participant sessions (file-level faults raised here), each row kept for
+    :meth:`~tol_tasks.importers.source.Source.row`."""
     source.require(
         REQUIRED, NAME, "export the whole jsPsych data (jsPsych.data.get().csv() or .json())"
     )
@@ -124,13 +135,9 @@ def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
             "give the data of an experiment that ran the jsPsych-contrib plugin-tower-of-london",
             row=1 if source.kind == "csv" else None,
         )
-    groups = group_sessions(source, options, rows, clock=CLOCK)
-    source.keep(i for g in groups for i in g.indices)
-    for group in groups:
-        yield (
-            f"participant {group.participant} session {group.session}",
-            lambda g=group: _session(source, options, g),
-        )
+    found = group_sessions(source, options, rows, clock=CLOCK)
+    source.keep(i for g in found for i in g.indices)
+    return found
 
 
 def _json(source: Source, text: str, *, row: int, column: str, what: str):
@@ -144,11 +151,7 @@ def _json(source: Source, text: str, *, row: int, column: str, what: str):
 
 def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str]]:
     value = _json(source, text, row=row, column=column, what="three lists of ball names")
-    if (
-        not isinstance(value, list)
-        or len(value) != 3
-        or not all(isinstance(p, list) and all(isinstance(b, str) for b in p) for p in value)
-    ):
+    if not (isinstance(value, list) and len(value) == 3 and _names(*value)):
         raise fault(
             source.path,
             "expected three lists of ball names, bottom first",
@@ -158,6 +161,17 @@ def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str
             value=text,
         )
     return value
+
+
+def _names(a, b, c) -> bool:
+    """Whether the three pegs are lists of ball names (texts)."""
+    if not (isinstance(a, list) and isinstance(b, list) and isinstance(c, list)):
+        return False
+    try:
+        "".join(a + b + c)  # in C; a name that is not a text raises
+    except TypeError:
+        return all(isinstance(x, str) for x in a + b + c)  # a str subclass is one too
+    return True
 
 
 class _Letters:
@@ -179,8 +193,20 @@ class _Letters:
             self.of[name] = got
         return got
 
+    def learn(self, state: list[list[str]]) -> None:
+        """Give each ball of ``state`` its letter, in order, if it has none yet."""
+        of = self.of
+        for peg in state:
+            for ball in peg:
+                if ball not in of:
+                    self.letter(ball)
+
     def text(self, state: list[list[str]]) -> str:
-        return "|".join("".join(self.letter(b) for b in peg) for peg in state)
+        of = self.of
+        try:
+            return "|".join(["".join([of[b] for b in peg]) for peg in state])
+        except KeyError:  # a ball not lettered yet: lettered in order
+            return "|".join("".join(self.letter(b) for b in peg) for peg in state)
 
 
 def _setting(source, row: dict, n: int, column: str, option, defaults_used: set):
@@ -195,7 +221,7 @@ def _setting(source, row: dict, n: int, column: str, option, defaults_used: set)
     return DEFAULTS[column], "default"
 
 
-def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
+def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSession:
     path = source.path
     b = SessionBuilder(source, NAME, group.participant, group.session)
     letters = _Letters()
@@ -206,10 +232,8 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
         row, n = source.row(i), source.numbers[i]
         start = _state(source, row["start_state"], row=n, column="start_state")
         goal = _state(source, row["goal_state"], row=n, column="goal_state")
-        for state in (start, goal):
-            for peg in state:
-                for ball in peg:
-                    letters.letter(ball)
+        letters.learn(start)
+        letters.learn(goal)
         caps_value, basis = _setting(
             source, row, n, "peg_capacities", options.capacities, defaults_used
         )
@@ -251,9 +275,9 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
             if basis == "saved"
             else float(delay_value)
         )
-        balls = "".join(sorted({letters.letter(x) for p in start for x in p}, key=_ball_order))
+        balls = _balls(frozenset(letters.of[x] for p in start for x in p))
         try:
-            puzzle = London(balls, capacities)
+            puzzle = _puzzle(balls, capacities)
         except ValueError as exc:
             raise fault(
                 path,
@@ -406,6 +430,25 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
     return session
 
 
+@lru_cache(maxsize=256)
+def _balls(letters: frozenset[str]) -> str:
+    """The puzzle's balls: R, G, B first (tol-tasks' own order), then the alphabet."""
+    return "".join(sorted(letters, key=_ball_order))
+
+
+@lru_cache(maxsize=256)
+def _london(balls: str, capacities: tuple[int, ...]) -> London:
+    """The puzzle, made once for these balls and capacities (an error is not kept)."""
+    return London(balls, capacities)
+
+
+def _puzzle(balls: str, capacities: tuple[int, ...]) -> London:
+    """:func:`_london` for capacities of whole numbers (else its error, never another's)."""
+    if all(type(c) is int for c in capacities):
+        return _london(balls, capacities)
+    return London(balls, capacities)
+
+
 def _ball_order(letter: str) -> tuple[int, str]:
     """R, G, B first (the order of tol-tasks' own Tower of London), then the alphabet."""
     return (DEFAULT_BALLS.index(letter), "") if letter in DEFAULT_BALLS else (99, letter)
@@ -480,6 +523,8 @@ FORMAT = Format(
     ),
     read=read,
     doc="docs/import/jspsych-tol.md",
+    groups=groups,
+    session=_session,
     streams=True,
     index_columns=("trial_type", "moves", CLOCK),
 )

@@ -105,8 +105,13 @@ class Writer:
         self._mode = new_file_mode()  # read once, not per sidecar
         self._sidecars = SidecarTexts()
 
-    def add(self, s: ImportedSession) -> tuple[str, Path]:
+    def add(
+        self, s: ImportedSession, texts: tuple[str, int, str] | None = None
+    ) -> tuple[str, Path]:
         """Write one session's log; returns ``("written" or "already", path of its log)``.
+
+        ``texts``: its log's text, rows and sidecar's text when made elsewhere (a worker
+        process, :mod:`~tol_tasks.importers.pool`), else made here.
 
         Raises
         ------
@@ -135,11 +140,13 @@ class Writer:
                     "this session another number with --session, or import into another folder "
                     "with --output."
                 )
-        text, rows = event_log_text(s.rows)
+        if texts is None:
+            text, rows = event_log_text(s.rows)
+            texts = text, rows, self._sidecars.text(s, log.name, rows)
         self.folder.known[key] = log
         self._claimed.update((log.name, side.name))
         # Log and sidecar made now (the session's rows can go); written with the batch.
-        self.pending.append((log, text, self._sidecars.text(s, log.name, rows)))
+        self.pending.append((log, texts[0], texts[2]))
         if len(self.pending) >= self.BATCH:
             self.flush()
         return "written", log
