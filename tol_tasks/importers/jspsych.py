@@ -25,13 +25,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from functools import lru_cache
-from string import ascii_uppercase
-
-from tol_tasks.config import DEFAULT_BALLS
-from tol_tasks.puzzles import London
 
 from .format import Format, ImportOptions, Unit
+from .letters import Letters, ball_names, ball_order, london
 from .people import Group, group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
 from .source import Source, fault, json_cell
@@ -151,7 +147,7 @@ def _json(source: Source, text: str, *, row: int, column: str, what: str):
 
 def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str]]:
     value = _json(source, text, row=row, column=column, what="three lists of ball names")
-    if not (isinstance(value, list) and len(value) == 3 and _names(*value)):
+    if not (isinstance(value, list) and len(value) == 3 and ball_names(*value)):
         raise fault(
             source.path,
             "expected three lists of ball names, bottom first",
@@ -161,52 +157,6 @@ def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str
             value=text,
         )
     return value
-
-
-def _names(a, b, c) -> bool:
-    """Whether the three pegs are lists of ball names (texts)."""
-    if not (isinstance(a, list) and isinstance(b, list) and isinstance(c, list)):
-        return False
-    try:
-        "".join(a + b + c)  # in C; a name that is not a text raises
-    except TypeError:
-        return all(isinstance(x, str) for x in a + b + c)  # a str subclass is one too
-    return True
-
-
-class _Letters:
-    """Ball names as ball letters: the name's first letter when free, else the next free one."""
-
-    def __init__(self) -> None:
-        self.of: dict[str, str] = {}
-
-    def letter(self, name: str) -> str:
-        got = self.of.get(name)
-        if got is None:
-            used = set(self.of.values())
-            first = name[:1].upper()
-            got = (
-                first
-                if first in ascii_uppercase and first not in used
-                else next(c for c in ascii_uppercase if c not in used)
-            )
-            self.of[name] = got
-        return got
-
-    def learn(self, state: list[list[str]]) -> None:
-        """Give each ball of ``state`` its letter, in order, if it has none yet."""
-        of = self.of
-        for peg in state:
-            for ball in peg:
-                if ball not in of:
-                    self.letter(ball)
-
-    def text(self, state: list[list[str]]) -> str:
-        of = self.of
-        try:
-            return "|".join(["".join([of[b] for b in peg]) for peg in state])
-        except KeyError:  # a ball not lettered yet: lettered in order
-            return "|".join("".join(self.letter(b) for b in peg) for peg in state)
 
 
 def _setting(source, row: dict, n: int, column: str, option, defaults_used: set):
@@ -224,7 +174,7 @@ def _setting(source, row: dict, n: int, column: str, option, defaults_used: set)
 def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSession:
     path = source.path
     b = SessionBuilder(source, NAME, group.participant, group.session)
-    letters = _Letters()
+    letters = Letters()
     defaults_used: set[str] = set()
     settings_basis: dict[str, set[str]] = {}
     last_ms = 0.0
@@ -275,9 +225,9 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
             if basis == "saved"
             else float(delay_value)
         )
-        balls = _balls(frozenset(letters.of[x] for p in start for x in p))
+        balls = ball_order(frozenset(letters.of[x] for p in start for x in p))
         try:
-            puzzle = _puzzle(balls, capacities)
+            puzzle = london(balls, capacities)
         except ValueError as exc:
             raise fault(
                 path,
@@ -428,30 +378,6 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
     )
     session.warnings.extend(warnings)
     return session
-
-
-@lru_cache(maxsize=256)
-def _balls(letters: frozenset[str]) -> str:
-    """The puzzle's balls: R, G, B first (tol-tasks' own order), then the alphabet."""
-    return "".join(sorted(letters, key=_ball_order))
-
-
-@lru_cache(maxsize=256)
-def _london(balls: str, capacities: tuple[int, ...]) -> London:
-    """The puzzle, made once for these balls and capacities (an error is not kept)."""
-    return London(balls, capacities)
-
-
-def _puzzle(balls: str, capacities: tuple[int, ...]) -> London:
-    """:func:`_london` for capacities of whole numbers (else its error, never another's)."""
-    if all(type(c) is int for c in capacities):
-        return _london(balls, capacities)
-    return London(balls, capacities)
-
-
-def _ball_order(letter: str) -> tuple[int, str]:
-    """R, G, B first (the order of tol-tasks' own Tower of London), then the alphabet."""
-    return (DEFAULT_BALLS.index(letter), "") if letter in DEFAULT_BALLS else (99, letter)
 
 
 def _show(value) -> str:

@@ -22,6 +22,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tol_tasks.errors import NO_VALUE
 from tol_tasks.session_data.whole import event_log_text
 
 from .format import Format, ImportOptions
@@ -141,4 +142,6 @@ def _error(args: tuple, attributes: dict[str, Any]) -> ImportSourceError:
     exc = ImportSourceError.__new__(ImportSourceError)
     exc.args = args
     vars(exc).update(attributes)
+    if isinstance(exc.value, type(NO_VALUE)):
+        exc.value = NO_VALUE  # the marker itself, not the worker's copy of it
     return exc

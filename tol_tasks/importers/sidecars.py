@@ -14,7 +14,6 @@ the model's text.
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import math
@@ -49,6 +48,10 @@ _OWN = ("event_log", "status", "participant", "session", "start_time", "end_time
 
 #: A text as JSON writes it without ``ensure_ascii`` (the json module's own function).
 _text = json.encoder.encode_basestring
+
+#: A value's compact JSON (in C): a shared value's text is used again only while it is the
+#: same (an equal value of another type, ``3`` and ``3.0``, is not).
+_compact = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def imported_at() -> str:
@@ -156,7 +159,7 @@ class SidecarTexts:
         self._template: dict[str, str] = {}  # each key's line, for the template's keys
         self._models: dict[tuple, str] = {}  # a section as the model made it, indented
         self._seen: dict[int, Any] = {}  # lists and objects met once (kept: ids stay theirs)
-        self._shared: dict[tuple[int, int], tuple[Any, Any, str]] = {}  # met again: text
+        self._shared: dict[tuple[int, int], tuple[Any, str, str]] = {}  # met again: its text
 
     def text(self, s: ImportedSession, log: str, rows: int) -> str:
         """The text of the sidecar of ``s`` (its log ``log`` of ``rows`` rows)."""
@@ -227,7 +230,7 @@ class SidecarTexts:
             return "{}" if kind is dict else "[]"
         key = (id(value), level)
         got = self._shared.get(key)
-        if got is not None and got[0] is value and value == got[1]:
+        if got is not None and got[0] is value and _compact(value) == got[1]:
             return got[2]  # shared by the sessions (a format's constant), unchanged
         pad = "\n" + "  " * (level + 1)
         if kind is dict:
@@ -239,7 +242,9 @@ class SidecarTexts:
             items = [self._json(v, level + 1) for v in value]
             text = "[" + pad + ("," + pad).join(items) + "\n" + "  " * level + "]"
         if self._seen.get(id(value)) is value:
-            self._shared[key] = (value, copy.deepcopy(value), text)
+            if len(self._shared) >= self.KEEP:
+                self._shared.clear()
+            self._shared[key] = (value, _compact(value), text)
         else:
             if len(self._seen) >= self.KEEP:
                 self._seen.clear()
