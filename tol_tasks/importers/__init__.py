@@ -35,6 +35,8 @@ from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tol_tasks.session_data import gc_paused
+
 from . import expfactory, jatos, jspsych, pebl, pool, psytoolkit
 from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, Format, ImportOptions
 from .people import group_sessions
@@ -180,7 +182,8 @@ def import_files(
     report = ImportReport()
     writer = Writer(Folder.open(output))
     try:
-        _import(paths, fmt, options, skip_bad, progress, report, writer, workers)
+        with gc_paused():  # millions of short-lived rows and records, no cycles among them
+            _import(paths, fmt, options, skip_bad, progress, report, writer, workers)
     finally:
         writer.close()  # what was written before an error is completed, never lost
     return report

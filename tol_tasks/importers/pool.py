@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from tol_tasks.errors import NO_VALUE
+from tol_tasks.session_data import gc_paused
 from tol_tasks.session_data.whole import event_log_text
 
 from .format import Format, ImportOptions
@@ -107,18 +108,21 @@ def _build(name: str, options: ImportOptions, shell: tuple, payload: list) -> li
     from . import FORMATS  # the worker's own import of the formats
 
     fmt = FORMATS[name]
+    with gc_paused():  # as in the command's process (see import_files)
+        return [_build_one(fmt, options, shell, *one) for one in payload]
+
+
+def _build_one(fmt: Format, options: ImportOptions, shell: tuple, participant: str,
+               session: int, records: list, numbers: list[int]) -> tuple:  # fmt: skip
+    """One session: ``("made", *made(...))`` or ``("error", args, attributes)``."""
     path, sha256, kind, columns, streamed = shell
-    out: list[tuple] = []
-    for participant, session, records, numbers in payload:
-        rows = [record_row(r) for r in records] if streamed else records
-        source = Source(Path(path), sha256, kind, columns=list(columns), rows=rows,
-                        numbers=numbers)  # fmt: skip
-        group = Group(participant, session, list(range(len(rows))))
-        try:
-            out.append(("made", *made(fmt.session(source, options, group))))  # type: ignore[misc]
-        except ImportSourceError as exc:
-            out.append(("error", exc.args, dict(vars(exc))))
-    return out
+    rows = [record_row(r) for r in records] if streamed else records
+    source = Source(Path(path), sha256, kind, columns=list(columns), rows=rows, numbers=numbers)
+    group = Group(participant, session, list(range(len(rows))))
+    try:
+        return ("made", *made(fmt.session(source, options, group)))  # type: ignore[misc]
+    except ImportSourceError as exc:
+        return ("error", exc.args, dict(vars(exc)))
 
 
 def made(s: ImportedSession) -> Made:

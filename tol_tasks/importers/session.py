@@ -494,7 +494,7 @@ class SessionBuilder:
             "source_path": str(self.source.path),
             "source_participant": self.participant,
             **meta,
-            "unavailable": [u.as_dict() for u in unavailable],
+            "unavailable": _as_dicts(tuple(unavailable)),
             "min_moves_disagreements": self.disagreements,
         }
         return ImportedSession(
@@ -510,6 +510,13 @@ class SessionBuilder:
             start_time=start_time,
             end_time=end_time,
         )
+
+
+@lru_cache(maxsize=64)
+def _as_dicts(unavailable: tuple[Unavailable, ...]) -> list[dict[str, str]]:
+    """The sidecar's ``import.unavailable``: one list per format's measures, shared by its
+    sessions (as their other constants are), its text made once (importers.sidecars)."""
+    return [u.as_dict() for u in unavailable]
 
 
 # The puzzle questions of importing, asked by puzzle code and state text and cached across

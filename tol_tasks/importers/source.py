@@ -260,6 +260,11 @@ def record_row(record: dict) -> dict:
 
 def cell_of(value):
     """A JSON record's value as a cell: text, or a list or object as parsed."""
+    kind = type(value)
+    if kind is int or kind is float:  # the most common first (a bool is not one here)
+        return str(value)
+    if kind is list or kind is dict:
+        return value
     if value is None:
         return ""
     if isinstance(value, bool):

@@ -73,7 +73,9 @@ def event_log_text(rows: Iterable[Mapping[str, Any]]) -> tuple[str, int]:
     n = 0
     for n, values in enumerate(rows, start=1):
         vals = [n, *values.values(), ""]
-        get, fix = _plan(tuple(values), tuple(map(type, vals)))
+        get, floats, fix = _plan(tuple(values), tuple(map(type, vals)))
+        for i in floats:
+            vals[i] = f"{vals[i]:.6f}"
         for i, convert in fix:
             vals[i] = convert(vals[i])
         write(get(vals))
@@ -83,27 +85,20 @@ def event_log_text(rows: Iterable[Mapping[str, Any]]) -> tuple[str, int]:
     return text, n
 
 
-def _float_cell(v: float) -> str:
-    return f"{v:.6f}"
-
-
 def _bool_cell(v: bool) -> str:
     return "1" if v else "0"
 
 
-#: A value's cell where the csv module's (``str``) is not :func:`.eventlog.cell`'s: a float
-#: with six decimals, a bool as 1 or 0; a text, an int and None are the csv module's.
-_CONVERT: dict[type, Callable[[Any], str]] = {float: _float_cell, bool: _bool_cell}
-
-
 @lru_cache(maxsize=1024)
-def _plan(keys: tuple[str, ...], types: tuple[type, ...]) -> tuple[Callable, tuple]:
+def _plan(keys: tuple[str, ...], types: tuple[type, ...]) -> tuple[Callable, tuple, tuple]:
     """How a row with these keys, its values of these types, is written: a getter of its
-    cells in the columns' order from ``[row number, *values, ""]``, and the values to
-    convert first, as (index, function)."""
+    cells in the columns' order from ``[row number, *values, ""]``, the floats (six
+    decimals) and the other values whose cell is not the csv module's text (``str``) as
+    (index, function): a bool (1 or 0), any type but a text, an int and None."""
     cols, where = _layout()
     blank = len(keys) + 1
     place = {}
+    floats = []
     fix = []
     for i, (k, kind) in enumerate(zip(keys, types[1:-1], strict=True), start=1):
         if kind is type(None):
@@ -111,10 +106,13 @@ def _plan(keys: tuple[str, ...], types: tuple[type, ...]) -> tuple[Callable, tup
         if k not in where:
             raise ValueError(f"not event log columns: {k}")
         place[where[k]] = i
-        if kind is not str and kind is not int:
-            fix.append((i, _CONVERT.get(kind, cell)))
+        if kind is float:
+            floats.append(i)
+        elif kind is not str and kind is not int:
+            fix.append((i, _bool_cell if kind is bool else cell))
     place[0] = 0
-    return itemgetter(*(place.get(c, blank) for c in range(len(cols)))), tuple(fix)
+    getter = itemgetter(*(place.get(c, blank) for c in range(len(cols))))
+    return getter, tuple(floats), tuple(fix)
 
 
 def _text_cell_by_cell(rows: list[Mapping[str, Any]]) -> tuple[str, int]:
