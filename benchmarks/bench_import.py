@@ -14,7 +14,8 @@ an empty folder (every session written: event log and sidecar, made durable) and
 best of ``--repeat`` runs is reported, with rows per second, CPU seconds (the import's
 process and its worker processes, which build a large file's sessions on both cores:
 ``workers`` is theirs) and peak memory (the import's process; ``worker MB``, the largest
-worker's); each import runs in a fresh process, with ``--before``'s code
+worker's, which counts the pages a forked worker shares with the import's process); each
+import runs in a fresh process, with ``--before``'s code
 interleaved with today's. The machine is
 shared: compare the formats with each other in one run, not across runs.
 Target: seconds, not minutes, for 100,000 rows.
@@ -103,7 +104,7 @@ print(json.dumps({"wall": wall, "cpu": cpu + workers, "workers_cpu": workers,
                   "sessions": len(report.written), "trials": report.trials,
                   "events": report.events, "peak_mb": peak,
                   "workers_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-                  if workers else 0.0}))
+                  if workers > 0.05 else 0.0}))  # not a helper such as platform's uname
 """
 
 
