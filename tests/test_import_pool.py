@@ -46,6 +46,7 @@ def _error(path: Path, out: Path, **kw) -> ImportSourceError:
 @pytest.fixture
 def small_chunks(monkeypatch):
     monkeypatch.setattr(pool, "CHUNK", 3)  # many chunks, several out at once
+    monkeypatch.setattr(pool, "MIN_SESSIONS", 2)  # the test files' 30-40 sessions
 
 
 def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks):
@@ -60,10 +61,10 @@ def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks):
     assert (again.written, len(again.already)) == ([], 40)
 
 
-def test_a_large_file_is_built_by_workers_by_default():
-    assert pool.workers_for(pool.MIN_SESSIONS - 1, None) == 1
-    assert pool.workers_for(pool.MIN_SESSIONS, None) in (1, 2)  # 1 on a 1-core machine
-    assert pool.workers_for(10, 3) == 3
+def test_workers_build_a_large_file_only_when_asked(monkeypatch):
+    assert pool.workers_for(pool.MIN_SESSIONS * 10, None) == 1
+    assert pool.workers_for(pool.MIN_SESSIONS, 3) == 3
+    assert pool.workers_for(pool.MIN_SESSIONS - 1, 3) == 1  # a small file: not worth it
 
 
 def test_a_session_a_worker_cannot_build_names_its_row_and_keeps_what_came_before(

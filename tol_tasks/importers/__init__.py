@@ -156,10 +156,10 @@ def import_files(
     progress : callable, optional
         Called with a short line per file.
     workers : int, optional
-        Processes that build the sessions of a file of a format that allows it
-        (:mod:`~tol_tasks.importers.pool`): by default both cores (at most 2) for a file of
-        :data:`~tol_tasks.importers.pool.MIN_SESSIONS` sessions or more, else this process
-        alone; 1, always this process alone. The files written are the same either way.
+        Processes that build the sessions of a file of
+        :data:`~tol_tasks.importers.pool.MIN_SESSIONS` sessions or more, of a format that
+        allows it (:mod:`~tol_tasks.importers.pool`); by default (and 1) this process
+        alone. The files written are the same either way.
 
     Raises
     ------

@@ -1,4 +1,4 @@
-"""Building a file's sessions in other processes: both cores for a file of many sessions.
+"""Building a file's sessions in other processes, when asked (``import_files(workers=N)``).
 
 A format that declares :attr:`~tol_tasks.importers.format.Format.groups` and
 :attr:`~tol_tasks.importers.format.Format.session` can have its sessions built by a pool
@@ -14,7 +14,6 @@ written before it is kept, and with ``skip_bad`` the import goes on. At most
 from __future__ import annotations
 
 import multiprocessing
-import os
 from collections import deque
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
@@ -34,7 +33,7 @@ from .source import ImportSourceError, Source, record_row
 from .write import log_name
 
 #: Sessions a file must hold before they are built in other processes (fewer: starting
-#: the processes costs more than it saves).
+#: the processes costs more than it could save).
 MIN_SESSIONS = 1000
 
 #: Sessions sent to a worker at a time.
@@ -46,20 +45,19 @@ Made = tuple[ImportedSession, str, int, str]
 
 
 #: How workers start: forked where the system can (Linux: a copy of this process, which
-#: needs no ``if __name__ == "__main__"`` guard in the caller's script), else spawned.
+#: needs no ``if __name__ == "__main__"`` guard in the caller's script), else spawned (the
+#: caller's script then needs that guard).
 _START = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
 
 
 def workers_for(sessions: int, workers: int | None) -> int:
-    """How many processes build ``sessions`` sessions: ``workers`` if given, else both
-    cores (at most 2) for a file of :data:`MIN_SESSIONS` or more where workers are forked
-    (Linux), else this one alone."""
-    if workers is not None:
-        return workers
-    if sessions < MIN_SESSIONS or _START != "fork":
+    """How many processes build ``sessions`` sessions: ``workers`` if given (for a file of
+    :data:`MIN_SESSIONS` or more), else this one alone. Not the default: on this shared
+    2-core machine, loaded, the workers cost more CPU (reading each record twice, sending
+    it and the texts between processes) than they saved (benchmarks/README.md)."""
+    if workers is None or sessions < MIN_SESSIONS:
         return 1
-    return max(1, min(2, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-                      else os.cpu_count() or 1))  # fmt: skip
+    return workers
 
 
 def build(
