@@ -118,12 +118,22 @@ def tol_run(
     )
 
 
+def _as_from_a_terminal(args: list[str]) -> list[str]:
+    """``args`` run with SIGHUP at its default, as from a terminal: a suite started under
+    ``nohup`` gives its children an ignored SIGHUP, which tol-run keeps ignoring (as ``nohup``
+    asks), and its signal tests would then test ``nohup`` (they failed so, in a full suite
+    started with ``nohup``). Coreutils' ``env`` resets it and runs the program in its place."""
+    if signal.getsignal(signal.SIGHUP) == signal.SIG_IGN and sys.platform.startswith("linux"):
+        return ["env", "--default-signal=HUP", *args]
+    return args
+
+
 @contextmanager
 def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[subprocess.Popen]:
     """A program in the background (text pipes), in a process group of its own; if still
     running after, the whole group is killed (its children too: an ioHub server left behind
     holds the pipes open, and reading them to the end would wait for it)."""
-    proc = subprocess.Popen(args, env=env, cwd=cwd, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(_as_from_a_terminal(args), env=env, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, process_group=0)  # fmt: skip
     try:
         yield proc

@@ -15,6 +15,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from tests.runner_tools import (
 )
 from tests.system_tools import unavailable
 from tests.test_timing import _inject
+from tol_tasks.runner.interrupt import Interrupts, handling_signals
 from tol_tasks.session_data.eventlog import never_started, read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -438,6 +440,47 @@ def test_a_signal_at_the_start_writes_nothing_or_a_resumable_session(xdisplay, t
         (log,) = logs
         if not never_started(log):
             assert read_sidecar(log.with_suffix(".json"))["status"] == "interrupted"
+
+
+def _hangup_to_self(ignored_at_start: bool) -> Interrupts:
+    """What :func:`handling_signals` notes of a SIGHUP sent to this process, SIGHUP having
+    been ignored (as ``nohup`` leaves it) or at its default when the block began."""
+    assert threading.current_thread() is threading.main_thread()  # signals: main thread
+    before = signal.signal(signal.SIGHUP, signal.SIG_IGN if ignored_at_start else signal.SIG_DFL)
+    try:
+        with handling_signals(Interrupts(armed=True)) as got:  # armed: noted, not raised
+            os.kill(os.getpid(), signal.SIGHUP)
+            time.sleep(0.05)  # the handler runs between two bytecodes of the main thread
+            kept = signal.getsignal(signal.SIGHUP)
+        assert (kept == signal.SIG_IGN) is ignored_at_start
+        return got
+    finally:
+        signal.signal(signal.SIGHUP, before)
+
+
+def test_a_hangup_ignored_at_start_stays_ignored():
+    assert _hangup_to_self(ignored_at_start=False).signal == "SIGHUP"  # the clean ending
+    assert _hangup_to_self(ignored_at_start=True).signal is None  # nohup tol-run ...
+
+
+@pytest.mark.slow
+def test_nohup_tol_run_goes_on_when_the_terminal_closes(xdisplay, tmp_path):
+    proto, out = _protocol(tmp_path), tmp_path / "data"
+    # as ``nohup tol-run ...`` starts it: SIGHUP ignored (coreutils' env, without nohup's
+    # output redirection)
+    args = ["env", "--ignore-signal=HUP", exe("tol-run"), str(proto), *SIM, "--speed", "3",
+            "--participant", "N1", "--output", str(out)]  # fmt: skip
+    with running(args, env=xdisplay) as proc:
+        count = lambda rows: sum(r["event"] == "place" for r in rows)  # noqa: E731
+        seen = wait_for_rows(out, lambda rows: count(rows) >= 2, proc=proc)
+        proc.send_signal(signal.SIGHUP)  # the terminal closed
+        wait_for_rows(out, lambda rows: count(rows) > count(seen), proc=proc)  # it plays on
+        assert proc.poll() is None
+        proc.send_signal(signal.SIGTERM)  # and still ends cleanly on another signal
+        _, stderr = proc.communicate(timeout=60)
+    assert proc.returncode == 143, stderr
+    meta = read_sidecar(session_files(out)[1])
+    assert (meta["status"], meta["signal"]) == ("interrupted", "SIGTERM")
 
 
 def _escape(out: Path, env: dict) -> None:

@@ -4,12 +4,21 @@ pyarrow's own conversions (``Array.to_numpy``, ``pa.array``, ``pa.scalar``)
 import pandas when it is installed, to recognise its types: about a second of
 ``tol-score``'s time, which writes its tables without pandas. The few
 conversions the reader and the CSV writer need are made here instead.
+
+The compute functions scoring calls (:func:`dictionary_encode`, :func:`take`,
+:func:`unique`) are called by name too: ``import pyarrow.compute`` makes a
+Python function for each of Arrow's ~300 kernels, 40 ms of every start.
 """
 
 from __future__ import annotations
 
 import numpy as np
 import pyarrow as pa
+
+try:  # the kernels by name, without pyarrow.compute's wrappers
+    from pyarrow._compute import call_function
+except ImportError:  # pragma: no cover - a pyarrow that moved it: its public name
+    from pyarrow.compute import call_function
 
 
 def to_numpy(array: pa.Array) -> np.ndarray:
@@ -48,3 +57,19 @@ def strings(texts: list[str]) -> pa.Array:
         offsets = offsets.astype(np.int32)
     return pa.Array.from_buffers(kind, len(encoded),
                                  [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])  # fmt: skip
+
+
+def dictionary_encode(array: pa.Array) -> pa.DictionaryArray:
+    """``pyarrow.compute.dictionary_encode``: codes into the distinct values, in order of
+    first appearance."""
+    return call_function("dictionary_encode", [array])
+
+
+def take(array: pa.Array, rows: np.ndarray) -> pa.Array:
+    """The values at ``rows`` (row indices), as ``Array.take`` gives them."""
+    return call_function("take", [array, from_numpy(np.asarray(rows, np.int64))])
+
+
+def unique(array: pa.Array | pa.ChunkedArray) -> pa.Array:
+    """``pyarrow.compute.unique``: the distinct values, in order of first appearance."""
+    return call_function("unique", [array])

@@ -18,10 +18,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.arrow import dictionary_encode, from_numpy, strings, to_numpy
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import BOOLEAN, FLOAT, STRING
 from tol_analysis.tables import ColumnData, TableData
@@ -67,7 +66,8 @@ class TableWriter:
             return
         sep = self._sep
         rendered = [_render(table[c], sep, self._na) for c in self.names]
-        if not any(_needs_quotes(t, sep) for _, texts in rendered for t in texts):
+        # One search a column (the marks are single characters: joining makes none).
+        if not any(_needs_quotes("".join(texts), sep) for _, texts in rendered):
             _write_arrow(self._f, rendered, sep)
         else:
             cells = [_cells(codes, texts) for codes, texts in rendered]
@@ -141,7 +141,7 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         seen[values - low] = True
         index = np.cumsum(seen) - 1
         return index[values - low], np.flatnonzero(seen) + low
-    d = pc.dictionary_encode(from_numpy(values))
+    d = dictionary_encode(from_numpy(values))
     return to_numpy(d.indices), to_numpy(d.dictionary)
 
 

@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyarrow.compute as pc
 
-from tol_analysis.arrow import from_numpy, to_numpy
+from tol_analysis.arrow import dictionary_encode, from_numpy, to_numpy
 from tol_analysis.read import LogColumns, SessionLog
 from tol_tasks.session_data.attempts import Coded, attempt_spans
 from tol_tasks.session_data.eventlog import EventLogError
@@ -225,5 +224,5 @@ def seen_before(keys: np.ndarray) -> np.ndarray:
     if not len(keys):
         return np.zeros(0, bool)
     # Codes are given in order of first appearance: a code not above every earlier one is a repeat.
-    codes = to_numpy(pc.dictionary_encode(from_numpy(np.asarray(keys, np.int64))).indices)
+    codes = to_numpy(dictionary_encode(from_numpy(np.asarray(keys, np.int64))).indices)
     return np.r_[False, codes[1:] <= np.maximum.accumulate(codes)[:-1]]

@@ -28,10 +28,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 from pyarrow import csv as pacsv
 
-from tol_analysis.arrow import from_numpy, strings, to_numpy
+from tol_analysis.arrow import dictionary_encode, strings, take, to_numpy, unique
 from tol_analysis.duplicates import session_key_in
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
@@ -107,7 +106,7 @@ def _encode(array: pa.Array) -> Coded:
     """A string array as codes into its distinct texts (in order of appearance)."""
     if len(array) and not array.null_count and _all_empty(array):  # copy_of, most often
         return Coded(np.zeros(len(array), np.int32), [""])
-    d = pc.dictionary_encode(array)
+    d = dictionary_encode(array)
     return Coded(to_numpy(d.indices), d.dictionary.to_pylist())
 
 
@@ -170,11 +169,11 @@ class LogColumns:
             c = self.coded(name)
         if c is not None:
             return Coded(np.asarray(c.codes)[rows], c.values)
-        return _encode(self._strings[name].take(from_numpy(np.asarray(rows, np.int64))))
+        return _encode(take(self._strings[name], rows))
 
     def texts(self, name: str, rows: np.ndarray) -> list[str]:
         """The texts of ``rows`` (row indices)."""
-        return self._strings[name].take(from_numpy(np.asarray(rows, np.int64))).to_pylist()
+        return take(self._strings[name], rows).to_pylist()
 
     def cell(self, name: str, row: int) -> str:
         return self._strings[name][row].as_py()
@@ -680,7 +679,7 @@ class _Batch:
 
     def __init__(self, room: int = 0) -> None:
         self._room = room  # bytes made room for at the first file (then grown as needed)
-        self.buf = bytearray()
+        self.buf = np.empty(0, np.uint8)  # not zero-filled: every byte used is read into it
         self.size = 0
         self.files: list[tuple[Path, int, list[str]]] = []  # (path, rows, warnings)
         self._header = (",".join(columns()) + "\n").encode()
@@ -699,16 +698,17 @@ class _Batch:
         except OSError:
             return False
         start, stop = self.size, self.size + got
-        end = self.buf.rfind(b"\n", start, stop) + 1
-        if end <= start:
+        lines = np.flatnonzero(self.buf[start:stop] == 10)  # each line's end, in one pass
+        if not len(lines):
             return False  # a header only, or one torn line: the careful reader says which
-        part = np.frombuffer(self.buf, np.uint8, end - start, start)
+        end = start + int(lines[-1]) + 1
+        part = self.buf[start:end]
         if part.max() >= 0x80:
             try:
-                bytes(part).decode("utf-8")
+                part.tobytes().decode("utf-8")
             except UnicodeDecodeError:
                 return False
-        rows = self.buf.count(b"\n", start, end)
+        rows = len(lines)
         warnings = []
         if end < stop:
             warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
@@ -720,15 +720,15 @@ class _Batch:
     def _grow(self, need: int) -> None:
         """Room for ``need`` bytes: the batch's ``room`` at once (and twice as much when a file
         needs more), so that appending a file copies none of the files before it."""
-        grown = bytearray(max(need, 2 * len(self.buf), self._room))
-        grown[: self.size] = memoryview(self.buf)[: self.size]
+        grown = np.empty(max(need, 2 * len(self.buf), self._room), np.uint8)
+        grown[: self.size] = self.buf[: self.size]
         self.buf = grown
 
     def parse(self) -> LogColumns | None:
         """The rows of every file (see :func:`_parse`); the batch is then empty."""
         body = memoryview(self.buf)[: self.size]
         counts = np.array([rows for _, rows, _ in self.files], np.int64)
-        self.buf, self.size, self.files = bytearray(), 0, []  # Arrow may keep the old one
+        self.buf, self.size, self.files = np.empty(0, np.uint8), 0, []  # Arrow may keep the old one
         return _parse(body, counts)
 
 
@@ -792,7 +792,7 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
     for c in (*TEXT_COLUMNS, "moves"):
         if kinds[c] != "integer":
             continue
-        values = data.coded(c).values if c in texts else pc.unique(table[c]).to_pylist()
+        values = data.coded(c).values if c in texts else unique(table[c]).to_pylist()
         if not all((v.isdigit() and len(v) <= _DIGITS) or v == "" for v in values):
             return None
     if not set(data.coded("event").values) <= events():

@@ -179,10 +179,10 @@ class PuzzleSpace:
         if not len(goal):
             return np.empty(0, np.int64)
         if self.dense:
-            goals, slot = np.unique(goal, return_inverse=True)
+            goals, slot = _distinct_ids(goal, len(self.texts))
             self._search(goals)
             rows = np.array([self._goal_row[g] for g in goals.tolist()], np.int64)
-            return self._dist[rows[slot.ravel()], state].astype(np.int64)
+            return self._dist[rows[slot], state].astype(np.int64)
         key = goal * len(self.texts) + state
         uniq, inverse = np.unique(key, return_inverse=True)
         n = len(self.texts)
@@ -251,3 +251,14 @@ class Replays:
         if s is None:
             s = self._spaces[code] = PuzzleSpace(from_code(code))
         return s
+
+
+def _distinct_ids(ids: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(the distinct ids, sorted; each id's index among them), as ``np.unique`` with
+    ``return_inverse`` gives them, without sorting: ids are below ``n``."""
+    if ids.min() < 0 or ids.max() >= n:  # not ids of states: as np.unique does
+        goals, slot = np.unique(ids, return_inverse=True)
+        return goals, slot.ravel()
+    present = np.zeros(n, bool)
+    present[ids] = True
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[ids]

@@ -9,7 +9,9 @@ raises :class:`SessionInterrupted`), so a row is never cut in half; the
 session then ends like any other, its sidecar saying ``interrupted`` and the
 signal, and ``tol-run`` prints how to resume and exits with
 :func:`exit_status` (128 + the signal's number, as a shell reports it: 130
-for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP).
+for Ctrl-C, 143 for SIGTERM, 129 for SIGHUP). A SIGHUP that was ignored when
+``tol-run`` started (``nohup tol-run ...``) stays ignored: the session goes on when the
+terminal closes, as the person who typed ``nohup`` asked.
 """
 
 from __future__ import annotations
@@ -56,9 +58,16 @@ def exit_status(name: str) -> int:
     return 128 + int(getattr(signal, name))
 
 
+def _asked_to_ignore(name: str) -> bool:
+    """Whether ``name`` is SIGHUP and was ignored when the program started: ``nohup tol-run``
+    (or ``setsid``, a service) asks that closing the terminal leave the session running."""
+    return name == "SIGHUP" and signal.getsignal(signal.SIGHUP) == signal.SIG_IGN
+
+
 @contextlib.contextmanager
 def handling_signals(interrupts: Interrupts) -> Iterator[Interrupts]:
-    """Send :data:`SIGNALS` to ``interrupts`` while the block runs (the main thread only)."""
+    """Send :data:`SIGNALS` to ``interrupts`` while the block runs (the main thread only;
+    a SIGHUP ignored at start, under ``nohup``, stays ignored)."""
 
     def handler(signum, _frame) -> None:
         interrupts.receive(signal.Signals(signum).name)
@@ -66,6 +75,8 @@ def handling_signals(interrupts: Interrupts) -> Iterator[Interrupts]:
     previous = {}
     try:
         for name in SIGNALS:
+            if _asked_to_ignore(name):
+                continue
             previous[name] = signal.signal(getattr(signal, name), handler)
     except ValueError:  # not the main thread: the caller's own handlers stay
         pass
