@@ -31,10 +31,13 @@ example) reads its rows, groups them, and builds each session with a SessionBuil
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import expfactory, jatos, jspsych, pebl, psytoolkit
+from tol_tasks.session_data import gc_paused
+
+from . import expfactory, jatos, jspsych, pebl, pool, psytoolkit
 from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, Format, ImportOptions
 from .people import group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable
@@ -129,6 +132,7 @@ def import_files(
     *,
     skip_bad: bool = False,
     progress: Callable[[str], None] | None = None,
+    workers: int | None = None,
 ) -> ImportReport:
     """Import foreign data files into event logs and sidecars in ``output``.
 
@@ -151,6 +155,11 @@ def import_files(
         either way.
     progress : callable, optional
         Called with a short line per file.
+    workers : int, optional
+        Processes that build the sessions of a file of
+        :data:`~tol_tasks.importers.pool.MIN_SESSIONS` sessions or more, of a format that
+        allows it (:mod:`~tol_tasks.importers.pool`); by default (and 1) this process
+        alone. The files written are the same either way.
 
     Raises
     ------
@@ -164,17 +173,23 @@ def import_files(
             f"--format {fmt!r} is not a format tol-import reads. Suggested fix: use one of "
             f"{', '.join([*FORMATS, jatos.NAME])}."
         )
+    if workers is not None and (type(workers) is not int or workers < 1):
+        raise ImportSourceError(
+            f"workers={workers!r} is not a number of processes. Suggested fix: give a whole "
+            "number of 1 or more, or leave it out (both cores for a large file)."
+        )
     paths = [Path(p) for p in paths]
     report = ImportReport()
     writer = Writer(Folder.open(output))
     try:
-        _import(paths, fmt, options, skip_bad, progress, report, writer)
+        with gc_paused():  # millions of short-lived rows and records, no cycles among them
+            _import(paths, fmt, options, skip_bad, progress, report, writer, workers)
     finally:
         writer.close()  # what was written before an error is completed, never lost
     return report
 
 
-def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
+def _import(paths, fmt, options, skip_bad, progress, report, writer, workers) -> None:
     given = {p.resolve() for p in paths}
 
     def bad(exc: ImportSourceError) -> None:
@@ -207,24 +222,56 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer) -> None:
                     f"{path}: a PEBL summary file has no moves. Suggested fix: give the log "
                     f"{log.name} (the summary beside it is read with it)."
                 )
-            units = list(format_.read(source, options))
+            sessions = _sessions(format_, source, options, workers)
         except ImportSourceError as exc:
             bad(exc)
             continue
-        for _label, build in units:
-            try:
-                session: ImportedSession = build()
-                status, where = writer.add(session)
-            except ImportSourceError as exc:
-                bad(exc)
-                continue
-            if status == "written":
-                report.written.append(where)
-                report.trials += session.trials
-                report.events += len(session.rows)
-                report.warnings.extend(session.warnings)
-            else:
-                report.already.append(where)
+        with closing(sessions):
+            for made in sessions:
+                try:
+                    if isinstance(made, ImportSourceError):
+                        raise made
+                    session, texts = made
+                    status, where = writer.add(session, texts)
+                except ImportSourceError as exc:
+                    bad(exc)
+                    continue
+                if status == "written":
+                    report.written.append(where)
+                    report.trials += session.trials
+                    report.events += texts[1] if texts else len(session.rows)
+                    report.warnings.extend(session.warnings)
+                else:
+                    report.already.append(where)
+
+
+def _sessions(format_: Format, source: Source, options: ImportOptions, workers: int | None):
+    """The file's sessions, in order, each (session, its texts or None) or the error that
+    stopped it: built here one by one, or by :mod:`.pool`'s processes for a file of many
+    (its file-level faults raised here, at once)."""
+    if format_.groups is not None and format_.session is not None and workers != 1:
+        groups = format_.groups(source, options)
+        n = pool.workers_for(len(groups), workers)
+        if n > 1:
+            return _pooled(pool.build(format_, source, options, groups, n))
+        units = [(None, lambda g=g: format_.session(source, options, g)) for g in groups]
+    else:
+        units = list(format_.read(source, options))
+    return _one_by_one(units)
+
+
+def _pooled(built):
+    with closing(built):  # the processes stopped whatever stops the import
+        for m in built:
+            yield m if isinstance(m, ImportSourceError) else (m[0], m[1:])
+
+
+def _one_by_one(units):
+    for _label, build in units:
+        try:
+            yield build(), None
+        except ImportSourceError as exc:
+            yield exc
 
 
 def _import_jatos(path: Path, options: ImportOptions, report: ImportReport, writer: Writer) -> None:

@@ -108,6 +108,12 @@ class Format:
     index_columns : tuple of str
         With ``streams``: the columns its ``read`` looks at in every row, beside the
         participant's and session's.
+    groups, session : callable, optional
+        ``read`` in two steps, for a format whose sessions may be built in other
+        processes (:mod:`~tol_tasks.importers.pool`): ``groups(source, options) -> list of
+        Group`` (file-level faults raise at once) and ``session(source, options, group) ->
+        ImportedSession``, which must read only ``source``'s path, SHA-256, kind, columns
+        and the group's rows (:meth:`~tol_tasks.importers.source.Source.row`, ``numbers``).
     """
 
     name: str
@@ -121,6 +127,10 @@ class Format:
     recognise: Callable[[Source], bool] | None = field(default=None, compare=False)
     streams: bool = False
     index_columns: tuple[str, ...] = ()
+    groups: Callable[[Source, ImportOptions], list] | None = field(default=None, compare=False)
+    session: Callable[[Source, ImportOptions, object], object] | None = field(
+        default=None, compare=False
+    )
 
     def matches(self, source: Source) -> bool:
         """Whether ``source`` looks like this format (its header, or its lines)."""

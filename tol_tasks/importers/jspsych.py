@@ -25,13 +25,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from string import ascii_uppercase
-
-from tol_tasks.config import DEFAULT_BALLS
-from tol_tasks.puzzles import London
 
 from .format import Format, ImportOptions, Unit
-from .people import group_sessions
+from .letters import Letters, ball_names, ball_order, london
+from .people import Group, group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
 from .source import Source, fault, json_cell
 
@@ -110,6 +107,16 @@ DEFINITIONS = {
 
 
 def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
+    for group in groups(source, options):
+        yield (
+            f"participant {group.participant} session {group.session}",
+            lambda g=group: _session(source, options, g),
+        )
+
+
+def groups(source: Source, options: ImportOptions) -> list[Group]:
+    """The file's participant sessions (file-level faults raised here), each row kept for
+    :meth:`~tol_tasks.importers.source.Source.row`."""
     source.require(
         REQUIRED, NAME, "export the whole jsPsych data (jsPsych.data.get().csv() or .json())"
     )
@@ -124,13 +131,9 @@ def read(source: Source, options: ImportOptions) -> Iterator[Unit]:
             "give the data of an experiment that ran the jsPsych-contrib plugin-tower-of-london",
             row=1 if source.kind == "csv" else None,
         )
-    groups = group_sessions(source, options, rows, clock=CLOCK)
-    source.keep(i for g in groups for i in g.indices)
-    for group in groups:
-        yield (
-            f"participant {group.participant} session {group.session}",
-            lambda g=group: _session(source, options, g),
-        )
+    found = group_sessions(source, options, rows, clock=CLOCK)
+    source.keep(i for g in found for i in g.indices)
+    return found
 
 
 def _json(source: Source, text: str, *, row: int, column: str, what: str):
@@ -144,11 +147,7 @@ def _json(source: Source, text: str, *, row: int, column: str, what: str):
 
 def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str]]:
     value = _json(source, text, row=row, column=column, what="three lists of ball names")
-    if (
-        not isinstance(value, list)
-        or len(value) != 3
-        or not all(isinstance(p, list) and all(isinstance(b, str) for b in p) for p in value)
-    ):
+    if not (isinstance(value, list) and len(value) == 3 and ball_names(*value)):
         raise fault(
             source.path,
             "expected three lists of ball names, bottom first",
@@ -158,29 +157,6 @@ def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str
             value=text,
         )
     return value
-
-
-class _Letters:
-    """Ball names as ball letters: the name's first letter when free, else the next free one."""
-
-    def __init__(self) -> None:
-        self.of: dict[str, str] = {}
-
-    def letter(self, name: str) -> str:
-        got = self.of.get(name)
-        if got is None:
-            used = set(self.of.values())
-            first = name[:1].upper()
-            got = (
-                first
-                if first in ascii_uppercase and first not in used
-                else next(c for c in ascii_uppercase if c not in used)
-            )
-            self.of[name] = got
-        return got
-
-    def text(self, state: list[list[str]]) -> str:
-        return "|".join("".join(self.letter(b) for b in peg) for peg in state)
 
 
 def _setting(source, row: dict, n: int, column: str, option, defaults_used: set):
@@ -195,10 +171,10 @@ def _setting(source, row: dict, n: int, column: str, option, defaults_used: set)
     return DEFAULTS[column], "default"
 
 
-def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
+def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSession:
     path = source.path
     b = SessionBuilder(source, NAME, group.participant, group.session)
-    letters = _Letters()
+    letters = Letters()
     defaults_used: set[str] = set()
     settings_basis: dict[str, set[str]] = {}
     last_ms = 0.0
@@ -206,10 +182,8 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
         row, n = source.row(i), source.numbers[i]
         start = _state(source, row["start_state"], row=n, column="start_state")
         goal = _state(source, row["goal_state"], row=n, column="goal_state")
-        for state in (start, goal):
-            for peg in state:
-                for ball in peg:
-                    letters.letter(ball)
+        letters.learn(start)
+        letters.learn(goal)
         caps_value, basis = _setting(
             source, row, n, "peg_capacities", options.capacities, defaults_used
         )
@@ -251,9 +225,9 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
             if basis == "saved"
             else float(delay_value)
         )
-        balls = "".join(sorted({letters.letter(x) for p in start for x in p}, key=_ball_order))
+        balls = ball_order(frozenset(letters.of[x] for p in start for x in p))
         try:
-            puzzle = London(balls, capacities)
+            puzzle = london(balls, capacities)
         except ValueError as exc:
             raise fault(
                 path,
@@ -406,11 +380,6 @@ def _session(source: Source, options: ImportOptions, group) -> ImportedSession:
     return session
 
 
-def _ball_order(letter: str) -> tuple[int, str]:
-    """R, G, B first (the order of tol-tasks' own Tower of London), then the alphabet."""
-    return (DEFAULT_BALLS.index(letter), "") if letter in DEFAULT_BALLS else (99, letter)
-
-
 def _show(value) -> str:
     if value is None:
         return "none"
@@ -480,6 +449,8 @@ FORMAT = Format(
     ),
     read=read,
     doc="docs/import/jspsych-tol.md",
+    groups=groups,
+    session=_session,
     streams=True,
     index_columns=("trial_type", "moves", CLOCK),
 )

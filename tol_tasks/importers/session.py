@@ -68,6 +68,8 @@ class _Trial:
     moves: int = 0
     ended: bool = False
     outcome: str | None = None
+    code: str = ""  # the puzzle's code, asked once
+    head: dict[str, Any] = field(default_factory=dict)  # who and which trial, every row's
 
 
 @dataclass
@@ -132,6 +134,8 @@ class SessionBuilder:
         self.last_ms = 0.0
         self.disagreements: list[dict[str, Any]] = []
         self.warnings: list[str] = []
+        # Every row's who and how (the open trial's rows add its columns), made once.
+        self._head = {"participant": participant, "session": session, "stamp": STAMP}
         self._emit(
             {
                 "event": "session_start",
@@ -155,19 +159,14 @@ class SessionBuilder:
                 row=row,
             )
         self.last_ms = ms
-        out = {
-            "participant": self.participant,
-            "session": self.session,
-            "time": ms / 1000.0,
-            "stamp": STAMP,
-        }
         t = self.trial
         if t is not None and not t.ended:
-            out["block"] = t.block
-            out["trial"] = t.trial
-            out["attempt"] = t.attempt
-            out["problem_id"] = t.problem_id
+            out = t.head.copy()
+            out["time"] = ms / 1000.0
             out["trial_time"] = (ms - t.onset_ms) / 1000.0
+        else:
+            out = self._head.copy()
+            out["time"] = ms / 1000.0
         out.update(event)
         if mouse:
             out["input"] = "mouse"
@@ -209,10 +208,11 @@ class SessionBuilder:
 
         Returns the solver's minimum number of moves.
         """
+        code = puzzle.code
         try:
-            start = _canonical(puzzle.code, start)
-            goal = _canonical(puzzle.code, goal)
-            minimum = self.distance(puzzle, start, goal)
+            start = _canonical(code, start)
+            goal = _canonical(code, goal)
+            minimum = _fewest(code, start, goal)
         except TolTasksError as exc:
             raise fault(
                 self.source.path,
@@ -253,10 +253,11 @@ class SessionBuilder:
                     f"solver finds {minimum}; the scores use {minimum} and the sidecar lists "
                     "the disagreement"
                 )
-        self.trial = _Trial(
-            puzzle, self.n_trials, attempt, block, problem_id, ms, start, goal, state=start
-        )
-        self._emit(rows.onset_row(start, goal, puzzle.code, extra), ms, row=row)
+        head = {**self._head, "block": block, "trial": self.n_trials, "attempt": attempt,
+                "problem_id": problem_id}  # fmt: skip
+        self.trial = _Trial(puzzle, self.n_trials, attempt, block, problem_id, ms, start, goal,
+                            state=start, code=code, head=head)  # fmt: skip
+        self._emit(rows.onset_row(start, goal, code, extra), ms, row=row)
         return minimum
 
     def note_disagreement(self, *, row: int, column: str, text: str, **fields: Any) -> None:
@@ -298,12 +299,12 @@ class SessionBuilder:
     def top(self, peg: int) -> str | None:
         """The piece on top of ``peg`` now (None if empty)."""
         t = self._open()
-        return _tops(t.puzzle.code, t.state)[peg]
+        return _tops(t.code, t.state)[peg]
 
     def pick_up(self, ms: float, peg: int, *, row: int, column: str, value) -> str:
         """The participant took the top piece of ``peg``; returns the piece."""
         t = self._open()
-        piece = _tops(t.puzzle.code, t.state)[peg]
+        piece = _tops(t.code, t.state)[peg]
         if piece is None:
             raise fault(
                 self.source.path,
@@ -334,7 +335,7 @@ class SessionBuilder:
         ``piece``: the piece the source says moved (checked).
         """
         t = self._open()
-        hit = _step(t.puzzle.code, t.state, a, b)
+        hit = _step(t.code, t.state, a, b)
         if isinstance(hit, str):
             raise fault(
                 self.source.path,
@@ -383,7 +384,7 @@ class SessionBuilder:
         t = self._open()
         if new_state == t.state:
             return None
-        found = _between(t.puzzle.code, t.state, new_state)
+        found = _between(t.code, t.state, new_state)
         if found is None:
             raise fault(
                 self.source.path,
@@ -403,7 +404,7 @@ class SessionBuilder:
         """The piece went back on the peg it came from (``peg`` None: the source does not
         say which)."""
         t = self._open()
-        piece = _tops(t.puzzle.code, t.state)[peg] if peg is not None else None
+        piece = _tops(t.code, t.state)[peg] if peg is not None else None
         event = rows.same_peg_drop_row(t.state, t.moves, piece, peg, detail)
         self._emit(event, ms, row=row, mouse=True)
 
@@ -493,7 +494,7 @@ class SessionBuilder:
             "source_path": str(self.source.path),
             "source_participant": self.participant,
             **meta,
-            "unavailable": [u.as_dict() for u in unavailable],
+            "unavailable": _as_dicts(tuple(unavailable)),
             "min_moves_disagreements": self.disagreements,
         }
         return ImportedSession(
@@ -509,6 +510,13 @@ class SessionBuilder:
             start_time=start_time,
             end_time=end_time,
         )
+
+
+@lru_cache(maxsize=64)
+def _as_dicts(unavailable: tuple[Unavailable, ...]) -> list[dict[str, str]]:
+    """The sidecar's ``import.unavailable``: one list per format's measures, shared by its
+    sessions (as their other constants are), its text made once (importers.sidecars)."""
+    return [u.as_dict() for u in unavailable]
 
 
 # The puzzle questions of importing, asked by puzzle code and state text and cached across

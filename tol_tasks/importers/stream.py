@@ -14,7 +14,7 @@ import json
 import re
 from pathlib import Path
 
-from .source import ImportSourceError, Source, read_source, record_row
+from .source import ImportSourceError, Source, cell_of, read_source, record_row
 
 #: The size of each read of a streamed file.
 CHUNK = 1 << 20
@@ -40,7 +40,10 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     digest = hashlib.sha256()
     try:
         for n, record in _records(p, digest):
-            seen.update(dict.fromkeys(record))
+            if type(record.get("trialdata")) is dict:
+                record = record_row(record)  # its keys and cells are the unwrapped row's
+            if not seen.keys() >= record.keys():
+                seen.update(dict.fromkeys(record))
             rows.append(record)
             numbers.append(n)
     except _NotAStreamError:
@@ -62,10 +65,14 @@ class _Columns:
         self._n = 0
 
     def append(self, record: dict) -> None:
+        """Keep the columns of a record (as parsed: each cell as :func:`record_row` makes it)."""
         for name, cells, same in zip(self.names, self.cells, self._same, strict=True):
-            v = record.get(name)
-            if v is not None:
-                v = v if type(v) is str else ELIDED
+            v = record.get(name, _ABSENT)
+            if v is _ABSENT:
+                v = None
+            else:
+                if type(v) is not str:
+                    v = ELIDED if isinstance(v, (list, dict)) else cell_of(v)
                 if len(same) < 1 << 16:
                     v = same.setdefault(v, v)
             cells.append(v)
@@ -81,13 +88,16 @@ class _Columns:
         return (self[i] for i in range(self._n))
 
 
+_ABSENT = object()
+
+
 class _NotAStreamError(Exception):
     """The file is not a JSON list of records that decodes as UTF-8: read it whole."""
 
 
 def _records(p: Path, digest=None):
-    """(number from 1, record as :func:`_read_json` gives it) of a JSON list, parsed as
-    the file is read; ``digest`` takes the file's bytes."""
+    """(number from 1, record as parsed: :func:`record_row` makes it a row) of a JSON list,
+    parsed as the file is read; ``digest`` takes the file's bytes."""
     decode = codecs.getincrementaldecoder("utf-8-sig")()
     parse = _DECODER.raw_decode
     buf, pos, n, expect = "", 0, 0, "["
@@ -126,7 +136,7 @@ def _records(p: Path, digest=None):
                     if not isinstance(record, dict):
                         raise _NotAStreamError
                     expect, pos, n = ",", end, n + 1
-                    yield n, record_row(record)
+                    yield n, record
                 else:
                     raise _NotAStreamError  # not a list of records: reading it whole says why
             if not raw:
@@ -153,6 +163,11 @@ class _Rows:
         self.next = 0  # index of the next row the file gives
 
     def take(self, i: int) -> dict:
+        """Row ``i`` whole (:func:`record_row` of its record)."""
+        return record_row(self.record(i))
+
+    def record(self, i: int) -> dict:
+        """Record ``i`` as parsed (a list of records read forward as they are asked for)."""
         got = self.ahead.pop(i, None)
         if got is not None:
             return got

@@ -12,36 +12,20 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import hashlib
 import json
 import os
-import platform
 import re
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 
-from tol_tasks import __version__
-from tol_tasks.session_data import EVENT_LOG_VERSION
-from tol_tasks.session_data.sidecar import (
-    ProtocolCopy,
-    Recorder,
-    Sidecar,
-    Software,
-    Source,
-    Timing,
-    new_file_mode,
-    sidecar_text,
-)
+from tol_tasks.session_data.sidecar import new_file_mode
 from tol_tasks.session_data.whole import event_log_text
 
 from .session import ImportedSession
+from .sidecars import SidecarTexts
 from .source import ImportSourceError
-
-#: The importers' own version: it changes when an importer maps a source differently.
-IMPORTER_VERSION = 1
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
@@ -114,14 +98,20 @@ class Writer:
 
     def __init__(self, folder: Folder) -> None:
         self.folder = folder
-        self.pending: list[tuple[Path, str, dict]] = []
+        self.pending: list[tuple[Path, str, str]] = []  # (log, its text, its sidecar's text)
         self._claimed: set[str] = set()  # log names taken by this run (not yet named)
         self._durable = ThreadPoolExecutor(max_workers=1)  # one batch at a time, in order
         self._inflight: Future | None = None
         self._mode = new_file_mode()  # read once, not per sidecar
+        self._sidecars = SidecarTexts()
 
-    def add(self, s: ImportedSession) -> tuple[str, Path]:
+    def add(
+        self, s: ImportedSession, texts: tuple[str, int, str] | None = None
+    ) -> tuple[str, Path]:
         """Write one session's log; returns ``("written" or "already", path of its log)``.
+
+        ``texts``: its log's text, rows and sidecar's text when made elsewhere (a worker
+        process, :mod:`~tol_tasks.importers.pool`), else made here.
 
         Raises
         ------
@@ -150,11 +140,13 @@ class Writer:
                     "this session another number with --session, or import into another folder "
                     "with --output."
                 )
-        text, rows = event_log_text(s.rows)
+        if texts is None:
+            text, rows = event_log_text(s.rows)
+            texts = text, rows, self._sidecars.text(s, log.name, rows)
         self.folder.known[key] = log
         self._claimed.update((log.name, side.name))
         # Log and sidecar made now (the session's rows can go); written with the batch.
-        self.pending.append((log, text, sidecar(s, log.name, rows).to_dict()))
+        self.pending.append((log, texts[0], texts[2]))
         if len(self.pending) >= self.BATCH:
             self.flush()
         return "written", log
@@ -180,12 +172,14 @@ class Writer:
                 "as imported. Suggested fix: free space or fix the folder, and import again."
             ) from None
 
-    def _make_durable(self, batch: list[tuple[Path, str, dict]]) -> None:
+    def _make_durable(self, batch: list[tuple[Path, str, str]]) -> None:
         written: list[Path] = []
-        for log, text, data in batch:
+        for log, text, side in batch:
             # Temporary files (an import cut off may have left them: its own) are replaced.
-            for tmp, content in ((_temporary(log), text),
-                                 (_temporary(log.with_suffix(".json")), sidecar_text(data))):  # fmt: skip
+            for tmp, content in (
+                (_temporary(log), text),
+                (_temporary(log.with_suffix(".json")), side),
+            ):
                 fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
                 with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
                     f.write(content)
@@ -292,89 +286,3 @@ def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
-
-
-def sidecar(s: ImportedSession, log: str, rows: int) -> Sidecar:
-    """The sidecar of an imported session (the session_data model, version 2).
-
-    What the source cannot tell stays empty (no screen, window, frames, layout);
-    ``recorder`` is tol-import, ``source`` the original file(s) and their
-    SHA-256, ``unavailable`` the measures the source does not record. The
-    model has no place for the rest of the provenance, which goes in the
-    ``import`` section (kept as an extra key): which source field gives each
-    time, each unavailable measure's reason and consequence, the stated
-    minimums that disagree with the solver, the apparatus and how it was
-    known, the importer's version and when it ran.
-    """
-    meta = dict(s.meta)
-    times = meta.get("times", {})
-    files, sums = [s.source.name], [s.source.sha256]
-    summary = meta.pop("summary_file", None), meta.pop("summary_sha256", None)
-    if summary[0]:
-        files.append(summary[0])
-        sums.append(summary[1])
-    return Sidecar(
-        event_log=log,
-        event_log_version=EVENT_LOG_VERSION,
-        status="completed" if s.complete else "incomplete",
-        participant=s.participant,
-        session=s.session,
-        start_time=s.start_time,
-        end_time=s.end_time,
-        recorder=Recorder(
-            name="tol-import",
-            version=f"{__version__} (importer {IMPORTER_VERSION})",
-            runtime=meta.get("format_title"),
-        ),
-        source=Source(
-            format=s.format,
-            files=files,
-            sha256=sums,
-            note=_note(meta),
-        ),
-        unavailable=[u["measure"] for u in meta.get("unavailable", [])],
-        protocol=ProtocolCopy(
-            name=s.format, version=None, path=None, sha256=_EMPTY_SHA256, text=""
-        ),
-        software=Software(
-            tol_tasks=__version__, python=sys.version.split()[0], os=platform.platform()
-        ),
-        timing=Timing(
-            clock=times.get("clock"),
-            expected_resolution_s=times.get("resolution_s"),
-            trial_onset=times.get("trial_onset"),
-        ),
-        rows_written=rows,
-        **{
-            "import": {
-                **meta,
-                "importer_version": IMPORTER_VERSION,
-                "imported_at": datetime.now(timezone.utc)
-                .astimezone()
-                .isoformat(timespec="seconds"),
-            }
-        },
-    )
-
-
-#: The protocol text of an imported session: none (the other tool ran no tol-tasks protocol).
-_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
-
-
-def _note(meta: dict) -> str:
-    """``source.note``: what the conversion assumed, in one sentence or two."""
-    parts = [
-        f"Converted by tol-import from {meta.get('format_title')}; no tol-tasks protocol ran "
-        "(protocol.text is empty)."
-    ]
-    apparatus = meta.get("apparatus") or {}
-    if apparatus.get("basis"):
-        parts.append(f"Apparatus: {apparatus['basis']}.")
-    if apparatus.get("defaults_used"):
-        used = ", ".join(f"{k}={v}" for k, v in apparatus["defaults_used"].items())
-        parts.append(f"Not saved by the source, the tool's defaults were used: {used}.")
-    parts.append(
-        "import.times says which source field gives each time; import.unavailable why "
-        "each measure is missing."
-    )
-    return " ".join(parts)

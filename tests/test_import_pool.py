@@ -1,0 +1,103 @@
+"""A file's sessions built by worker processes (tol_tasks.importers.pool): the same files as
+built one by one, in the file's order; a session a worker cannot build stops the import
+with its error (file, row, column, value, fix), everything written before it intact."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.import_tools import FIXTURES
+from tol_tasks.importers import ImportSourceError, import_files, pool
+
+_WHEN = re.compile(rb'"imported_at": "[^"]*"')
+_RECORDS = json.loads((FIXTURES / "jspsych" / "J02.json").read_text(encoding="utf-8"))
+_BAD_ROW = 16 * len(_RECORDS) + 3  # the bad session's (P017's) third record
+
+
+def _grow(path: Path, copies: int, bad: int | None = None) -> Path:
+    """J02's participant repeated ``copies`` times under new ids (as bench_import grows it);
+    copy ``bad``'s third trial given a move from an empty peg."""
+    out = []
+    for k in range(1, copies + 1):
+        for i, r in enumerate(_RECORDS):
+            r = {**r, "subject_id": f"P{k:03d}"}
+            if k == bad and i == 2:
+                r["moves"] = [{"from": 2, "to": 0, "ball": "red", "time": 100.0}, *r["moves"]]
+            out.append(r)
+    path.write_text(json.dumps(out), encoding="utf-8")
+    return path
+
+
+def _files(folder: Path) -> dict[str, bytes]:
+    """Each file's bytes, the time of the import left out."""
+    return {p.name: _WHEN.sub(b"", p.read_bytes()) for p in sorted(folder.iterdir())}
+
+
+def _error(path: Path, out: Path, **kw) -> ImportSourceError:
+    with pytest.raises(ImportSourceError) as got:
+        import_files([path], out, **kw)
+    return got.value
+
+
+@pytest.fixture
+def small_chunks(monkeypatch):
+    monkeypatch.setattr(pool, "CHUNK", 3)  # many chunks, several out at once
+    monkeypatch.setattr(pool, "MIN_SESSIONS", 2)  # the test files' 30-40 sessions
+
+
+def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks):
+    source = _grow(tmp_path / "data.json", 40)
+    one = import_files([source], tmp_path / "one", workers=1)
+    two = import_files([source], tmp_path / "two", workers=2)
+    assert len(one.written) == 40
+    assert [p.name for p in two.written] == [p.name for p in one.written]  # the file's order
+    assert (two.trials, two.events, two.warnings) == (one.trials, one.events, one.warnings)
+    assert _files(tmp_path / "two") == _files(tmp_path / "one")
+    again = import_files([source], tmp_path / "two", workers=2)  # recognised, not rewritten
+    assert (again.written, len(again.already)) == ([], 40)
+
+
+def test_workers_build_a_large_file_only_when_asked(monkeypatch):
+    assert pool.workers_for(pool.MIN_SESSIONS * 10, None) == 1
+    assert pool.workers_for(pool.MIN_SESSIONS, 3) == 3
+    assert pool.workers_for(pool.MIN_SESSIONS - 1, 3) == 1  # a small file: not worth it
+
+
+def test_a_session_a_worker_cannot_build_names_its_row_and_keeps_what_came_before(
+    tmp_path, small_chunks
+):
+    source = _grow(tmp_path / "data.json", 30, bad=17)
+    alone = _error(source, tmp_path / "alone", workers=1)
+    pooled = _error(source, tmp_path / "pooled", workers=2)
+    assert str(pooled) == str(alone)
+    assert (pooled.where, pooled.field, pooled.value, pooled.fix) == (
+        alone.where, alone.field, alone.value, alone.fix)  # fmt: skip
+    assert "data.json: row " in str(pooled)
+    assert "column 'moves'" in str(pooled)
+    assert f"row {_BAD_ROW}:" in str(pooled)
+    written = _files(tmp_path / "pooled")
+    assert sorted({n.split("_")[0] for n in written}) == [f"P{k:03d}" for k in range(1, 17)]
+    assert written == _files(tmp_path / "alone")  # whole, as one by one wrote them
+    assert not [n for n in written if n.endswith((".part", ".tmp"))]
+
+
+def test_with_skip_bad_the_workers_go_on_past_the_bad_session(tmp_path, small_chunks):
+    source = _grow(tmp_path / "data.json", 30, bad=17)
+    one = import_files([source], tmp_path / "one", workers=1, skip_bad=True)
+    two = import_files([source], tmp_path / "two", workers=2, skip_bad=True)
+    assert len(two.written) == 29
+    assert two.skipped == one.skipped
+    assert len(two.skipped) == 1
+    assert f"row {_BAD_ROW}:" in two.skipped[0]
+    assert _files(tmp_path / "two") == _files(tmp_path / "one")
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True])
+def test_a_number_of_workers_that_is_not_one_is_refused(tmp_path, workers):
+    with pytest.raises(ImportSourceError, match=r"workers=.* is not a number of processes"):
+        import_files([FIXTURES / "jspsych" / "J02.json"], tmp_path, workers=workers)
+    assert not any(tmp_path.iterdir())
