@@ -213,21 +213,19 @@ def generate_tiny(data: Path, count: int) -> Path:
     if (folder / "corpus.json").is_file():
         return folder
     log, side = _tiny_template()
-    for k in range(count):
-        sub = folder / f"part{k // TINY_PER_FOLDER:04d}"
-        if k % TINY_PER_FOLDER == 0:
-            last = min(k + TINY_PER_FOLDER, count) - 1
-            if (sub / f"T{last:07d}_tiny_2026-01-01_00h00.00.000.json").is_file():
-                continue  # a folder written whole before (a generation cut off, resumed)
-            sub.mkdir(parents=True, exist_ok=True)
-        elif not sub.is_dir():
-            continue
-        who = f"T{k:07d}"
-        name = f"{who}_tiny_2026-01-01_00h00.00.000"
-        (sub / f"{name}.csv").write_text(log.replace(_WHO, who), encoding="utf-8")
-        (sub / f"{name}.json").write_text(side.replace(_WHO, who), encoding="utf-8")
-    (folder / "corpus.json").write_text(json.dumps({"sessions": count, "log_bytes": len(log),
-                                                    "sidecar_bytes": len(side)}))  # fmt: skip
+    for start in range(0, count, TINY_PER_FOLDER):
+        sub = folder / f"part{start // TINY_PER_FOLDER:04d}"
+        names = [f"T{k:07d}_tiny_2026-01-01_00h00.00.000"
+                 for k in range(start, min(start + TINY_PER_FOLDER, count))]  # fmt: skip
+        if (sub / f"{names[-1]}.json").is_file():
+            continue  # written whole before (a generation cut off, then resumed)
+        sub.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            who = name[:8]
+            (sub / f"{name}.csv").write_text(log.replace(_WHO, who), encoding="utf-8")
+            (sub / f"{name}.json").write_text(side.replace(_WHO, who), encoding="utf-8")
+    (folder / "corpus.json").write_text(json.dumps({"sessions": count, "log_bytes": len(log.encode()),
+                                                    "sidecar_bytes": len(side.encode())}))  # fmt: skip
     return folder
 
 
