@@ -250,7 +250,9 @@ def _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, war
                     infos.append(session_info(log, status, discontinued, is_simulated(log), conv,
                                               plans, warnings))  # fmt: skip
                     sidecars.add(log.key, log)
-        batch = scored = parts = columns = log = None  # the last batch let go, sidecars too
+                # This batch's logs let go before the next is read (their sidecars with them).
+                scored = parts = columns = log = sessions = None
+            batch = None
         give_memory_back()  # what reading and scoring used, before the tables are made
         return {name: builder.done() for name, builder in tables.items()}
 
