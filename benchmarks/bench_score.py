@@ -203,7 +203,8 @@ def _tiny_template() -> tuple[str, str]:
     side.update(participant=_WHO, rows_written=len(kept),
                 event_log=f"{_WHO}_tiny_2026-01-01_00h00.00.000.csv")  # fmt: skip
     return text.getvalue(), json.dumps(side, separators=(",", ":")).replace(
-        json.dumps(_WHO)[1:-1], _WHO)
+        json.dumps(_WHO)[1:-1], _WHO
+    )
 
 
 def generate_tiny(data: Path, count: int) -> Path:

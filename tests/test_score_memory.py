@@ -160,7 +160,8 @@ def test_a_batch_holds_batch_logs_logs_however_short(tmp_path, monkeypatch):
         monkeypatch.setattr(score_module, "score_logs", counting)
         folder = _corpus(tmp_path / f"batch-{count}", count)
         assert cli.main([str(folder), "-o", str(tmp_path / f"out-batch-{count}")]) == 0
-        assert max(sizes) == 4 and sum(sizes) == count
+        assert max(sizes) == 4
+        assert sum(sizes) == count
         most[count] = max(alive)
     # A few batches' sidecars at most (one batch in four times the sessions: no more),
     # never one per session: without BATCH_LOGS every log here is one batch (16, then 64).
@@ -257,3 +258,24 @@ def test_scoring_stopped_by_an_error_leaves_no_spill_file_open(tmp_path, monkeyp
     with pytest.raises(EventLogError, match="given twice"):
         score_module.score_sessions([*logs, logs[0]], write_to=out)
     assert [f for f in _open_files() if f not in before] == []
+
+
+def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
+    """The search walks a folder at a time (no list of every path) and finds what
+    ``sorted(rglob("*.csv"), key=parts)`` found, in that order: nested folders, a folder
+    named like a CSV file, hidden files, other cases and suffixes, a link to a folder (not
+    followed) and a link to a file (found)."""
+    from tol_analysis.read import csv_files
+
+    root = tmp_path / "data"
+    for rel in ("b.csv", "a.csv", "a/z.csv", "a/b/c.csv", "a-b.csv", ".hidden.csv", "A.CSV",
+                "notes.txt", "x.csv.bak", "ab/y.csv", "d.csv/inner.csv", "é.csv", "a/ b.csv"):  # fmt: skip
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("row\n")
+    (root / "linked").symlink_to(root / "a", target_is_directory=True)
+    (root / "link.csv").symlink_to(root / "b.csv")
+    (root / "empty").mkdir()
+    expected = sorted(root.rglob("*.csv"), key=lambda f: f.parts)
+    assert list(csv_files(root)) == expected
+    assert root / "d.csv" in expected  # a folder named like a CSV file: found, as before

@@ -286,7 +286,9 @@ class FoundFiles:
 
     def looked(self, path: Path) -> bool:
         """Whether ``path``'s first line was read (:meth:`look`)."""
-        return self._db.execute("SELECT 1 FROM f WHERE path = ?", (str(path),)).fetchone() is not None
+        return (
+            self._db.execute("SELECT 1 FROM f WHERE path = ?", (str(path),)).fetchone() is not None
+        )
 
     def look(self, path: Path, cut: bool, key: tuple | None) -> None:
         """What the first line of ``path`` said: ``cut`` (the log never started) and its
