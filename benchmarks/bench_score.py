@@ -179,6 +179,57 @@ def generate_sessions(data: Path, count: int) -> Path:
     return folder
 
 
+#: Sessions per folder of the tiny corpus (a million files in one folder is legal but slow
+#: to list by hand; a lab's export is often split by site or by day).
+TINY_PER_FOLDER = 10_000
+
+
+def _tiny_template() -> tuple[str, str]:
+    """(log, sidecar) of the smallest real session: the recorded demo session cut to its
+    first trial (3 moves, one illegal drop) and its end, rows renumbered, the sidecar as
+    compact JSON with that trial's frames only; the participant id a mark."""
+    log = GOLDEN / "demo.csv"
+    rows = list(csv.reader(io.StringIO(log.read_text(encoding="utf-8"), newline="")))
+    head, body = rows[0], rows[1:]
+    at, event, problem = (head.index(c) for c in ("participant", "event", "problem_id"))
+    kept = [r for r in body if r[event] in ("session_start", "block_start", "session_end")
+            or r[problem] == "demo-1"]  # fmt: skip
+    for k, r in enumerate(kept, start=1):
+        r[0], r[at] = str(k), _WHO
+    text = io.StringIO()
+    csv.writer(text, lineterminator="\n").writerows([head, *kept])
+    side = json.loads(log.with_suffix(".json").read_text(encoding="utf-8"))
+    side["frames"]["trials"] = side["frames"]["trials"][:1]
+    side.update(participant=_WHO, rows_written=len(kept),
+                event_log=f"{_WHO}_tiny_2026-01-01_00h00.00.000.csv")  # fmt: skip
+    return text.getvalue(), json.dumps(side, separators=(",", ":")).replace(
+        json.dumps(_WHO)[1:-1], _WHO
+    )
+
+
+def generate_tiny(data: Path, count: int) -> Path:
+    """``tiny-<count>/``: ``count`` one-trial sessions (:func:`_tiny_template`, log and
+    sidecar each under 4 KB: one block of the disk each), :data:`TINY_PER_FOLDER` a folder."""
+    folder = data / f"tiny-{count}"
+    if (folder / "corpus.json").is_file():
+        return folder
+    log, side = _tiny_template()
+    for start in range(0, count, TINY_PER_FOLDER):
+        sub = folder / f"part{start // TINY_PER_FOLDER:04d}"
+        names = [f"T{k:07d}_tiny_2026-01-01_00h00.00.000"
+                 for k in range(start, min(start + TINY_PER_FOLDER, count))]  # fmt: skip
+        if (sub / f"{names[-1]}.json").is_file():
+            continue  # written whole before (a generation cut off, then resumed)
+        sub.mkdir(parents=True, exist_ok=True)
+        for name in names:
+            who = name[:8]
+            (sub / f"{name}.csv").write_text(log.replace(_WHO, who), encoding="utf-8")
+            (sub / f"{name}.json").write_text(side.replace(_WHO, who), encoding="utf-8")
+    (folder / "corpus.json").write_text(json.dumps({"sessions": count, "log_bytes": len(log.encode()),
+                                                    "sidecar_bytes": len(side.encode())}))  # fmt: skip
+    return folder
+
+
 def moves_corpus(data: Path, moves: int) -> Path:
     folder = data / f"moves-{moves}"
     if not (folder / "corpus.json").is_file():
@@ -369,6 +420,9 @@ def _parser() -> argparse.ArgumentParser:
                     help="moves in the synthetic corpus (0: skip it)")  # fmt: skip
     ap.add_argument("--sessions", type=int, nargs="*", default=[10_000],
                     help="counts of small sessions, one corpus each (default 10000)")  # fmt: skip
+    ap.add_argument("--tiny", type=int, nargs="*", default=[],
+                    help="counts of one-trial sessions (the smallest real ones), one corpus "
+                         "each (tiny-<N>/)")  # fmt: skip
     ap.add_argument("--before", type=Path,
                     help="an older checkout (with its own .venv) measured in turns with this one")  # fmt: skip
     ap.add_argument("--repeat", type=int, default=3, help="rounds, in turns (default 3)")
@@ -405,6 +459,11 @@ def main() -> int:
     for n in args.sessions:
         t0 = time.perf_counter()
         folder = generate_sessions(data, n)
+        print(f"{folder}: ready in {time.perf_counter() - t0:.0f} s", flush=True)
+        corpora.append(folder)
+    for n in args.tiny:
+        t0 = time.perf_counter()
+        folder = generate_tiny(data, n)
         print(f"{folder}: ready in {time.perf_counter() - t0:.0f} s", flush=True)
         corpora.append(folder)
     if args.generate_only:

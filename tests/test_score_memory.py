@@ -1,6 +1,8 @@
 """tol-score's memory does not grow with the sessions' records: scoring N and 4N sessions
 leaves the same number of per-session objects alive when sessions.csv and wide.csv are
-made (the session records spilled to disk, no Path, log or sidecar kept per session).
+made (the session records spilled to disk, no Path, log or sidecar kept per session),
+while the logs are searched for (the paths found kept on disk) and while a batch is
+scored (at most ``BATCH_LOGS`` logs, and their sidecars, however short the logs).
 
 Counted, not timed: the objects alive are counted with the garbage collector (the same
 on a loaded machine); figures of memory belong in benchmarks/README.md."""
@@ -17,6 +19,7 @@ from pathlib import Path
 import pytest
 
 import tol_analysis.export as export_module
+import tol_analysis.read as read_module
 import tol_analysis.score as score_module
 import tol_analysis.spill as spill_module
 from tol_analysis import cli
@@ -109,6 +112,63 @@ def test_per_session_objects_do_not_grow_with_the_sessions(tmp_path, monkeypatch
             assert grown < 3 * n / 10, (stage, kind, few[stage], many[stage])
 
 
+def _count_during_search(tmp_path: Path, monkeypatch, count: int) -> dict[str, int]:
+    """Run tol-score on ``count`` sessions; the objects alive as the search reads the
+    beginning of the last log it finds (everything found so far is then held, if anything
+    is)."""
+    folder = _corpus(tmp_path / f"found-{count}", count)
+    seen: dict[str, int] = {}
+    real = read_module.read_head
+    calls = [0]
+
+    def counting(path, *args, **kwargs):
+        calls[0] += 1
+        if calls[0] == count:  # the last log's beginning (sidecars are not .csv)
+            seen.update(_alive())
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(read_module, "read_head", counting)
+    assert cli.main([str(folder), "-o", str(tmp_path / f"out-found-{count}")]) == 0
+    monkeypatch.undo()
+    assert calls[0] == count
+    return seen
+
+
+def test_the_search_for_logs_holds_no_path_per_log(tmp_path, monkeypatch):
+    """The paths found (a million logs: a million Path objects, a dict of their sessions and
+    the folder's sorted listing, 1.2 KB a log) are kept on disk as they are found."""
+    few = _count_during_search(tmp_path, monkeypatch, 20)
+    many = _count_during_search(tmp_path, monkeypatch, 80)
+    assert many["paths"] - few["paths"] < 10, (few, many)
+
+
+def test_a_batch_holds_batch_logs_logs_however_short(tmp_path, monkeypatch):
+    """Logs are scored BATCH_LOGS at a time even when their rows are far fewer than
+    BATCH_ROWS: the sidecar models alive while a batch is scored do not grow with the
+    sessions (a batch of 17,000 one-trial logs held ~400 MB of them)."""
+    monkeypatch.setattr(score_module, "BATCH_LOGS", 4)
+    real = score_module.score_logs
+    most = {}
+    for count in (16, 64):
+        sizes, alive = [], []
+
+        def counting(logs, *args, _sizes=sizes, _alive_now=alive, **kwargs):
+            _sizes.append(len(logs))
+            _alive_now.append(_alive()["sidecars"])
+            return real(logs, *args, **kwargs)
+
+        monkeypatch.setattr(score_module, "score_logs", counting)
+        folder = _corpus(tmp_path / f"batch-{count}", count)
+        assert cli.main([str(folder), "-o", str(tmp_path / f"out-batch-{count}")]) == 0
+        assert max(sizes) == 4
+        assert sum(sizes) == count
+        most[count] = max(alive)
+    # A few batches' sidecars at most (one batch in four times the sessions: no more),
+    # never one per session: without BATCH_LOGS every log here is one batch (16, then 64).
+    assert most[64] <= most[16] + 2, most
+    assert most[64] < 16, most
+
+
 def test_records_in_memory_are_counted_so_the_check_can_fail(tmp_path):
     """The same count sees every record when they are kept in memory (a library call
     without ``write_to``): the test above would fail if tol-score kept them."""
@@ -198,3 +258,24 @@ def test_scoring_stopped_by_an_error_leaves_no_spill_file_open(tmp_path, monkeyp
     with pytest.raises(EventLogError, match="given twice"):
         score_module.score_sessions([*logs, logs[0]], write_to=out)
     assert [f for f in _open_files() if f not in before] == []
+
+
+def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
+    """The search walks a folder at a time (no list of every path) and finds what
+    ``sorted(rglob("*.csv"), key=parts)`` found, in that order: nested folders, a folder
+    named like a CSV file, hidden files, other cases and suffixes, a link to a folder (not
+    followed) and a link to a file (found)."""
+    from tol_analysis.read import csv_files
+
+    root = tmp_path / "data"
+    for rel in ("b.csv", "a.csv", "a/z.csv", "a/b/c.csv", "a-b.csv", ".hidden.csv", "A.CSV",
+                "notes.txt", "x.csv.bak", "ab/y.csv", "d.csv/inner.csv", "é.csv", "a/ b.csv"):  # fmt: skip
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("row\n")
+    (root / "linked").symlink_to(root / "a", target_is_directory=True)
+    (root / "link.csv").symlink_to(root / "b.csv")
+    (root / "empty").mkdir()
+    expected = sorted(root.rglob("*.csv"), key=lambda f: f.parts)
+    assert list(csv_files(root)) == expected
+    assert root / "d.csv" in expected  # a folder named like a CSV file: found, as before

@@ -10,12 +10,12 @@ from pathlib import Path
 from tol_analysis import outputs
 from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
-from tol_analysis.duplicates import sort_out
+from tol_analysis.duplicates import sort_out_found
 from tol_analysis.export import export
 from tol_analysis.planning import may_have_planning
 from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
 from tol_analysis.score import score_sessions
-from tol_analysis.spill import Sidecars, Texts
+from tol_analysis.spill import Sidecars
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -133,26 +133,37 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _score(args, out: outputs.OutputFolder) -> int:
     """Score into the output folder ``out`` (checked here, before anything is read)."""
+    found = None
     try:
-        found = scan(args.inputs, exclude=args.output)
+        # The logs found kept on disk (a million paths are never a million objects).
+        found = scan(args.inputs, exclude=args.output, on_disk=True)
         earlier = out.check()
         _check_extras(args)
     except (TolTasksError, FileNotFoundError, ImportError, ValueError) as exc:
+        if found is not None:
+            found.files.close()
         return _fail(str(exc))
+    try:
+        return _score_found(args, out, found, earlier)
+    finally:
+        found.files.close()
+
+
+def _score_found(args, out: outputs.OutputFolder, found, earlier: list[str]) -> int:
+    """Score the logs ``found`` (:func:`~tol_analysis.read.scan` kept on disk) into ``out``."""
     for other in found.left_out:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip
     for cut in found.never_started:
         print(f"left out: {cut}: {NEVER_STARTED_NOTE}", file=sys.stderr)
-    if not found.logs:
+    if not found.files.count():
         return _fail(
             f"no event logs (.csv) found in {', '.join(args.inputs)}"
             + (" but logs that never started" if found.never_started else "")
             + ". Suggested fix: give the folders (or files) that hold the logs tol-run wrote "
             "(its --output folder: data/ by default)."
         )
-    one = sort_out(found.logs, found.keys)
-    found.keys = {}  # sorted out: no longer kept
+    one = sort_out_found(found.files)
     skipped: list[str] = []
     for note in one.left_out:
         print(f"left out: {note}.", file=sys.stderr)
@@ -160,9 +171,7 @@ def _score(args, out: outputs.OutputFolder) -> int:
         if not args.skip_bad:
             return _fail("\n".join(str(c) for c in one.conflicts))
         skipped += [str(c) for c in one.conflicts]
-    # The logs to score as one text (no object per log found: the Paths let go).
-    paths = Texts(one.logs)
-    one.logs = found.logs = []
+    paths = one.logs  # read back from disk as they are scored
     show = sys.stderr.isatty() and len(paths) >= 10
 
     def logs():

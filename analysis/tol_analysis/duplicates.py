@@ -128,13 +128,30 @@ def sort_out(paths: list[Path], keys: dict[Path, SessionKey | None] | None = Non
         if key is not None:
             groups[key[:2]].append((p, key))
     out = Sorted()
+    dropped = _sort_groups(groups.values(), out)
+    out.logs = [p for p in paths if p not in dropped]
+    return out
+
+
+def sort_out_found(files) -> Sorted:
+    """:func:`sort_out` of the logs a search kept on disk (:class:`~tol_analysis.spill.
+    FoundFiles`): only the sessions named by several logs are looked into; ``logs`` is
+    then the files' :meth:`~tol_analysis.spill.FoundFiles.to_score` (read back from disk)."""
+    out = Sorted()
+    groups = ([(p, SessionKey(*k)) for p, k in group] for group in files.several())
+    files.drop(_sort_groups(groups, out))
+    out.logs = files.to_score()
+    return out
+
+
+def _sort_groups(groups, out: Sorted) -> set[Path]:
+    """The logs left out of each group of a session's logs (notes and conflicts to ``out``)."""
     dropped: set[Path] = set()
-    for group in groups.values():
+    for group in groups:
         for key, same in _same_task(group):
             if len(same) > 1:
                 _sort_task(key, same, out, dropped)
-    out.logs = [p for p in paths if p not in dropped]
-    return out
+    return dropped
 
 
 def _same_task(group: list[tuple[Path, SessionKey]]) -> list[tuple[SessionKey, list[Path]]]:

@@ -50,6 +50,7 @@ from tol_tasks.session_data.eventlog import (
 from tol_tasks.session_data.session_key import SessionKey, task_in
 
 if TYPE_CHECKING:
+    from tol_analysis.spill import FoundFiles
     from tol_tasks.session_data.sidecar import Sidecar
 
 #: File names tol-score writes; never read back as session logs.
@@ -338,9 +339,13 @@ class Scan:
     #: (None when the first row does not say): what :func:`tol_analysis.duplicates.sort_out`
     #: sorts by, so that no log is opened again for it.
     keys: dict[Path, SessionKey | None] = field(default_factory=dict)
+    #: With ``scan(on_disk=True)``: the logs found, on disk
+    #: (:class:`~tol_analysis.spill.FoundFiles`); :attr:`logs` and :attr:`keys` are then empty.
+    files: FoundFiles | None = None
 
 
-def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
+def scan(inputs: list[str | Path], exclude: Path | None = None, *,
+         on_disk: bool = False) -> Scan:  # fmt: skip
     """Event log files among ``inputs`` (files, or folders searched recursively).
 
     In folders, a ``.csv`` file is an event log when its first line is an event
@@ -351,17 +356,20 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
     tables tol-score writes and anything under ``exclude``. A file named as an
     input, or named by the sidecar beside it, is always read as an event log.
 
+    With ``on_disk``, the logs are not listed in memory: :attr:`Scan.files` holds them
+    (:class:`~tol_analysis.spill.FoundFiles`, an SQLite table in a temporary file) and
+    :attr:`Scan.logs` and :attr:`Scan.keys` are left empty.
+
     Raises
     ------
     FileNotFoundError
         Naming an input that does not exist.
     """
+    from tol_analysis.spill import FoundFiles
+
     found = Scan()
+    files = FoundFiles()  # each file's beginning read once, and at once reduced to what is kept
     skip = exclude.resolve() if exclude is not None else None
-    # Each file's beginning read once, and at once reduced to what is kept of it (whether
-    # it never started, whose session it is): never the beginnings of every file.
-    looked: dict[Path, tuple[bool, SessionKey | None]] = {}
-    as_log: set[Path] = set()  # found in a folder and read as a log
 
     def look(f: Path) -> bytes | None:
         try:
@@ -369,46 +377,72 @@ def scan(inputs: list[str | Path], exclude: Path | None = None) -> Scan:
         except OSError:
             head = None  # reading it will say why it cannot be read
         if head is None:
-            looked[f] = (False, None)
+            files.look(f, False, None)
         elif never_started_head(head):
-            looked[f] = (True, None)
+            files.look(f, True, None)
         else:
-            looked[f] = (False, session_key_in(head, f))
+            files.look(f, False, session_key_in(head, f))
         return head
 
-    for item in inputs:
-        p = Path(item)
-        if p.is_dir():
-            inside = skip is not None and skip.is_relative_to(p.resolve())
-            for f in sorted(p.rglob("*.csv"), key=lambda f: f.parts):  # as paths sort
-                if f.name in OUTPUT_NAMES:
-                    continue
-                if inside and skip in f.resolve().parents:
-                    continue
-                if f not in looked and _looks_like_a_log(f, look(f)):
-                    as_log.add(f)
-                (found.logs if f in as_log else found.left_out).append(f)
-        elif p.is_file():
-            found.logs.append(p)
-            if p not in looked:
-                look(p)
-        else:
-            raise FileNotFoundError(
-                f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
-                "written by tol-run, or folders holding them."
-            )
-    logs = list(dict.fromkeys(found.logs))
-    found.logs = []
-    for f in logs:
-        cut, key = looked[f]
-        if cut:
-            found.never_started.append(f)
-            continue
-        found.logs.append(f)
-        found.keys[f] = key
-    kept = set(found.logs)
-    found.left_out = [f for f in dict.fromkeys(found.left_out) if f not in kept]
+    try:
+        for item in inputs:
+            p = Path(item)
+            if p.is_dir():
+                inside = skip is not None and skip.is_relative_to(p.resolve())
+                for f in csv_files(p):  # as paths sort
+                    if f.name in OUTPUT_NAMES:
+                        continue
+                    if inside and skip in f.resolve().parents:
+                        continue
+                    if not files.looked(f) and _looks_like_a_log(f, look(f)):
+                        files.mark_log(f)
+                    files.add(f, files.is_log(f))
+            elif p.is_file():
+                if not files.looked(p):
+                    look(p)
+                files.add(p, True)
+            else:
+                raise FileNotFoundError(
+                    f"{p}: no such file or folder. Suggested fix: give event log files (.csv) "
+                    "written by tol-run, or folders holding them."
+                )
+    except BaseException:
+        files.close()
+        raise
+    found.never_started = files.never_started()
+    found.left_out = files.left_out()
+    if on_disk:
+        found.files = files
+        return found
+    found.keys = {f: None if key is None else SessionKey(*key)
+                  for f, key in files.keys().items()}  # fmt: skip
+    found.logs = list(found.keys)
+    files.close()
     return found
+
+
+def csv_files(folder: Path) -> Iterator[Path]:
+    """The ``.csv`` files in ``folder`` and the folders inside it (not through links to
+    folders), in the order their paths sort (``Path.rglob("*.csv")`` sorted by parts),
+    found a folder at a time: memory holds one folder's names, never every path."""
+    nt = os.name == "nt"
+    try:
+        with os.scandir(folder) as it:
+            entries = sorted((e.name, _real_folder(e)) for e in it)
+    except PermissionError:
+        return
+    for name, is_folder in entries:
+        if (name.lower() if nt else name).endswith(".csv"):
+            yield folder / name
+        if is_folder:
+            yield from csv_files(folder / name)
+
+
+def _real_folder(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_dir() and not entry.is_symlink()
+    except OSError:
+        return False
 
 
 def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:

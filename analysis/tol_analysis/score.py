@@ -51,6 +51,11 @@ if TYPE_CHECKING:
 #: of many logs at once (small sessions cost little more than their rows).
 BATCH_ROWS = 1 << 18
 
+#: At most this many logs are scored together, however short they are: each log read
+#: holds its sidecar (a validated model, about 20 KB) until its batch is scored, so that a
+#: batch of a few thousand one-trial logs would otherwise hold hundreds of MB.
+BATCH_LOGS = 1024
+
 
 class Scores:
     """The tables and the conventions they were computed under.
@@ -245,7 +250,9 @@ def _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, war
                     infos.append(session_info(log, status, discontinued, is_simulated(log), conv,
                                               plans, warnings))  # fmt: skip
                     sidecars.add(log.key, log)
-        batch = scored = parts = columns = log = None  # the last batch let go, sidecars too
+                # This batch's logs let go before the next is read (their sidecars with them).
+                scored = parts = columns = log = sessions = None
+            batch = None
         give_memory_back()  # what reading and scoring used, before the tables are made
         return {name: builder.done() for name, builder in tables.items()}
 
@@ -282,14 +289,15 @@ def _one_log_per_session(logs: Iterable[SessionLog], on_error,
 
 
 def _batches(logs: Iterable[SessionLog]) -> Iterator[list[SessionLog]]:
-    """Logs in batches of up to :data:`BATCH_ROWS` rows; logs read together
-    (:func:`~tol_analysis.read.read_sessions`) stay together."""
+    """Logs in batches of up to :data:`BATCH_ROWS` rows and :data:`BATCH_LOGS` logs; logs
+    read together (:func:`~tol_analysis.read.read_sessions`) stay together."""
     batch: list[SessionLog] = []
     rows = 0
     batch_parent = None
     for log in logs:
         parent = log.data.parent[0] if log.data.parent else None
-        if batch and (rows + log.data.n > BATCH_ROWS or parent is not batch_parent):
+        if batch and (rows + log.data.n > BATCH_ROWS or len(batch) >= BATCH_LOGS
+                      or parent is not batch_parent):  # fmt: skip
             yield batch
             batch, rows = [], 0
         if not batch:

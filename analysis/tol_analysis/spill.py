@@ -1,5 +1,8 @@
 """Per-session records kept on disk, and sessions found by key without a dict of keys.
 
+The files a search of the inputs found (:class:`FoundFiles`) are kept in an SQLite table
+in a temporary file too, so that a million logs are never a million Path objects.
+
 Scoring keeps one record per session (``tol_analysis.infos.SessionInfo``) for
 ``sessions.csv``, which is written after every log is scored (its columns depend on every
 session). Held as Python objects they take about 1.5 KB a session; :class:`Records`
@@ -262,3 +265,127 @@ class Sidecars(Mapping):
     def close(self) -> None:
         """Let the table go (its file is deleted)."""
         self._db.close()
+
+
+class FoundFiles:
+    """The files a search of the inputs found, each once, in an SQLite table in an unnamed
+    temporary file (deleted when closed, or by SQLite when the process ends): a path, what
+    its first line said (never started; whose session it is), and where it was found among
+    the logs and among the other CSV files (the order :class:`~tol_analysis.read.Scan`
+    lists them in). Memory holds none of them; :meth:`to_score` reads them back a chunk at a
+    time.
+    """
+
+    def __init__(self) -> None:
+        self._db = sqlite3.connect("", check_same_thread=False)
+        self._db.execute("CREATE TABLE f (path TEXT PRIMARY KEY, cut INTEGER, p TEXT, "
+                         "n INTEGER, t TEXT, as_log INTEGER DEFAULT 0, log_at INTEGER, "
+                         "other_at INTEGER, dropped INTEGER DEFAULT 0)")  # fmt: skip
+        self._db.execute("CREATE INDEX f_log_at ON f (log_at)")
+        self._at = 0
+
+    def looked(self, path: Path) -> bool:
+        """Whether ``path``'s first line was read (:meth:`look`)."""
+        return (
+            self._db.execute("SELECT 1 FROM f WHERE path = ?", (str(path),)).fetchone() is not None
+        )
+
+    def look(self, path: Path, cut: bool, key: tuple | None) -> None:
+        """What the first line of ``path`` said: ``cut`` (the log never started) and its
+        session's (participant, session, task), or None."""
+        p, n, t = key if key is not None else (None, None, None)
+        self._db.execute("INSERT INTO f (path, cut, p, n, t) VALUES (?, ?, ?, ?, ?)",
+                         (str(path), int(cut), p, n, t))  # fmt: skip
+
+    def mark_log(self, path: Path) -> None:
+        """Read ``path`` as an event log wherever it is found."""
+        self._db.execute("UPDATE f SET as_log = 1 WHERE path = ?", (str(path),))
+
+    def is_log(self, path: Path) -> bool:
+        got = self._db.execute("SELECT as_log FROM f WHERE path = ?", (str(path),)).fetchone()
+        return bool(got and got[0])
+
+    def add(self, path: Path, log: bool) -> None:
+        """``path`` found (again), as a log or as another CSV file: its first place kept."""
+        self._at += 1
+        column = "log_at" if log else "other_at"
+        self._db.execute(f"UPDATE f SET {column} = ? WHERE path = ? AND {column} IS NULL",
+                         (self._at, str(path)))  # fmt: skip
+
+    def _paths(self, where: str, order: str) -> list[Path]:
+        rows = self._db.execute(f"SELECT path FROM f WHERE {where} ORDER BY {order}")
+        return [Path(r[0]) for r in rows]
+
+    def never_started(self) -> list[Path]:
+        return self._paths("log_at IS NOT NULL AND cut = 1", "log_at")
+
+    def left_out(self) -> list[Path]:
+        return self._paths("other_at IS NOT NULL AND NOT (log_at IS NOT NULL AND cut = 0)",
+                           "other_at")  # fmt: skip
+
+    def logs(self) -> list[Path]:
+        """The logs (never started ones apart), in order."""
+        return self._paths("log_at IS NOT NULL AND cut = 0", "log_at")
+
+    def keys(self) -> dict[Path, tuple | None]:
+        rows = self._db.execute("SELECT path, p, n, t FROM f WHERE log_at IS NOT NULL AND "
+                                "cut = 0 ORDER BY log_at")  # fmt: skip
+        return {Path(path): (None if p is None else (p, n, t)) for path, p, n, t in rows}
+
+    def count(self) -> int:
+        return self._db.execute("SELECT COUNT(*) FROM f WHERE log_at IS NOT NULL AND "
+                                "cut = 0").fetchone()[0]  # fmt: skip
+
+    def several(self) -> Iterator[list[tuple[Path, tuple]]]:
+        """Each (participant, session) that more than one log names: its logs and their
+        keys, in order (the only logs :func:`~tol_analysis.duplicates.sort_out` looks into)."""
+        self._db.execute("CREATE INDEX IF NOT EXISTS f_pn ON f (p, n)")
+        pairs = self._db.execute("SELECT p, n FROM f WHERE log_at IS NOT NULL AND cut = 0 AND "
+                                 "p IS NOT NULL GROUP BY p, n HAVING COUNT(*) > 1").fetchall()  # fmt: skip
+        for p, n in pairs:
+            rows = self._db.execute("SELECT path, t FROM f WHERE log_at IS NOT NULL AND cut = 0 "
+                                    "AND p = ? AND n = ? ORDER BY log_at", (p, n))  # fmt: skip
+            yield [(Path(path), (p, n, t)) for path, t in rows]
+
+    def drop(self, paths: Iterable[Path]) -> None:
+        """Leave ``paths`` out of :meth:`to_score`."""
+        self._db.executemany("UPDATE f SET dropped = 1 WHERE path = ?",
+                             [(str(p),) for p in paths])  # fmt: skip
+
+    def to_score(self) -> ToScore:
+        return ToScore(self._db)
+
+    def close(self) -> None:
+        self._db.close()
+
+
+class ToScore(Sequence):
+    """The logs to score (of :class:`FoundFiles`), in order, read back :data:`CHUNK` at a
+    time: how many, and each in turn (no Path kept per log)."""
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self._db = db
+        self._where = "log_at IS NOT NULL AND cut = 0 AND dropped = 0"
+        self._n = db.execute(f"SELECT COUNT(*) FROM f WHERE {self._where}").fetchone()[0]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return [self[k] for k in range(*at.indices(len(self)))]
+        if not -self._n <= at < self._n:
+            raise IndexError("log index out of range")
+        got = self._db.execute(f"SELECT path FROM f WHERE {self._where} ORDER BY log_at "
+                               "LIMIT 1 OFFSET ?", (at % self._n,)).fetchone()  # fmt: skip
+        return got[0]
+
+    def __iter__(self) -> Iterator[str]:
+        last = -1
+        while True:
+            rows = self._db.execute(f"SELECT log_at, path FROM f WHERE {self._where} AND "
+                                    "log_at > ? ORDER BY log_at LIMIT ?", (last, CHUNK)).fetchall()  # fmt: skip
+            if not rows:
+                return
+            last = rows[-1][0]
+            yield from (path for _, path in rows)

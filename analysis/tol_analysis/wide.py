@@ -89,18 +89,18 @@ class _Wide:
         if not conv.include_practice:
             keep &= ~np.asarray(trials["practice"].values, bool)
         who = trials["participant"]
-        people, rank_of = _people(who, keep, sessions)
+        people, rank_of, rank = _people(who, keep, sessions)
         out = {"participant": ColumnData.texts(people, plain=True)}
         if sessions is not None:
             out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
-                                              _ranks(sessions["participant"], people),
-                                              len(people))  # fmt: skip
-            out.update(_participant_fields(sessions, people))
-            out.update(_session_cells(sessions, people))
+                                              rank, len(people))  # fmt: skip
+            out.update(_participant_fields(sessions, people, rank))
+            out.update(_session_cells(sessions, people, rank))
         else:
             codes = np.asarray(who.values, np.int64)[keep]
             out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes],
                                               len(people))  # fmt: skip
+        del rank
         self.n = len(people)
         self._whole = TableData(list(out), out, self.n)
         self._cells = _ProblemCells(trials, keep, rank_of, self.n) if keep.any() else None
@@ -115,9 +115,11 @@ class _Wide:
 
 
 def _people(who: ColumnData, keep: np.ndarray,
-            sessions: TableData | None) -> tuple[list[str], np.ndarray]:  # fmt: skip
+            sessions: TableData | None) -> tuple[list[str], np.ndarray, np.ndarray | None]:  # fmt: skip
     """The participants, in order of first appearance (in the sessions table when given,
-    which holds those without a trial too), and each participant code's rank among them."""
+    which holds those without a trial too), each trials participant code's rank among them,
+    and each session's (None without ``sessions``): one dict of the participants, made once
+    (at a million participants each such dict is about 100 MB)."""
     codes = np.asarray(who.values, np.int64)[keep]
     if sessions is not None:
         people = list(dict.fromkeys(sessions["participant"].categories[c] for c in
@@ -126,18 +128,20 @@ def _people(who: ColumnData, keep: np.ndarray,
         people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
     place = {p: k for k, p in enumerate(people)}
     rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
-    return people, rank_of
+    rank = None if sessions is None else _ranks(sessions["participant"], place)
+    return people, rank_of, rank
 
 
-def _ranks(column: ColumnData, people: list[str]) -> np.ndarray:
-    place = {p: k for k, p in enumerate(people)}
-    return np.array([place[column.categories[c]] for c in np.asarray(column.values).tolist()],
-                    np.int64)  # fmt: skip
+def _ranks(column: ColumnData, place: dict[str, int]) -> np.ndarray:
+    """Each row's participant's rank (``place``: each participant's)."""
+    at = np.array([place[c] for c in column.categories] + [-1], np.int64)
+    return at[np.asarray(column.values, np.int64)]
 
 
-def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
-    """Each participant field: the participant's value from their first session with one."""
-    rank = _ranks(sessions["participant"], people)
+def _participant_fields(sessions: TableData, people: list[str],
+                        rank: np.ndarray) -> dict[str, ColumnData]:  # fmt: skip
+    """Each participant field: the participant's value from their first session with one
+    (``rank``: each session's participant's rank)."""
     out = {}
     for name in field_names(sessions.names):
         col = sessions[name]
@@ -158,9 +162,10 @@ def _participant_fields(sessions: TableData, people: list[str]) -> dict[str, Col
     return out
 
 
-def _session_cells(sessions: TableData, people: list[str]) -> dict[str, ColumnData]:
-    """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`)."""
-    rank = _ranks(sessions["participant"], people)
+def _session_cells(sessions: TableData, people: list[str],
+                   rank: np.ndarray) -> dict[str, ColumnData]:  # fmt: skip
+    """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`;
+    ``rank``: each session's participant's rank)."""
     task = sessions["protocol"]
     rows_of: dict[str, list[int]] = {}  # each session task's stem, in order of appearance
     for k, (number, code) in enumerate(
