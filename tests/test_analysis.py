@@ -16,7 +16,8 @@ from tests.runner_tools import tol_score
 from tol_analysis.columns import TABLES
 from tol_analysis.conventions import Conventions
 from tol_analysis.export import codebook, codebook_markdown, export, wide_table
-from tol_analysis.read import read_session, scan
+from tol_analysis.find import scan
+from tol_analysis.read import read_session
 from tol_analysis.score import score_sessions
 from tol_tasks.session_data.eventlog import EventLogError
 

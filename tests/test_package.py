@@ -46,3 +46,23 @@ def test_tol_score_runs_from_a_folder_holding_analysis_py(lab_folder):
     assert done.returncode == 0, done.stderr
     assert "1 session(s), 2 trial(s), 6 move(s) scored" in done.stdout
     assert (lab_folder / "scored" / "trials.csv").is_file()
+
+
+def test_the_public_api_is_importable_from_the_package_and_loaded_when_used():
+    code = (
+        "import sys, tol_analysis\n"
+        "assert 'tol_analysis.score' not in sys.modules, 'import tol_analysis loaded scoring'\n"
+        "from tol_analysis import find_logs, read_session, read_sessions, scan, Scores,"
+        " score_sessions, write_reports\n"
+        "import tol_analysis.find as f, tol_analysis.read as r, tol_analysis.score as s\n"
+        "assert (find_logs, scan, read_session, read_sessions) == "
+        "(f.find_logs, f.scan, r.read_session, r.read_sessions)\n"
+        "assert (score_sessions, Scores) == (s.score_sessions, s.Scores)\n"
+        "assert set(tol_analysis.__all__) <= set(dir(tol_analysis))\n"
+        "try:\n    tol_analysis.no_such_name\nexcept AttributeError as e:\n"
+        "    print(e)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "module 'tol_analysis' has no attribute 'no_such_name'"

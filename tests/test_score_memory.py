@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 import tol_analysis.export as export_module
-import tol_analysis.read as read_module
+import tol_analysis.find as find_module
 import tol_analysis.score as score_module
 import tol_analysis.spill as spill_module
 from tol_analysis import cli
@@ -118,7 +118,7 @@ def _count_during_search(tmp_path: Path, monkeypatch, count: int) -> dict[str, i
     is)."""
     folder = _corpus(tmp_path / f"found-{count}", count)
     seen: dict[str, int] = {}
-    real = read_module.read_head
+    real = find_module.read_head
     calls = [0]
 
     def counting(path, *args, **kwargs):
@@ -127,7 +127,7 @@ def _count_during_search(tmp_path: Path, monkeypatch, count: int) -> dict[str, i
             seen.update(_alive())
         return real(path, *args, **kwargs)
 
-    monkeypatch.setattr(read_module, "read_head", counting)
+    monkeypatch.setattr(find_module, "read_head", counting)
     assert cli.main([str(folder), "-o", str(tmp_path / f"out-found-{count}")]) == 0
     monkeypatch.undo()
     assert calls[0] == count
@@ -265,7 +265,7 @@ def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
     ``sorted(rglob("*.csv"), key=parts)`` found, in that order: nested folders, a folder
     named like a CSV file, hidden files, other cases and suffixes, a link to a folder (not
     followed) and a link to a file (found)."""
-    from tol_analysis.read import csv_files
+    from tol_analysis.find import csv_files
 
     root = tmp_path / "data"
     for rel in ("b.csv", "a.csv", "a/z.csv", "a/b/c.csv", "a-b.csv", ".hidden.csv", "A.CSV",

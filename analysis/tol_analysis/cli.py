@@ -12,8 +12,9 @@ from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.duplicates import sort_out_found
 from tol_analysis.export import export
+from tol_analysis.find import NEVER_STARTED_NOTE, scan
 from tol_analysis.planning import may_have_planning
-from tol_analysis.read import NEVER_STARTED_NOTE, read_sessions, scan
+from tol_analysis.read import read_sessions
 from tol_analysis.score import score_sessions
 from tol_analysis.spill import Sidecars
 from tol_tasks.errors import TolTasksError
@@ -150,7 +151,7 @@ def _score(args, out: outputs.OutputFolder) -> int:
 
 
 def _score_found(args, out: outputs.OutputFolder, found, earlier: list[str]) -> int:
-    """Score the logs ``found`` (:func:`~tol_analysis.read.scan` kept on disk) into ``out``."""
+    """Score the logs ``found`` (:func:`~tol_analysis.find.scan` kept on disk) into ``out``."""
     for other in found.left_out:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip

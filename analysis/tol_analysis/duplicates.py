@@ -120,7 +120,7 @@ def sort_out(paths: list[Path], keys: dict[Path, SessionKey | None] | None = Non
     left out with a note, and several different logs of one session are a conflict.
 
     ``keys``: each log's :func:`session_key` when already known (:attr:`Scan.keys
-    <tol_analysis.read.Scan.keys>`: the logs are then not opened again); the others are
+    <tol_analysis.find.Scan.keys>`: the logs are then not opened again); the others are
     read."""
     groups: dict[tuple[str, int], list[tuple[Path, SessionKey]]] = defaultdict(list)
     for p in paths:

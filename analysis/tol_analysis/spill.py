@@ -271,7 +271,7 @@ class FoundFiles:
     """The files a search of the inputs found, each once, in an SQLite table in an unnamed
     temporary file (deleted when closed, or by SQLite when the process ends): a path, what
     its first line said (never started; whose session it is), and where it was found among
-    the logs and among the other CSV files (the order :class:`~tol_analysis.read.Scan`
+    the logs and among the other CSV files (the order :class:`~tol_analysis.find.Scan`
     lists them in). Memory holds none of them; :meth:`to_score` reads them back a chunk at a
     time.
     """

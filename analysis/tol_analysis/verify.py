@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from tol_analysis.duplicates import sort_out
-from tol_analysis.read import NEVER_STARTED_NOTE, read_session, scan
+from tol_analysis.find import NEVER_STARTED_NOTE, scan
+from tol_analysis.read import read_session
 from tol_analysis.score import score_sessions
 from tol_tasks.errors import TolTasksError
 
