@@ -3,11 +3,11 @@
 The public API, importable from here (each name is loaded when first used, so that
 ``import tol_analysis`` costs nothing):
 
-- finding and reading logs: :func:`find_logs`, :func:`scan`, :func:`read_session`,
-  :func:`read_sessions`;
-- scoring: :func:`score_sessions`, giving :class:`Scores` (moves, trials, sessions and
+- finding and reading logs: :func:`~tol_analysis.find.find_logs`, :func:`~tol_analysis.find.scan`,
+  :func:`~tol_analysis.read.read_session`, :func:`~tol_analysis.read.read_sessions`;
+- scoring: :func:`~tol_analysis.score.score_sessions`, giving :class:`~tol_analysis.score.Scores` (moves, trials, sessions and
   copy_moves tables; their columns are documented in the codebook);
-- writing: :func:`write_reports` (one HTML report per session and the study overview);
+- writing: :func:`~tol_analysis.report.write_reports` (one HTML report per session and the study overview);
   the tables, codebook, BIDS and SPSS files by :func:`tol_analysis.export.export` (not
   importable from here: the name is its module's, ``tol_analysis.export``).
 

@@ -1,5 +1,8 @@
 """Finding event logs in data folders: which ``.csv`` files are logs, which never
-started, which are something else kept beside them (:func:`scan`, :func:`find_logs`).
+started, which are something else kept beside them.
+
+:func:`~tol_analysis.find.scan` says all of it; :func:`~tol_analysis.find.find_logs` gives
+the logs.
 
 Each file's beginning is read once, for its header and its session's identity
 (participant, session, task), and what a search finds can be kept on disk
@@ -162,7 +165,7 @@ def _real_folder(entry: os.DirEntry) -> bool:
 
 
 def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:
-    """The event logs among ``inputs``: :attr:`Scan.logs` of :func:`scan`."""
+    """The event logs among ``inputs``: :attr:`~tol_analysis.find.Scan.logs` of :func:`~tol_analysis.find.scan`."""
     return scan(inputs, exclude).logs
 
 

@@ -29,15 +29,8 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pacsv
 
+from tol_analysis import find as _find
 from tol_analysis.arrow import dictionary_encode, strings, take, to_numpy, unique
-
-# Finding logs lives in tol_analysis.find; ``from tol_analysis.read import find_logs`` is the
-# documented import of researchers' scripts (docs/scoring.md), kept working.
-from tol_analysis.find import NEVER_STARTED_NOTE as NEVER_STARTED_NOTE
-from tol_analysis.find import OUTPUT_NAMES as OUTPUT_NAMES
-from tol_analysis.find import Scan as Scan
-from tol_analysis.find import find_logs as find_logs
-from tol_analysis.find import scan as scan
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
@@ -307,6 +300,12 @@ class SessionLog:
         if event not in ev.values:
             return np.empty(0, np.int64)
         return np.flatnonzero(np.asarray(ev.codes) == ev.values.index(event))
+
+
+def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:
+    """The event logs among ``inputs``: :func:`tol_analysis.find.find_logs`, also here for
+    the researchers' scripts that import it with :func:`read_session` (docs/scoring.md)."""
+    return _find.find_logs(inputs, exclude)
 
 
 # --------------------------------------------------------------------------- reading a log
