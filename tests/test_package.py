@@ -14,8 +14,8 @@ HAND = Path(__file__).parent / "data" / "logs" / "hand-worked.csv"
 
 #: A researcher's own script, named as such scripts usually are, that scores the data beside it.
 SCRIPT = """\
-from tol_analysis.read import find_logs, read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import find_logs, read_session
+from tol_analysis.score.scores import score_sessions
 
 scores = score_sessions(read_session(p) for p in find_logs(["data"]))
 print("trials:", len(scores.trials))
@@ -51,10 +51,10 @@ def test_tol_score_runs_from_a_folder_holding_analysis_py(lab_folder):
 def test_the_public_api_is_importable_from_the_package_and_loaded_when_used():
     code = (
         "import sys, tol_analysis\n"
-        "assert 'tol_analysis.score' not in sys.modules, 'import tol_analysis loaded scoring'\n"
+        "assert 'tol_analysis.score.scores' not in sys.modules, 'import tol_analysis loaded scoring'\n"
         "from tol_analysis import find_logs, read_session, read_sessions, scan, Scores,"
         " score_sessions, write_reports\n"
-        "import tol_analysis.find as f, tol_analysis.read as r, tol_analysis.score as s\n"
+        "import tol_analysis.read.find as f, tol_analysis.read.logs as r, tol_analysis.score.scores as s\n"
         "assert (find_logs, scan, read_session, read_sessions) == "
         "(f.find_logs, f.scan, r.read_session, r.read_sessions)\n"
         "assert (score_sessions, Scores) == (s.score_sessions, s.Scores)\n"
