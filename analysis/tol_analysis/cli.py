@@ -14,8 +14,8 @@ from tol_analysis.export.write import export
 from tol_analysis.read.duplicates import sort_out_found
 from tol_analysis.read.find import NEVER_STARTED_NOTE, scan
 from tol_analysis.read.logs import read_sessions
+from tol_analysis.read.sidecar import may_have_planning
 from tol_analysis.read.spill import Sidecars
-from tol_analysis.score.planning import may_have_planning
 from tol_analysis.score.scores import score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
@@ -302,14 +302,14 @@ def _check_extras(args) -> None:
     if args.plots or args.report:
         import tol_analysis.report.plots  # noqa: F401 - raises with the install hint
     if args.report:
-        from tol_analysis.report.html import _jinja, messages
+        from tol_analysis.report.html import jinja_environment, messages
 
-        _jinja()
+        jinja_environment()
         messages(args.language or "en")
     if args.spss:
-        from tol_analysis.export.spss import _pyreadstat
+        from tol_analysis.export.spss import pyreadstat_module
 
-        _pyreadstat()
+        pyreadstat_module()
 
 
 def _any_sidecar(scores, noted: str, test) -> bool:

@@ -44,7 +44,7 @@ import pandas as pd
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import SIMULATED, TRIALS
 from tol_analysis.export.bids_events import events_description, write_events, write_eyetrack
-from tol_analysis.read.recorder import recorded_by
+from tol_analysis.read.sidecar import recorded_by
 from tol_analysis.score.scores import Scores
 from tol_analysis.score.sessions import field_names
 from tol_tasks import __version__

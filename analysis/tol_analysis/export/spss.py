@@ -28,7 +28,9 @@ _INSTALL_HINT = (
 )
 
 
-def _pyreadstat():
+def pyreadstat_module():
+    """The pyreadstat module; ImportError with the install hint when it (the ``spss`` extra)
+    is missing."""
     try:
         import pyreadstat
     except ImportError as exc:
@@ -111,7 +113,7 @@ def write_spss(scores: Scores, wide: pd.DataFrame, output: str | Path) -> list[P
     ImportError
         With the install hint, when pyreadstat is missing.
     """
-    prs = _pyreadstat()
+    prs = pyreadstat_module()
     out = Path(output)
     written = []
     for name, (frame, labels, value_labels, levels) in {

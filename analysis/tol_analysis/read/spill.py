@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tol_analysis.score.planning import may_have_planning
+from tol_analysis.read.sidecar import may_have_planning
 
 #: Records pickled together: one write (and one read) per chunk.
 CHUNK = 2048

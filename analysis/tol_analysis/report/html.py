@@ -37,7 +37,7 @@ from tol_analysis.columns import (
     Column,
     level_name,
 )
-from tol_analysis.read.recorder import recorded_by
+from tol_analysis.read.sidecar import recorded_by
 from tol_analysis.score.scores import Scores
 from tol_tasks import __version__, texts
 from tol_tasks.session_data.quality import attention_losses
@@ -66,7 +66,9 @@ def headline_columns() -> list[Column]:
     return [c for c in SESSIONS if c.headline]
 
 
-def _jinja():
+def jinja_environment():
+    """The reports' Jinja2 environment on ``templates/``; ImportError with the install hint
+    when Jinja2 (the ``report`` extra) is missing."""
     try:
         import jinja2
     except ImportError as exc:
@@ -467,7 +469,7 @@ def write_reports(
 
     Returns the files written.
     """
-    env = _jinja()
+    env = jinja_environment()
     t = messages(language)
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)

@@ -42,7 +42,7 @@ def session_info(log, status: str, discontinued: tuple[str, ...], simulated: boo
     """A scored log's :class:`SessionInfo`; its protocol read once per SHA-256 (``plans``),
     and its participant fields checked against the types the protocol declares (a value
     that breaks its type is left out, with a warning naming it)."""
-    from tol_analysis.read.recorder import recorded_by
+    from tol_analysis.read.sidecar import recorded_by
 
     meta = log.sidecar
     info = SessionInfo(log.participant, log.session, log.task, status, simulated,
