@@ -29,7 +29,7 @@ def lazy_names(
         The module (of ``package``) that held this face's code before the faces were made
         (``tol_analysis.score`` was one module, now ``tol_analysis.score.scores``): any
         other public name of it is still found here, with a :class:`DeprecationWarning`
-        that names its home, so that scripts written against the single module still run.
+        (once) that names its home, so that scripts written against the single module still run.
 
     Returns
     -------
@@ -44,14 +44,20 @@ def lazy_names(
         public = former is not None and not name.startswith("_")
         # A submodule not yet imported is the import system's to load, not a name to forward.
         if public and importlib.util.find_spec(f"{package}.{name}") is None:
-            home = importlib.import_module(f"{package}.{former}")
-            if hasattr(home, name):
+            module = importlib.import_module(f"{package}.{former}")
+            if hasattr(module, name):
+                value = getattr(module, name)
+                home = getattr(value, "__module__", None)  # where a class or function is defined
+                if not (isinstance(home, str) and home.startswith("tol_analysis.")):
+                    home = module.__name__
                 warnings.warn(
-                    f"{package}.{name} moved: import it from {package}.{former}",
+                    f"{package}.{name} moved: import it from {home}",
                     DeprecationWarning,
                     stacklevel=2,
                 )
-                return getattr(home, name)
+                # Kept on the package: ``from face import name`` asks twice, one warning.
+                setattr(importlib.import_module(package), name, value)
+                return value
         raise AttributeError(f"module {package!r} has no attribute {name!r}")
 
     def names() -> list[str]:

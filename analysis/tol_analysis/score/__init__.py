@@ -2,8 +2,8 @@
 
 Public names (loaded when first used): :func:`~tol_analysis.score.scores.score_sessions`,
 giving :class:`~tol_analysis.score.scores.Scores` (the moves, trials, sessions and
-copy_moves tables), and :func:`~tol_analysis.score.verify.verify` (the data-integrity
-check of ``tol-score --verify``).
+copy_moves tables). The data-integrity check of ``tol-score --verify`` is
+:func:`tol_analysis.score.verify.verify` (its module's name, so not one of these).
 
 Modules: ``scores`` (the scoring run), ``replay`` (states, moves and distances in bulk),
 ``moves`` (per-move measures), ``trials`` (per-attempt measures), ``yoked`` (yoked copy
@@ -29,8 +29,6 @@ from tol_analysis._lazy import lazy_names
 _API = {
     "score_sessions": "scores",
     "Scores": "scores",
-    "verify": "verify",
-    "VerifyReport": "verify",
 }
 
 __all__ = sorted(_API)
