@@ -623,7 +623,13 @@ def test_a_session_played_with_real_clicks_and_keys_on_a_loaded_machine(xdisplay
                           timeout=120, proc=proc)  # fmt: skip
             key_over_window(out, "Escape", xdisplay)  # one Escape, then a key: not the end
             wait_for_rows(out, lambda rows: rows[-1]["problem_id"] == "quit-confirm", proc=proc)
-            _press_space(xdisplay, 4)  # back from the question, then three pages
+            _press_space(xdisplay, 1)  # back from the question
+            wait_for_rows(out, lambda rows: rows[-1]["event"] == "page_left", proc=proc)
+            for page in ("page-2", "page-3", None):  # each page left once it is on screen: a
+                _press_space(xdisplay, 1)  # press before a page's flip is not meant for it
+                if page is not None:
+                    wait_for_rows(out, lambda rows, page=page: rows[-1]["problem_id"] == page,
+                                  proc=proc)  # fmt: skip
             wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
                           timeout=120, proc=proc)  # fmt: skip
             _inject(xdisplay, sidecar_of(out), _HANOI3)
@@ -645,6 +651,8 @@ def test_a_session_played_with_real_clicks_and_keys_on_a_loaded_machine(xdisplay
     assert "".join(r["from_peg"] + r["to_peg"] for r in moves if r["event"] == "place") == _HANOI3
     assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
     assert meta["timing"]["input_method"] == "xinput2-raw"
+    times = [float(r["time"]) for r in rows]
+    assert times == sorted(times)  # a log's times never go backwards, even under this load
     polled = sum(r["stamp"] == "polled" for r in moves + left)
     timing = meta["timing"]
     assert polled == timing["unmatched_presses"] + timing["unmatched_keys"]  # each counted

@@ -20,7 +20,7 @@ from tol_tasks.session_data.detail import format_detail
 
 from .play import TrialBase
 from .results import ProblemResult
-from .stage import AbortSession, Stage
+from .stage import AbortSession, Stage, on_screen
 
 #: Seconds the simulated participant thinks before it answers (divided by its speed).
 SIMULATED_THINK = 1.0
@@ -89,13 +89,12 @@ class PlanningTrial(TrialBase):
         st.input.on_page(t0)
         try:
             while self.outcome is None:
-                evs = st.events()
-                for ev in evs:
+                for ev in on_screen(st.events(), t0):  # pressed before the onset: not for it
                     if limit is not None and ev.t - t0 >= limit:  # the time limit came first
                         self.outcome = "time_out"
                         break
                     k = self._chosen(ev)
-                    if k is not None and ev.t >= t0:
+                    if k is not None:
                         self._choose(
                             self.planning.choices[k], ev.t, ev.source, ev.stamp, ev.x, ev.y
                         )

@@ -20,7 +20,15 @@ from tol_tasks.session_data.trial import CopyState, TrialState
 from tol_tasks.session_data.trial_rows import moves_text
 
 from .results import ProblemResult
-from .stage import CONTROLS, QUIT_CONFIRM, RESUME_READY, AbortSession, Stage, peg_actions
+from .stage import (
+    CONTROLS,
+    QUIT_CONFIRM,
+    RESUME_READY,
+    AbortSession,
+    Stage,
+    on_screen,
+    peg_actions,
+)
 
 __all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
            "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
@@ -71,10 +79,7 @@ class TrialBase:
         peg_keys = list(st.model.input.keys or [])
         st.input.on_trial(trial, areas, st.clock.getTime())
         while not trial.done:
-            evs = st.events()
-            for ev in evs:
-                if ev.t < t0 and ev.kind != "key":
-                    continue  # pressed before the problem was on screen: not meant for it
+            for ev in on_screen(st.events(), t0):  # pressed before the onset: not meant for it
                 results = peg_actions(ev, trial, mode, peg_keys, screen, areas)
                 if mode == "drag" and ev.kind == "release":
                     self.drag = None

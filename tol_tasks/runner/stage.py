@@ -26,6 +26,15 @@ QUIT_CONFIRM = "quit-confirm"
 CONTROLS = "controls"
 
 
+def on_screen(evs: list, since: float) -> list:
+    """The events of ``evs`` pressed once the screen shown at ``since`` (its flip's time) was
+    on screen. One stamped earlier was pressed before the participant could see the screen,
+    so it is not meant for it; on a loaded machine it may be read only after the flip
+    returned, and its row would go before the screen's (a log's times never go backwards).
+    """
+    return [e for e in evs if e.t >= since]
+
+
 class AbortSession(Exception):  # noqa: N818 - a signal, not an error
     """The quit key was pressed at session time ``t``."""
 
@@ -113,14 +122,23 @@ class Stage:
         shown = self.frames.next_flip_time(self.clock)
         label.draw(text)
         self.frames.flip()
+        evs = self.input.poll()
+        # An answer pressed before the flip that showed the question, read only now (a
+        # loaded machine: the flip returned late), answers it as one read with the quit key
+        # does: the question's rows not written, so none goes before the answer's row.
+        answer = self._answer([e for e in evs if e.t < shown[0]], key, prompt, shown=False)
+        if answer is not None:
+            self._after_answer += [e for e in evs if e.t >= shown[0]]
+            return answer
         self.write("page_shown", time=shown[0], problem_id=QUIT_CONFIRM, stamp="flip")
         while True:
-            self.interrupts.check()
-            answer = self._answer(self.input.poll(), key, prompt, shown=True)
+            answer = self._answer(on_screen(evs, shown[0]), key, prompt, shown=True)
             if answer is not None:
                 return answer
             label.draw(text)
             self.frames.flip()
+            self.interrupts.check()
+            evs = self.input.poll()
 
     def _answer(self, evs: list, key: str, prompt, shown: bool) -> bool | None:
         """The answer to the quit question among ``evs`` (None: none yet): True for the quit
@@ -188,7 +206,7 @@ class Stage:
         self.write("page_shown", time=shown[0], problem_id=page_id, stamp="flip")
         self.input.on_pause(self.clock.getTime(), key)
         while True:
-            evs = self.events()
+            evs = on_screen(self.events(), shown[0])
             done = [e for e in evs if e.kind == "key" and e.key == key]
             if done:
                 self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,
@@ -224,13 +242,11 @@ class Stage:
         self.input.on_trial(trial, board_layout.pegs, self.clock.getTime())
         last = None
         while not trial.done:
-            evs = self.events()
-            for ev in evs:
-                if ev.t >= shown[0] or ev.kind == "key":
-                    if peg_actions(ev, trial, mode, peg_keys, self.screen, board_layout.pegs):
-                        last = ev
-                    if mode == "drag" and ev.kind == "release":
-                        drag = None
+            for ev in on_screen(self.events(), shown[0]):
+                if peg_actions(ev, trial, mode, peg_keys, self.screen, board_layout.pegs):
+                    last = ev
+                if mode == "drag" and ev.kind == "release":
+                    drag = None
             self.input.after(trial, self.clock.getTime())
             if mode == "drag" and trial.held is not None and not self.simulate:
                 drag = self.input.pointer()
@@ -254,7 +270,7 @@ class Stage:
         self.input.on_page(self.clock.getTime())
         since = self.clock.getTime()
         while True:
-            evs = self.events()
+            evs = on_screen(self.events(), shown[0])
             done = [e for e in evs if e.kind == "release" or (e.kind == "key" and e.key == "space")]
             if done:
                 self.write("page_left", time=done[0].t, problem_id=page_id, input=done[0].source,

@@ -1,0 +1,125 @@
+"""The screens between trials (tol_tasks.runner.stage) on a real window: a press read after the
+flip that showed a screen but stamped before it (the on-arrival listener's stamp, read late on
+a loaded machine) is not taken as meant for that screen, and no row goes before the screen's.
+
+Found under load (2026-11-26): a quit question answered by a key stamped 58 ms before the
+question's flip was logged as ``page_shown`` 10.011 then ``page_left`` 9.953, and tol-score
+refused the whole log ("the times go backwards"). The input here is a scripted source: the
+presses and their stamps are the test's data; the window, the flips, the frame recorder, the
+session clock and the stage are the real ones.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+SCRIPT = r"""
+import json, sys
+from psychopy import visual
+from tol_tasks.protocol_format.load import load_protocol_text
+from tol_tasks.protocol_format.model import Page
+from tol_tasks.runner.clock import session_clock
+from tol_tasks.runner.events import InputEvent
+from tol_tasks.runner.frames import FrameRecorder
+from tol_tasks.runner.inputs import InputSource
+from tol_tasks.runner.screen import TaskScreen
+from tol_tasks.runner.stage import AbortSession, Stage
+
+
+class Scripted(InputSource):
+    # Each poll hands out the next list of events; a "before" event is stamped at the time
+    # the test saved just before the screen was drawn (so before its flip), an "after" one
+    # at the poll (after the flip).
+    method = "scripted"
+
+    def __init__(self, clock):
+        self.clock, self.polls, self.before = clock, [], None
+
+    def poll(self):
+        now = self.clock.getTime()
+        batch = self.polls.pop(0) if self.polls else []
+        return [InputEvent("key", self.before if when == "before" else now, key=key,
+                           source="key", stamp="arrival") for key, when in batch]
+
+    def pointer(self):
+        return (0.0, 0.0)
+
+
+proto = ("format: 1\nname: stage\ntask: {type: london}\ndisplay: {fullscreen: false}\n"
+         'blocks:\n  - problems:\n      - {id: p1, start: "GR|B|", goal: "G|BR|"}\n')
+lp = load_protocol_text(proto)
+view = lp.resolve("en")
+win = visual.Window(size=(800, 600), units="height", checkTiming=False)
+clock = session_clock()
+rows = []
+inp = Scripted(clock)
+stage = Stage(TaskScreen(win, lp, view.messages), FrameRecorder(win), inp, clock,
+              lambda name=None, **v: rows.append([name, v["time"], v.get("problem_id")]),
+              lp, view)
+out = {}
+
+# An instruction page: a space stamped before its flip is ignored; the next one ends it.
+inp.before = clock.getTime()
+inp.polls = [[("space", "before")], [], [("space", "after")]]
+stage.page(Page(text="Hello"), "page-1")
+out["page"] = rows[:]
+
+# The pause only the examiner ends: likewise with the examiner key.
+rows.clear()
+inp.before = clock.getTime()
+key = lp.model.input.examiner_key
+inp.polls = [[(key, "before")], [(key, "after")]]
+stage.pause("Pause", "pause-1")
+out["pause"] = rows[:]
+
+# The quit question answered (quit key again) by a key stamped before the question's flip:
+# answered at once, as a key read with the quit key is, the question's rows not written.
+rows.clear()
+quit_key = lp.model.input.quit_key
+inp.before = clock.getTime()
+inp.polls = [[(quit_key, "before")]]
+out["confirm_early"] = [stage.confirm(inp.before - 0.01), rows[:], stage.quit_prompts[-1].answered
+                        == inp.before]
+
+# The same question answered after its flip: page_shown, then page_left at the answer.
+rows.clear()
+inp.before = clock.getTime()
+inp.polls = [[], [("a", "after")]]
+out["confirm_late"] = [stage.confirm(inp.before - 0.01), rows[:]]
+win.close()
+print("STAGE " + json.dumps(out))
+"""
+
+
+def _run(env) -> dict:
+    run = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True,
+                         text=True, timeout=300, check=False)  # fmt: skip
+    assert run.returncode == 0, run.stderr[-3000:]
+    (line,) = [x for x in run.stdout.splitlines() if x.startswith("STAGE ")]
+    return json.loads(line.removeprefix("STAGE "))
+
+
+def _in_time_order(rows: list) -> None:
+    times = [t for _, t, _ in rows]
+    assert times == sorted(times), rows
+
+
+def test_a_press_stamped_before_a_screen_is_not_meant_for_it(xdisplay):
+    got = _run(xdisplay)
+    for name in ("page", "pause"):
+        rows = got[name]
+        assert [r[0] for r in rows] == ["page_shown", "page_left"], (name, rows)
+        _in_time_order(rows)
+    # The early quit answer: True (the quit key again), no page row, answered at its stamp.
+    ended, rows, at_its_stamp = got["confirm_early"]
+    assert ended is True
+    assert rows == []
+    assert at_its_stamp
+    # The answer after the flip: the question's two rows, in time order; another key: go on.
+    ended, rows = got["confirm_late"]
+    assert ended is False
+    assert [(r[0], r[2]) for r in rows] == [("page_shown", "quit-confirm"),
+                                            ("page_left", "quit-confirm")]  # fmt: skip
+    _in_time_order(rows)
