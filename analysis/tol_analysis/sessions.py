@@ -335,12 +335,16 @@ def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
     new = np.ones(len(codes), bool)
     new[1:] = (codes[1:] != codes[:-1]) | (number[1:] != number[:-1]) | (tasks[1:] != tasks[:-1])
     starts = np.flatnonzero(new)
-    keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
-            zip(codes[starts].tolist(), number[starts].tolist(), tasks[starts].tolist(),
-                strict=True)]  # fmt: skip
-    rows = (index.rows(keys) if isinstance(index, KeyIndex)
-            else np.array([index[k] for k in keys], np.int64))  # fmt: skip
-    return np.repeat(np.asarray(rows, np.int64), np.diff(np.r_[starts, len(codes)]))
+    rows = np.empty(len(starts), np.int64)
+    step = 1 << 16  # keys made this many at a time: a million as tuples take 150 MB
+    for lo in range(0, len(starts), step):
+        at = starts[lo : lo + step]
+        keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
+                zip(codes[at].tolist(), number[at].tolist(), tasks[at].tolist(),
+                    strict=True)]  # fmt: skip
+        rows[lo : lo + step] = (index.rows(keys) if isinstance(index, KeyIndex)
+                                else np.array([index[k] for k in keys], np.int64))  # fmt: skip
+    return np.repeat(rows, np.diff(np.r_[starts, len(codes)]))
 
 
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,

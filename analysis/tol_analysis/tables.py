@@ -18,7 +18,9 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -44,8 +46,8 @@ class ColumnData:
         float64, NaN where missing.
     missing : ndarray of bool or None
         Integers and booleans: which are missing (None: none).
-    categories : list of str
-        Text: the distinct texts.
+    categories : list of str or TextList
+        Text: the distinct texts (many of them: a :class:`TextList`).
     plain : bool
         In a DataFrame, text as ``object``, integers as ``int64`` and booleans
         as ``bool`` (a column that is never missing), instead of ``category``,
@@ -61,7 +63,8 @@ class ColumnData:
         self.kind = kind
         self.values = values
         self.missing = missing if missing is not None and missing.any() else None
-        self.categories = list(categories or [])
+        self.categories = (categories if isinstance(categories, TextList)
+                           else list(categories or []))  # fmt: skip
         self.plain = plain
 
     def __len__(self) -> int:
@@ -83,13 +86,13 @@ class ColumnData:
         first = parts[0]
         plain = all(p.plain for p in parts)
         if first.kind == STRING:
-            seen: dict[str, int] = {}
+            seen = Distinct()  # not a dict: a million participants' ids stay compact
             codes = []
             for p in parts:  # -1 (missing) stays -1: the last of each part's new codes
-                new = [seen.setdefault(c, len(seen)) for c in p.categories]
-                codes.append(np.array([*new, -1], np.int64)[np.asarray(p.values, np.int64)])
+                new = seen.codes(list(p.categories))
+                codes.append(np.append(new, -1)[np.asarray(p.values, np.int64)])
             codes = np.concatenate(codes).astype(_code_type(len(seen)))
-            return cls(STRING, codes, categories=list(seen), plain=plain)
+            return cls(STRING, codes, categories=seen.texts(), plain=plain)
         values = np.concatenate([p.values for p in parts])
         missing = np.concatenate([p.is_missing() for p in parts])
         return cls(first.kind, values, missing, plain=plain)
@@ -213,42 +216,139 @@ class TableData:
                    {str(c): ColumnData.from_series(df[c]) for c in df.columns}, len(df))  # fmt: skip
 
 
-class _Texts:
-    """A text column's categories, numbered in order of appearance, and its codes so far."""
+class TextList(Sequence):
+    """Distinct texts in order, kept as UTF-8 in one buffer and where each ends: about 10
+    bytes a text besides its characters, against about 100 for a list of Python strings
+    (and the dict that found them)."""
+
+    _BLOCK = 1 << 16  # ends kept in arrays of this many
 
     def __init__(self) -> None:
-        self.code: dict[str, int] = {}
-        self.categories: list[str] = []
-        self.chunks: list[np.ndarray] = []
+        self._bytes = bytearray()
+        self._blocks: list[np.ndarray] = []  # each full block's ends
+        self._new: list[int] = []  # the ends of the block being filled
+        self._n = 0
 
-    def _codes_of(self, values) -> np.ndarray:
-        code, cats = self.code, self.categories
-        out = np.empty(len(values), np.int32)
-        for k, v in enumerate(values):
+    def append(self, text: str) -> None:
+        self._bytes += text.encode("utf-8", "surrogatepass")
+        self._new.append(len(self._bytes))
+        self._n += 1
+        if len(self._new) == self._BLOCK:
+            self._blocks.append(np.array(self._new, np.int64))
+            self._new = []
+
+    def _end(self, at: int) -> int:
+        b, i = divmod(at, self._BLOCK)
+        return int(self._blocks[b][i]) if b < len(self._blocks) else self._new[i]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __getitem__(self, at):
+        if isinstance(at, slice):
+            return [self[k] for k in range(*at.indices(self._n))]
+        if not -self._n <= at < self._n:
+            raise IndexError("text index out of range")
+        at = int(at) % self._n
+        start = self._end(at - 1) if at else 0
+        return self._bytes[start : self._end(at)].decode("utf-8", "surrogatepass")
+
+    def __iter__(self) -> Iterator[str]:
+        start, data = 0, self._bytes
+        for block in [*self._blocks, self._new]:
+            for end in block.tolist() if isinstance(block, np.ndarray) else list(block):
+                yield data[start:end].decode("utf-8", "surrogatepass")
+                start = end
+
+
+class Distinct:
+    """Codes texts in order of first appearance (0, 1, ...) without a dict of every text:
+    each text's 64-bit hash is looked up in sorted arrays (the last few thousand new ones in
+    a dict), the text itself compared to the one found (two texts with one hash are told
+    apart by a dict of those few), and the texts kept in a :class:`TextList`."""
+
+    #: New texts looked up in a dict until they are this many, then merged into the arrays.
+    RECENT = 1 << 16
+
+    def __init__(self) -> None:
+        self._texts = TextList()
+        self._hashes = np.empty(0, np.int64)  # sorted
+        self._at = np.empty(0, np.int64)  # the code of each of them
+        self._recent: dict[int, int] = {}
+        self._clashes: dict[str, int] = {}  # texts whose hash another text has
+
+    def __len__(self) -> int:
+        return len(self._texts)
+
+    def texts(self) -> TextList:
+        return self._texts
+
+    def codes(self, values) -> np.ndarray:
+        """The codes of ``values`` (texts, None: -1), new texts numbered next."""
+        values = list(values)
+        out = np.empty(len(values), np.int64)
+        hashes = np.fromiter((0 if v is None else hash(v) for v in values), np.int64,
+                             len(values))  # fmt: skip
+        if len(self._hashes):
+            pos = np.minimum(np.searchsorted(self._hashes, hashes), len(self._hashes) - 1)
+            hit = self._hashes[pos] == hashes
+            old = np.where(hit, self._at[pos], -1).tolist()
+        else:
+            old = [-1] * len(values)
+        texts, recent, clashes = self._texts, self._recent, self._clashes
+        for k, (v, h, c) in enumerate(zip(values, hashes.tolist(), old, strict=True)):
             if v is None:
                 out[k] = -1
                 continue
-            c = code.get(v)
-            if c is None:
-                c = code[v] = len(cats)
-                cats.append(v)
+            if c < 0:
+                c = recent.get(h, -1)
+            if c >= 0 and texts[c] != v:  # another text with this hash
+                c = clashes.get(v, -1)
+                if c < 0:
+                    c = clashes[v] = len(texts)
+                    texts.append(v)
+            elif c < 0:
+                c = recent[h] = len(texts)
+                texts.append(v)
             out[k] = c
+        if len(recent) >= self.RECENT:
+            self._merge()
         return out
 
+    def _merge(self) -> None:
+        h = np.concatenate([self._hashes, np.fromiter(self._recent, np.int64, len(self._recent))])
+        at = np.concatenate([self._at, np.fromiter(self._recent.values(), np.int64,
+                                                   len(self._recent))])  # fmt: skip
+        order = np.argsort(h, kind="stable")
+        self._hashes, self._at, self._recent = h[order], at[order], {}
+
+
+class _Texts:
+    """A text column's categories, numbered in order of appearance, and its codes so far."""
+
+    def __init__(self, store: _Store | None = None) -> None:
+        self._distinct = Distinct()
+        self.chunks: list = []
+        self._store = _Store.none() if store is None else store
+
     def add(self, n: int, value) -> None:
+        coder = self._distinct
         if isinstance(value, str):
-            codes = np.full(n, self._codes_of([value])[0], np.int32)
+            codes = np.full(n, coder.codes([value])[0], np.int64)
         elif isinstance(value, Coded):
-            codes = self._codes_of(list(value.values))[np.asarray(value.codes)]
+            codes = coder.codes(value.values)[np.asarray(value.codes)]
         else:
-            codes = self._codes_of(value)
-        self.chunks.append(codes.astype(_code_type(len(self.categories))))
+            codes = coder.codes(value)
+        self.chunks.append(self._store.put(codes.astype(_code_type(len(coder)))))
 
     def done(self) -> ColumnData:
-        dtype = _code_type(len(self.categories))
-        codes = np.concatenate(self.chunks, dtype=dtype) if self.chunks else np.empty(0, dtype)
-        self.chunks = []
-        return ColumnData(STRING, codes, categories=self.categories)
+        dtype = _code_type(len(self._distinct))
+        chunks, self.chunks = self.chunks, []
+        codes = self._store.concat(chunks, dtype)
+        texts = self._distinct.texts()
+        # A few distinct texts stay a list (quicker to look up); many stay compact.
+        categories = list(texts) if len(texts) <= Distinct.RECENT else texts
+        return ColumnData(STRING, codes, categories=categories)
 
 
 def _code_type(n: int) -> type:
@@ -263,9 +363,10 @@ class _Numbers:
     """A numeric column so far, in chunks of the smallest type that holds them, with a mask
     of missing values for the chunks that have one."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, store: _Store | None = None) -> None:
         self.kind = kind
-        self.chunks: list[tuple[np.ndarray, np.ndarray | None]] = []
+        self.chunks: list[tuple] = []
+        self._store = _Store.none() if store is None else store
 
     def add(self, n: int, value) -> None:
         values, missing = _values_and_missing(n, value)
@@ -279,22 +380,25 @@ class _Numbers:
             values = values.astype(bool, copy=False)
         else:
             values = values.astype(np.float64, copy=False)
-        self.chunks.append((values, missing))
+        put = self._store.put
+        self.chunks.append((put(values), None if missing is None else put(missing)))
 
     def done(self) -> ColumnData:
         chunks, self.chunks = self.chunks, []
         if not chunks:
             return ColumnData(self.kind, np.empty(0, np.float64 if self.kind == FLOAT else np.int8))
-        dtype = np.result_type(*(v.dtype for v, _ in chunks))
-        values = np.concatenate([v for v, _ in chunks], dtype=dtype)
+        store = self._store
+        dtype = np.result_type(*(store.dtype(v) for v, _ in chunks))
+        values = store.concat([v for v, _ in chunks], dtype)
         missing = None
         if any(m is not None for _, m in chunks):
             missing = np.zeros(len(values), bool)
             start = 0
             for v, m in chunks:
+                n = store.len(v)
                 if m is not None:
-                    missing[start : start + len(v)] = m
-                start += len(v)
+                    store.read_into(m, missing[start : start + n])
+                start += n
         if self.kind == FLOAT and missing is not None:
             values[missing] = np.nan
             missing = None
@@ -324,17 +428,21 @@ class TableBuilder:
     With a ``sink`` (a :class:`tol_analysis.csvfile.TableWriter`, or anything with
     its ``write``), each batch's rows are written there as they come and only the
     columns named in ``keep`` are gathered: memory then holds those, not the table.
+    With ``spill_in`` (a folder) too, those columns' chunks wait in an unnamed temporary
+    file there until :meth:`done` (memory then holds neither while the logs are scored).
     """
 
     def __init__(self, table: Table, release: Callable[[], None] = lambda: None,
-                 sink=None, keep: Iterable[str] | None = None) -> None:  # fmt: skip
+                 sink=None, keep: Iterable[str] | None = None,
+                 spill_in: str | Path | None = None) -> None:  # fmt: skip
         self.table = table
         self.rows = 0
         self.sink = sink
         self._release = release
         kept = set(table.names if keep is None else keep)
         self._names = [c.name for c in table if c.name in kept]
-        self._columns = _new_columns(table, self._names)
+        self._store = _Store(spill_in) if spill_in is not None else None
+        self._columns = _new_columns(table, self._names, self._store)
 
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
@@ -350,15 +458,88 @@ class TableBuilder:
 
     def done(self) -> TableData:
         out = {}
-        for name in self._names:
-            out[name] = self._columns.pop(name).done()
-            self._release()
+        try:
+            for name in self._names:
+                out[name] = self._columns.pop(name).done()
+                self._release()
+        finally:
+            self.close()
         return TableData(self._names, out, self.rows)
 
+    def close(self) -> None:
+        """Remove the file the kept chunks wait in (if any)."""
+        if self._store is not None:
+            self._store.close()
 
-def _new_columns(table: Table, names: list[str]) -> dict:
-    return {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
+
+def _new_columns(table: Table, names: list[str], store: _Store | None = None) -> dict:
+    return {c.name: _Texts(store) if c.type == STRING else _Numbers(c.type, store)
             for c in table if c.name in names}  # fmt: skip
+
+
+class _Store:
+    """Where a builder's chunks wait until its table is made: in memory (the arrays
+    themselves), or written to an unnamed temporary file in ``spill_in`` (each chunk then
+    its offset, type and length: a few dozen bytes instead of its values)."""
+
+    def __init__(self, spill_in: str | Path | None) -> None:
+        self._file = None
+        if spill_in is not None:
+            self._file = tempfile.TemporaryFile(dir=spill_in)  # noqa: SIM115 - closed by close()
+        self._end = 0
+
+    @classmethod
+    def none(cls) -> _Store:
+        return _IN_MEMORY
+
+    def put(self, values: np.ndarray):
+        """``values`` kept: the array (in memory) or where it was written."""
+        if self._file is None:
+            return values
+        values = np.ascontiguousarray(values)
+        self._file.seek(self._end)
+        self._file.write(values.data)
+        at = (self._end, values.dtype, len(values))
+        self._end += values.nbytes
+        return at
+
+    def dtype(self, chunk) -> np.dtype:
+        return chunk.dtype if isinstance(chunk, np.ndarray) else chunk[1]
+
+    def len(self, chunk) -> int:
+        return len(chunk) if isinstance(chunk, np.ndarray) else chunk[2]
+
+    def read_into(self, chunk, out: np.ndarray) -> None:
+        """Chunk ``chunk``'s values into ``out`` (of its length), as ``out``'s type."""
+        if isinstance(chunk, np.ndarray):
+            out[...] = chunk
+            return
+        start, dtype, n = chunk
+        if out.dtype == dtype:
+            self._file.seek(start)
+            self._file.readinto(memoryview(out).cast("B"))
+            return
+        self._file.seek(start)
+        out[...] = np.frombuffer(self._file.read(n * dtype.itemsize), dtype)
+
+    def concat(self, chunks: list, dtype) -> np.ndarray:
+        """The chunks' values as one array of ``dtype``."""
+        if self._file is None:
+            return np.concatenate(chunks, dtype=dtype) if chunks else np.empty(0, dtype)
+        out = np.empty(sum(c[2] for c in chunks), dtype)
+        start = 0
+        for c in chunks:
+            self.read_into(c, out[start : start + c[2]])
+            start += c[2]
+        return out
+
+    def close(self) -> None:
+        if self._file is not None:
+            self._file.close()
+            self._file = None
+
+
+_IN_MEMORY = _Store(None)
 
 
 def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
