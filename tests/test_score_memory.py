@@ -13,6 +13,7 @@ import csv
 import gc
 import io
 import json
+import tracemalloc
 import pathlib
 from pathlib import Path
 
@@ -279,3 +280,64 @@ def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
     expected = sorted(root.rglob("*.csv"), key=lambda f: f.parts)
     assert list(csv_files(root)) == expected
     assert root / "d.csv" in expected  # a folder named like a CSV file: found, as before
+
+
+def _traced_at(tmp_path: Path, monkeypatch, count: int) -> dict[str, int]:
+    """Run tol-score on ``count`` sessions: the bytes of kept trial values the trials
+    table's builder holds in memory when scoring ends (numpy arrays; a chunk per batch if
+    they waited in memory), and the bytes of Python objects alive that tol_analysis's code
+    made as wide.csv's participants are ranked (tracemalloc: a participant id per session
+    would be a string, a dict entry and a list entry)."""
+    import numpy as np
+
+    import tol_analysis.tables as tables_module
+    import tol_analysis.wide as wide_module
+
+    ours = [tracemalloc.Filter(True, str(Path(tables_module.__file__).parent / "*"))]
+    seen: dict[str, int] = {}
+    done = tables_module.TableBuilder.done
+
+    def done_counted(self):
+        if self.table.name == "trials":
+            held = [x for column in self._columns.values() for chunk in column.chunks
+                    for x in (chunk if isinstance(chunk, tuple) else (chunk,))]  # fmt: skip
+            seen["kept trial columns"] = sum(x.nbytes for x in held if isinstance(x, np.ndarray))
+        return done(self)
+
+    monkeypatch.setattr(tables_module.TableBuilder, "done", done_counted)
+    cells = wide_module._ProblemCells
+
+    def cells_traced(*args, **kwargs):
+        gc.collect()
+        snap = tracemalloc.take_snapshot().filter_traces(ours)
+        snap = snap.filter_traces([tracemalloc.DomainFilter(True, 0)])  # Python objects
+        seen["wide.csv"] = sum(s.size for s in snap.statistics("filename"))
+        return cells(*args, **kwargs)
+
+    monkeypatch.setattr(wide_module, "_ProblemCells", cells_traced)
+    folder = _corpus(tmp_path / f"logs-{count}", count)
+    tracemalloc.start()
+    try:
+        assert cli.main([str(folder), "-o", str(tmp_path / f"out-{count}")]) == 0
+    finally:
+        tracemalloc.stop()
+        monkeypatch.undo()
+    return seen
+
+
+def test_kept_trial_columns_and_participant_ids_do_not_grow_with_the_sessions(
+    tmp_path, monkeypatch
+):
+    # While the logs are scored, the trial columns sessions.csv and wide.csv are made from
+    # wait on disk (none of their values in memory); the participants' ids are kept as UTF-8
+    # in one buffer, not as a Python string (and a dict entry) each, in the trials table,
+    # the sessions table and wide.csv's ranking.
+    n = 60
+    monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
+    few = _traced_at(tmp_path, monkeypatch, n)
+    monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
+    many = _traced_at(tmp_path, monkeypatch, 4 * n)
+    print("SEEN", few, many)
+    assert many["kept trial columns"] == 0, (few, many)
+    # Kept as Python strings, the ids grow by about 250 bytes a participant.
+    assert many["wide.csv"] - few["wide.csv"] < 48 * 3 * n, (few, many)

@@ -92,7 +92,7 @@ class ColumnData:
                 new = seen.codes(list(p.categories))
                 codes.append(np.append(new, -1)[np.asarray(p.values, np.int64)])
             codes = np.concatenate(codes).astype(_code_type(len(seen)))
-            return cls(STRING, codes, categories=seen.texts(), plain=plain)
+            return cls(STRING, codes, categories=seen.categories(), plain=plain)
         values = np.concatenate([p.values for p in parts])
         missing = np.concatenate([p.is_missing() for p in parts])
         return cls(first.kind, values, missing, plain=plain)
@@ -283,6 +283,10 @@ class Distinct:
     def texts(self) -> TextList:
         return self._texts
 
+    def categories(self) -> list[str] | TextList:
+        """The texts: a list when they are few (quicker to look up), else compact."""
+        return list(self._texts) if len(self._texts) <= self.RECENT else self._texts
+
     def codes(self, values) -> np.ndarray:
         """The codes of ``values`` (texts, None: -1), new texts numbered next."""
         values = list(values)
@@ -345,10 +349,7 @@ class _Texts:
         dtype = _code_type(len(self._distinct))
         chunks, self.chunks = self.chunks, []
         codes = self._store.concat(chunks, dtype)
-        texts = self._distinct.texts()
-        # A few distinct texts stay a list (quicker to look up); many stay compact.
-        categories = list(texts) if len(texts) <= Distinct.RECENT else texts
-        return ColumnData(STRING, codes, categories=categories)
+        return ColumnData(STRING, codes, categories=self._distinct.categories())
 
 
 def _code_type(n: int) -> type:
