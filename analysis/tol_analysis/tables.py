@@ -19,6 +19,7 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 from __future__ import annotations
 
 import tempfile
+from array import array
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -221,44 +222,30 @@ class TextList(Sequence):
     bytes a text besides its characters, against about 100 for a list of Python strings
     (and the dict that found them)."""
 
-    _BLOCK = 1 << 16  # ends kept in arrays of this many
-
     def __init__(self) -> None:
         self._bytes = bytearray()
-        self._blocks: list[np.ndarray] = []  # each full block's ends
-        self._new: list[int] = []  # the ends of the block being filled
-        self._n = 0
+        self._ends = array("q")  # where each text ends in the buffer
 
     def append(self, text: str) -> None:
         self._bytes += text.encode("utf-8", "surrogatepass")
-        self._new.append(len(self._bytes))
-        self._n += 1
-        if len(self._new) == self._BLOCK:
-            self._blocks.append(np.array(self._new, np.int64))
-            self._new = []
-
-    def _end(self, at: int) -> int:
-        b, i = divmod(at, self._BLOCK)
-        return int(self._blocks[b][i]) if b < len(self._blocks) else self._new[i]
+        self._ends.append(len(self._bytes))
 
     def __len__(self) -> int:
-        return self._n
+        return len(self._ends)
 
     def __getitem__(self, at):
         if isinstance(at, slice):
-            return [self[k] for k in range(*at.indices(self._n))]
-        if not -self._n <= at < self._n:
-            raise IndexError("text index out of range")
-        at = int(at) % self._n
-        start = self._end(at - 1) if at else 0
-        return self._bytes[start : self._end(at)].decode("utf-8", "surrogatepass")
+            return [self[k] for k in range(*at.indices(len(self)))]
+        end = self._ends[at]  # IndexError out of range
+        at = at % len(self)
+        start = self._ends[at - 1] if at else 0
+        return self._bytes[start:end].decode("utf-8", "surrogatepass")
 
     def __iter__(self) -> Iterator[str]:
         start, data = 0, self._bytes
-        for block in [*self._blocks, self._new]:
-            for end in block.tolist() if isinstance(block, np.ndarray) else list(block):
-                yield data[start:end].decode("utf-8", "surrogatepass")
-                start = end
+        for end in self._ends:
+            yield data[start:end].decode("utf-8", "surrogatepass")
+            start = end
 
 
 class Distinct:
