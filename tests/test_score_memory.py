@@ -13,7 +13,6 @@ import csv
 import gc
 import io
 import json
-import tracemalloc
 import pathlib
 from pathlib import Path
 
@@ -376,4 +375,6 @@ def test_participant_ids_are_kept_compact_in_the_tables_sessions_and_wide_are_ma
     monkeypatch.undo()
     assert cli.main([str(folder), "-o", str(tmp_path / "as-a-list")]) == 0
     for name in ("trials.csv", "sessions.csv", "wide.csv"):
-        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "as-a-list" / name).read_bytes()
+        assert (tmp_path / "out" / name).read_bytes() == (
+            tmp_path / "as-a-list" / name
+        ).read_bytes()

@@ -7,8 +7,8 @@ trials columns kept by scoring and the sessions table.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
