@@ -238,15 +238,15 @@ class _Clashing(str):
 def test_distinct_codes_texts_in_order_of_first_appearance_even_when_hashes_clash(
     monkeypatch,
 ):
-    import tol_analysis.tables as tables_module
+    import tol_analysis.compact as compact_module
 
-    monkeypatch.setattr(tables_module.Distinct, "RECENT", 4)  # merged into the arrays often
+    monkeypatch.setattr(compact_module.Distinct, "RECENT", 4)  # merged into the arrays often
     values = ["P1", None, "P2", "P1", _Clashing("Q1"), "P3", _Clashing("Q2"), "P2",
               _Clashing("Q1"), "é-7", *(f"R{k}" for k in range(9)), _Clashing("Q2"), "P1"]  # fmt: skip
     expected, first = [], {}  # independent: a dict of every text
     for v in values:
         expected.append(-1 if v is None else first.setdefault(str(v), len(first)))
-    coder = tables_module.Distinct()
+    coder = compact_module.Distinct()
     got = [*coder.codes(values[:5]).tolist(), *coder.codes(values[5:11]).tolist(),
            *coder.codes(values[11:]).tolist()]  # fmt: skip
     assert got == expected
@@ -353,9 +353,11 @@ def test_participant_ids_are_kept_compact_in_the_tables_sessions_and_wide_are_ma
     # Many participants' ids are kept as UTF-8 in one buffer (about 10 bytes an id), not
     # as a Python string and a dict entry each (100-250 bytes), in the trials table and the
     # sessions table that sessions.csv and wide.csv are made from; the tables the same.
-    import tol_analysis.tables as tables_module
+    import tol_analysis.compact as compact_module
 
-    monkeypatch.setattr(tables_module.Distinct, "RECENT", 16)  # compact from 17 (tol-score: 65,537)
+    monkeypatch.setattr(
+        compact_module.Distinct, "RECENT", 16
+    )  # compact from 17 (tol-score: 65,537)
     seen = {}
     write_wide = export_module.write_wide
 
@@ -368,7 +370,7 @@ def test_participant_ids_are_kept_compact_in_the_tables_sessions_and_wide_are_ma
     assert cli.main([str(folder), "-o", str(tmp_path / "out")]) == 0
     ids = [f"M{k:05d}" for k in range(40)]  # as _corpus names them, in order
     for table, column in seen.items():
-        assert isinstance(column.categories, tables_module.TextList), table
+        assert isinstance(column.categories, compact_module.TextList), table
         assert list(column.categories) == ids, table
     wide = list(csv.DictReader(io.StringIO((tmp_path / "out" / "wide.csv").read_text())))
     assert [row["participant"] for row in wide] == ids
