@@ -29,11 +29,12 @@ from tol_analysis.columns import (
     STRING,
     level_name,
 )
+from tol_analysis.compact import Distinct
 from tol_analysis.conventions import Conventions
 from tol_analysis.csvfile import TableWriter
 from tol_analysis.infos import SessionInfo, session_info  # noqa: F401 - also here
 from tol_analysis.spill import KeyIndex
-from tol_analysis.tables import ColumnData, TableData
+from tol_analysis.tables import ColumnData, TableData, code_type
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -87,16 +88,44 @@ def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Convention
     step = SESSION_ROWS if summaries.in_order else max(1, summaries.n)
     kept = _ids([])
     kept.update(field_columns([], kinds=summaries.fields))
-    parts: dict[str, list[ColumnData]] = {name: [] for name in kept}
+    parts = {name: _Gathered() for name in kept}
     with TableWriter(path, summaries.names) as out:
         for start in range(0, summaries.n, step):
             rows = summaries.rows(start, min(start + step, summaries.n))
             out.write(rows)
             for name, got in parts.items():
-                got.append(rows[name])
+                got.add(rows[name])
     if summaries.n:
-        kept = {name: ColumnData.concat(got) for name, got in parts.items()}
+        kept = {name: got.done() for name, got in parts.items()}
     return TableData(summaries.names, kept, summaries.n)
+
+
+class _Gathered:
+    """A column's rows gathered range by range, as :meth:`ColumnData.concat` joins them, the
+    texts coded as each range comes (no Python string kept per row until the end: a million
+    participants' ids)."""
+
+    def __init__(self) -> None:
+        self._parts: list[ColumnData] = []
+        self._texts: Distinct | None = None
+
+    def add(self, column: ColumnData) -> None:
+        if column.kind == STRING:
+            if self._texts is None:
+                self._texts = Distinct()
+            codes = np.append(self._texts.codes(list(column.categories)), -1)
+            column = ColumnData(STRING, codes[np.asarray(column.values, np.int64)],
+                                plain=column.plain)  # fmt: skip
+        self._parts.append(column)
+
+    def done(self) -> ColumnData:
+        parts, self._parts = self._parts, []
+        if self._texts is None:
+            return ColumnData.concat(parts)
+        codes = np.concatenate([p.values for p in parts])
+        return ColumnData(STRING, codes.astype(code_type(len(self._texts))),
+                          categories=self._texts.categories(),
+                          plain=all(p.plain for p in parts))  # fmt: skip
 
 
 class _Summaries:

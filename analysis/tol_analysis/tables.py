@@ -76,7 +76,7 @@ class ColumnData:
         seen: dict[str, int] = {}
         codes = np.array([-1 if t is None else seen.setdefault(t, len(seen)) for t in texts],
                          np.int64)  # fmt: skip
-        return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
+        return cls(STRING, codes.astype(code_type(len(seen))), categories=list(seen),
                    plain=plain)  # fmt: skip
 
     @classmethod
@@ -91,7 +91,7 @@ class ColumnData:
             for p in parts:  # -1 (missing) stays -1: the last of each part's new codes
                 new = seen.codes(list(p.categories))
                 codes.append(np.append(new, -1)[np.asarray(p.values, np.int64)])
-            codes = np.concatenate(codes).astype(_code_type(len(seen)))
+            codes = np.concatenate(codes).astype(code_type(len(seen)))
             return cls(STRING, codes, categories=seen.categories(), plain=plain)
         values = np.concatenate([p.values for p in parts])
         missing = np.concatenate([p.is_missing() for p in parts])
@@ -108,7 +108,7 @@ class ColumnData:
             shift = 1 if len(used) and used[0] < 0 else 0
             categories = [categories[c] for c in used[shift:].tolist()]
             values = np.where(codes < 0, -1, which.ravel() - shift).astype(
-                _code_type(len(categories)))  # fmt: skip
+                code_type(len(categories)))  # fmt: skip
         return ColumnData(self.kind, values, missing, categories, self.plain)
 
     def is_missing(self) -> np.ndarray:
@@ -133,7 +133,7 @@ class ColumnData:
             if self.plain:
                 cats = np.array([*self.categories, None], dtype=object)
                 return cats[np.asarray(self.values)]
-            codes = np.asarray(self.values).astype(_code_type(len(self.categories)), copy=False)
+            codes = np.asarray(self.values).astype(code_type(len(self.categories)), copy=False)
             return pd.Categorical.from_codes(
                 codes, categories=pd.Index(self.categories, dtype=object)
             )
@@ -232,16 +232,16 @@ class _Texts:
             codes = coder.codes(value.values)[np.asarray(value.codes)]
         else:
             codes = coder.codes(value)
-        self.chunks.append(self._store.put(codes.astype(_code_type(len(coder)))))
+        self.chunks.append(self._store.put(codes.astype(code_type(len(coder)))))
 
     def done(self) -> ColumnData:
-        dtype = _code_type(len(self._distinct))
+        dtype = code_type(len(self._distinct))
         chunks, self.chunks = self.chunks, []
         codes = self._store.concat(chunks, dtype)
         return ColumnData(STRING, codes, categories=self._distinct.categories())
 
 
-def _code_type(n: int) -> type:
+def code_type(n: int) -> type:
     """The integer type pandas keeps the codes of ``n`` categories in (-1: missing)."""
     for t in (np.int8, np.int16, np.int32):
         if n < np.iinfo(t).max:
