@@ -228,6 +228,35 @@ def test_texts_keep_each_text_as_given():
         kept[4]
 
 
+class _Clashing(str):
+    """A text whose hash every other such text shares (as two ids' 64-bit hashes may)."""
+
+    def __hash__(self) -> int:
+        return 7
+
+
+def test_distinct_codes_texts_in_order_of_first_appearance_even_when_hashes_clash(
+    monkeypatch,
+):
+    import tol_analysis.score.compact as compact_module
+
+    monkeypatch.setattr(compact_module.Distinct, "RECENT", 4)  # merged into the arrays often
+    values = ["P1", None, "P2", "P1", _Clashing("Q1"), "P3", _Clashing("Q2"), "P2",
+              _Clashing("Q1"), "é-7", *(f"R{k}" for k in range(9)), _Clashing("Q2"), "P1"]  # fmt: skip
+    expected, first = [], {}  # independent: a dict of every text
+    for v in values:
+        expected.append(-1 if v is None else first.setdefault(str(v), len(first)))
+    coder = compact_module.Distinct()
+    got = [*coder.codes(values[:5]).tolist(), *coder.codes(values[5:11]).tolist(),
+           *coder.codes(values[11:]).tolist()]  # fmt: skip
+    assert got == expected
+    assert list(coder.texts()) == list(first)
+    assert [coder.texts()[k] for k in range(len(first))] == list(first)
+    assert coder.texts()[-1] == list(first)[-1]
+    with pytest.raises(IndexError):
+        coder.texts()[len(first)]
+
+
 def _open_files() -> list[str]:
     """What this process has open (its file descriptors' targets)."""
     fds = Path("/proc/self/fd")
@@ -279,3 +308,75 @@ def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
     expected = sorted(root.rglob("*.csv"), key=lambda f: f.parts)
     assert list(csv_files(root)) == expected
     assert root / "d.csv" in expected  # a folder named like a CSV file: found, as before
+
+
+def _kept_at_end_of_scoring(tmp_path: Path, monkeypatch, count: int) -> int:
+    """Run tol-score on ``count`` sessions: the bytes of kept trial values the trials
+    table's builder holds in memory when scoring ends (numpy arrays: a chunk per batch
+    scored if they waited in memory)."""
+    import numpy as np
+
+    import tol_analysis.score.tables as tables_module
+
+    seen: list[int] = []
+    done = tables_module.TableBuilder.done
+
+    def done_counted(self):
+        if self.table.name == "trials":
+            held = [x for column in self._columns.values() for chunk in column.chunks
+                    for x in (chunk if isinstance(chunk, tuple) else (chunk,))]  # fmt: skip
+            seen.append(sum(x.nbytes for x in held if isinstance(x, np.ndarray)))
+        return done(self)
+
+    monkeypatch.setattr(tables_module.TableBuilder, "done", done_counted)
+    monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
+    folder = _corpus(tmp_path / f"logs-{count}", count)
+    try:
+        assert cli.main([str(folder), "-o", str(tmp_path / f"out-{count}")]) == 0
+    finally:
+        monkeypatch.undo()
+    assert len(seen) == 1
+    return seen[0]
+
+
+def test_kept_trial_columns_wait_on_disk_while_the_logs_are_scored(tmp_path, monkeypatch):
+    # The trial columns sessions.csv and wide.csv are made from: none of their values in
+    # memory while the logs are scored, however many sessions (in memory: 70 bytes a trial).
+    few = _kept_at_end_of_scoring(tmp_path, monkeypatch, 20)
+    many = _kept_at_end_of_scoring(tmp_path, monkeypatch, 80)
+    assert few == many == 0, (few, many)
+
+
+def test_participant_ids_are_kept_compact_in_the_tables_sessions_and_wide_are_made_from(
+    tmp_path, monkeypatch
+):
+    # Many participants' ids are kept as UTF-8 in one buffer (about 10 bytes an id), not
+    # as a Python string and a dict entry each (100-250 bytes), in the trials table and the
+    # sessions table that sessions.csv and wide.csv are made from; the tables the same.
+    import tol_analysis.score.compact as compact_module
+
+    monkeypatch.setattr(
+        compact_module.Distinct, "RECENT", 16
+    )  # compact from 17 (tol-score: 65,537)
+    seen = {}
+    write_wide = export_module.write_wide
+
+    def keeping(trials, conv, sessions, path):
+        seen["trials"], seen["sessions"] = trials["participant"], sessions["participant"]
+        return write_wide(trials, conv, sessions, path)
+
+    monkeypatch.setattr(export_module, "write_wide", keeping)
+    folder = _corpus(tmp_path / "logs", 40)
+    assert cli.main([str(folder), "-o", str(tmp_path / "out")]) == 0
+    ids = [f"M{k:05d}" for k in range(40)]  # as _corpus names them, in order
+    for table, column in seen.items():
+        assert isinstance(column.categories, compact_module.TextList), table
+        assert list(column.categories) == ids, table
+    wide = list(csv.DictReader(io.StringIO((tmp_path / "out" / "wide.csv").read_text())))
+    assert [row["participant"] for row in wide] == ids
+    monkeypatch.undo()
+    assert cli.main([str(folder), "-o", str(tmp_path / "as-a-list")]) == 0
+    for name in ("trials.csv", "sessions.csv", "wide.csv"):
+        assert (tmp_path / "out" / name).read_bytes() == (
+            tmp_path / "as-a-list" / name
+        ).read_bytes()

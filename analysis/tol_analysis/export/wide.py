@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -90,7 +91,8 @@ class _Wide:
             keep &= ~np.asarray(trials["practice"].values, bool)
         who = trials["participant"]
         people, rank_of, rank = _people(who, keep, sessions)
-        out = {"participant": ColumnData.texts(people, plain=True)}
+        out = {"participant": ColumnData(STRING, np.arange(len(people)).astype(
+            _index_type(len(people))), categories=people, plain=True)}  # fmt: skip
         if sessions is not None:
             out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
                                               rank, len(people))  # fmt: skip
@@ -115,21 +117,53 @@ class _Wide:
 
 
 def _people(who: ColumnData, keep: np.ndarray,
-            sessions: TableData | None) -> tuple[list[str], np.ndarray, np.ndarray | None]:  # fmt: skip
+            sessions: TableData | None) -> tuple[Sequence[str], np.ndarray, np.ndarray | None]:  # fmt: skip
     """The participants, in order of first appearance (in the sessions table when given,
     which holds those without a trial too), each trials participant code's rank among them,
-    and each session's (None without ``sessions``): one dict of the participants, made once
-    (at a million participants each such dict is about 100 MB)."""
+    and each session's (None without ``sessions``). No dict of every participant when the
+    sessions table's codes are in order of first appearance (as scoring makes them): a
+    million participants' ids as Python strings in a dict take about 150 MB."""
     codes = np.asarray(who.values, np.int64)[keep]
     if sessions is not None:
-        people = list(dict.fromkeys(sessions["participant"].categories[c] for c in
-                                    np.asarray(sessions["participant"].values).tolist()))  # fmt: skip
+        column = sessions["participant"]
+        rank = np.asarray(column.values, np.int64)
+        if _in_order(rank, len(column.categories)):
+            people = column.categories
+            return people, _ranks_of(who.categories, people), rank
+        people = list(dict.fromkeys(column.categories[c] for c in rank.tolist()))
     else:
         people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
     place = {p: k for k, p in enumerate(people)}
     rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
     rank = None if sessions is None else _ranks(sessions["participant"], place)
     return people, rank_of, rank
+
+
+def _in_order(codes: np.ndarray, n: int) -> bool:
+    """Whether ``codes`` use each of ``n`` codes, first appearing in order 0, 1, ..."""
+    if not len(codes) or codes.min() < 0:
+        return False
+    used, first = np.unique(codes, return_index=True)
+    return len(used) == n and bool(np.all(np.diff(first) > 0))
+
+
+def _ranks_of(texts: Sequence[str], people: Sequence[str]) -> np.ndarray:
+    """Each of ``texts``' rank among the distinct ``people`` (-1: none; then -1 for a
+    missing text): by their 64-bit hashes, each match compared as text (a dict of the
+    people when two of them share a hash)."""
+    hashes = np.fromiter((hash(p) for p in people), np.int64, len(people))
+    order = np.argsort(hashes, kind="stable")
+    hashes = hashes[order]
+    if not len(hashes) or np.any(hashes[1:] == hashes[:-1]):
+        place = {p: k for k, p in enumerate(people)}
+        return np.array([place.get(c, -1) for c in texts] + [-1], np.int64)
+    wanted = np.fromiter((hash(t) for t in texts), np.int64, len(texts))
+    at = np.minimum(np.searchsorted(hashes, wanted), len(hashes) - 1)
+    rank = np.where(hashes[at] == wanted, order[at], -1)
+    for k in np.flatnonzero(rank >= 0).tolist():
+        if people[int(rank[k])] != texts[k]:  # the same hash, another text
+            rank[k] = -1
+    return np.append(rank, -1)
 
 
 def _ranks(column: ColumnData, place: dict[str, int]) -> np.ndarray:
@@ -147,8 +181,9 @@ def _participant_fields(sessions: TableData, people: list[str],
         col = sessions[name]
         have = ~col.is_missing()
         first = np.full(len(people), -1, np.int64)
-        for k in np.flatnonzero(have)[::-1].tolist():  # the first session's value wins
-            first[rank[k]] = k
+        with_value = np.flatnonzero(have)
+        who, at = np.unique(rank[with_value], return_index=True)  # the first session's wins
+        first[who] = with_value[at]
         take = np.maximum(first, 0)
         safe = _spss_name(name)  # wide.csv's names are SPSS variable names
         if col.kind == STRING:
@@ -167,18 +202,24 @@ def _session_cells(sessions: TableData, people: list[str],
     """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`;
     ``rank``: each session's participant's rank)."""
     task = sessions["protocol"]
-    rows_of: dict[str, list[int]] = {}  # each session task's stem, in order of appearance
-    for k, (number, code) in enumerate(
-        zip(
-            np.asarray(sessions["session"].values).tolist(),
-            np.asarray(task.values).tolist(),
-            strict=True,
-        )
-    ):
-        rows_of.setdefault(_stem(number, task.categories[code]), []).append(k)
+    number = np.asarray(sessions["session"].values, np.int64)
+    rows_of: dict[str, np.ndarray] = {}  # each session task's stem, in order of appearance
+    if len(number):
+        pairs, which = _distinct_rows(number, np.asarray(task.values, np.int64))
+        which = np.asarray(which).ravel()
+        firsts = np.full(len(pairs), len(number), np.int64)
+        np.minimum.at(firsts, which, np.arange(len(number)))
+        stem_of: dict[str, int] = {}
+        pair_stem = np.empty(len(pairs), np.int64)
+        for j in np.argsort(firsts, kind="stable").tolist():
+            n, code = pairs[j].tolist()
+            pair_stem[j] = stem_of.setdefault(_stem(n, task.categories[code]), len(stem_of))
+        session_stem = pair_stem[which]
+        order = np.argsort(session_stem, kind="stable")  # each stem's sessions, in order
+        bounds = np.searchsorted(session_stem[order], np.arange(len(stem_of) + 1))
+        rows_of = {stem: order[bounds[k] : bounds[k + 1]] for stem, k in stem_of.items()}
     out: dict[str, ColumnData] = {}
-    for stem, rows in rows_of.items():
-        at = np.array(rows, np.int64)
+    for stem, at in rows_of.items():
         for c in WIDE_SESSION:
             source = sessions[c.name]
             codes = np.full(len(people), -1, np.asarray(source.values).dtype)

@@ -17,7 +17,7 @@ distances as integer tables), :mod:`~tol_analysis.score.moves` (per-move measure
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import ExitStack
+from contextlib import ExitStack, closing
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -208,7 +208,10 @@ def _builders(write_to, files: ExitStack) -> tuple[dict[str, TableBuilder], dict
             continue
         path = written[name] = Path(write_to) / f"{name}.csv"
         sink = files.enter_context(TableWriter(path, table.names))
-        tables[name] = TableBuilder(table, release=give_memory_back, sink=sink, keep=keep)
+        # The kept columns wait on disk beside the tables while the logs are scored.
+        tables[name] = files.enter_context(
+            closing(TableBuilder(table, release=give_memory_back, sink=sink, keep=keep,
+                                 spill_in=write_to if keep else None)))  # fmt: skip
     return tables, written
 
 

@@ -31,9 +31,10 @@ from tol_analysis.columns import (
 )
 from tol_analysis.conventions import Conventions
 from tol_analysis.read.spill import KeyIndex
+from tol_analysis.score.compact import Distinct
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.score.tables import ColumnData, TableData
+from tol_analysis.score.tables import ColumnData, TableData, code_type
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -87,16 +88,44 @@ def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Convention
     step = SESSION_ROWS if summaries.in_order else max(1, summaries.n)
     kept = _ids([])
     kept.update(field_columns([], kinds=summaries.fields))
-    parts: dict[str, list[ColumnData]] = {name: [] for name in kept}
+    parts = {name: _Gathered() for name in kept}
     with TableWriter(path, summaries.names) as out:
         for start in range(0, summaries.n, step):
             rows = summaries.rows(start, min(start + step, summaries.n))
             out.write(rows)
             for name, got in parts.items():
-                got.append(rows[name])
+                got.add(rows[name])
     if summaries.n:
-        kept = {name: ColumnData.concat(got) for name, got in parts.items()}
+        kept = {name: got.done() for name, got in parts.items()}
     return TableData(summaries.names, kept, summaries.n)
+
+
+class _Gathered:
+    """A column's rows gathered range by range, as :meth:`ColumnData.concat` joins them, the
+    texts coded as each range comes (no Python string kept per row until the end: a million
+    participants' ids)."""
+
+    def __init__(self) -> None:
+        self._parts: list[ColumnData] = []
+        self._texts: Distinct | None = None
+
+    def add(self, column: ColumnData) -> None:
+        if column.kind == STRING:
+            if self._texts is None:
+                self._texts = Distinct()
+            codes = np.append(self._texts.codes(list(column.categories)), -1)
+            column = ColumnData(STRING, codes[np.asarray(column.values, np.int64)],
+                                plain=column.plain)  # fmt: skip
+        self._parts.append(column)
+
+    def done(self) -> ColumnData:
+        parts, self._parts = self._parts, []
+        if self._texts is None:
+            return ColumnData.concat(parts)
+        codes = np.concatenate([p.values for p in parts])
+        return ColumnData(STRING, codes.astype(code_type(len(self._texts))),
+                          categories=self._texts.categories(),
+                          plain=all(p.plain for p in parts))  # fmt: skip
 
 
 class _Summaries:
@@ -335,12 +364,16 @@ def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
     new = np.ones(len(codes), bool)
     new[1:] = (codes[1:] != codes[:-1]) | (number[1:] != number[:-1]) | (tasks[1:] != tasks[:-1])
     starts = np.flatnonzero(new)
-    keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
-            zip(codes[starts].tolist(), number[starts].tolist(), tasks[starts].tolist(),
-                strict=True)]  # fmt: skip
-    rows = (index.rows(keys) if isinstance(index, KeyIndex)
-            else np.array([index[k] for k in keys], np.int64))  # fmt: skip
-    return np.repeat(np.asarray(rows, np.int64), np.diff(np.r_[starts, len(codes)]))
+    rows = np.empty(len(starts), np.int64)
+    step = 1 << 16  # keys made this many at a time: a million as tuples take 150 MB
+    for lo in range(0, len(starts), step):
+        at = starts[lo : lo + step]
+        keys = [(who.categories[c], s, proto.categories[t]) for c, s, t in
+                zip(codes[at].tolist(), number[at].tolist(), tasks[at].tolist(),
+                    strict=True)]  # fmt: skip
+        rows[lo : lo + step] = (index.rows(keys) if isinstance(index, KeyIndex)
+                                else np.array([index[k] for k in keys], np.int64))  # fmt: skip
+    return np.repeat(rows, np.diff(np.r_[starts, len(codes)]))
 
 
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,

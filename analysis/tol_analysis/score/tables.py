@@ -19,11 +19,13 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, STRING, Table
+from tol_analysis.score.compact import IN_MEMORY, ChunkStore, Distinct, TextList
 from tol_tasks.session_data.attempts import Coded
 
 if TYPE_CHECKING:
@@ -44,8 +46,8 @@ class ColumnData:
         float64, NaN where missing.
     missing : ndarray of bool or None
         Integers and booleans: which are missing (None: none).
-    categories : list of str
-        Text: the distinct texts.
+    categories : list of str or TextList
+        Text: the distinct texts (many of them: a :class:`TextList`).
     plain : bool
         In a DataFrame, text as ``object``, integers as ``int64`` and booleans
         as ``bool`` (a column that is never missing), instead of ``category``,
@@ -61,7 +63,8 @@ class ColumnData:
         self.kind = kind
         self.values = values
         self.missing = missing if missing is not None and missing.any() else None
-        self.categories = list(categories or [])
+        self.categories = (categories if isinstance(categories, TextList)
+                           else list(categories or []))  # fmt: skip
         self.plain = plain
 
     def __len__(self) -> int:
@@ -73,7 +76,7 @@ class ColumnData:
         seen: dict[str, int] = {}
         codes = np.array([-1 if t is None else seen.setdefault(t, len(seen)) for t in texts],
                          np.int64)  # fmt: skip
-        return cls(STRING, codes.astype(_code_type(len(seen))), categories=list(seen),
+        return cls(STRING, codes.astype(code_type(len(seen))), categories=list(seen),
                    plain=plain)  # fmt: skip
 
     @classmethod
@@ -83,13 +86,13 @@ class ColumnData:
         first = parts[0]
         plain = all(p.plain for p in parts)
         if first.kind == STRING:
-            seen: dict[str, int] = {}
+            seen = Distinct()  # not a dict: a million participants' ids stay compact
             codes = []
             for p in parts:  # -1 (missing) stays -1: the last of each part's new codes
-                new = [seen.setdefault(c, len(seen)) for c in p.categories]
-                codes.append(np.array([*new, -1], np.int64)[np.asarray(p.values, np.int64)])
-            codes = np.concatenate(codes).astype(_code_type(len(seen)))
-            return cls(STRING, codes, categories=list(seen), plain=plain)
+                new = seen.codes(list(p.categories))
+                codes.append(np.append(new, -1)[np.asarray(p.values, np.int64)])
+            codes = np.concatenate(codes).astype(code_type(len(seen)))
+            return cls(STRING, codes, categories=seen.categories(), plain=plain)
         values = np.concatenate([p.values for p in parts])
         missing = np.concatenate([p.is_missing() for p in parts])
         return cls(first.kind, values, missing, plain=plain)
@@ -105,7 +108,7 @@ class ColumnData:
             shift = 1 if len(used) and used[0] < 0 else 0
             categories = [categories[c] for c in used[shift:].tolist()]
             values = np.where(codes < 0, -1, which.ravel() - shift).astype(
-                _code_type(len(categories)))  # fmt: skip
+                code_type(len(categories)))  # fmt: skip
         return ColumnData(self.kind, values, missing, categories, self.plain)
 
     def is_missing(self) -> np.ndarray:
@@ -130,7 +133,7 @@ class ColumnData:
             if self.plain:
                 cats = np.array([*self.categories, None], dtype=object)
                 return cats[np.asarray(self.values)]
-            codes = np.asarray(self.values).astype(_code_type(len(self.categories)), copy=False)
+            codes = np.asarray(self.values).astype(code_type(len(self.categories)), copy=False)
             return pd.Categorical.from_codes(
                 codes, categories=pd.Index(self.categories, dtype=object)
             )
@@ -216,42 +219,29 @@ class TableData:
 class _Texts:
     """A text column's categories, numbered in order of appearance, and its codes so far."""
 
-    def __init__(self) -> None:
-        self.code: dict[str, int] = {}
-        self.categories: list[str] = []
-        self.chunks: list[np.ndarray] = []
-
-    def _codes_of(self, values) -> np.ndarray:
-        code, cats = self.code, self.categories
-        out = np.empty(len(values), np.int32)
-        for k, v in enumerate(values):
-            if v is None:
-                out[k] = -1
-                continue
-            c = code.get(v)
-            if c is None:
-                c = code[v] = len(cats)
-                cats.append(v)
-            out[k] = c
-        return out
+    def __init__(self, store: ChunkStore | None = None) -> None:
+        self._distinct = Distinct()
+        self.chunks: list = []
+        self._store = IN_MEMORY if store is None else store
 
     def add(self, n: int, value) -> None:
+        coder = self._distinct
         if isinstance(value, str):
-            codes = np.full(n, self._codes_of([value])[0], np.int32)
+            codes = np.full(n, coder.codes([value])[0], np.int64)
         elif isinstance(value, Coded):
-            codes = self._codes_of(list(value.values))[np.asarray(value.codes)]
+            codes = coder.codes(value.values)[np.asarray(value.codes)]
         else:
-            codes = self._codes_of(value)
-        self.chunks.append(codes.astype(_code_type(len(self.categories))))
+            codes = coder.codes(value)
+        self.chunks.append(self._store.put(codes.astype(code_type(len(coder)))))
 
     def done(self) -> ColumnData:
-        dtype = _code_type(len(self.categories))
-        codes = np.concatenate(self.chunks, dtype=dtype) if self.chunks else np.empty(0, dtype)
-        self.chunks = []
-        return ColumnData(STRING, codes, categories=self.categories)
+        dtype = code_type(len(self._distinct))
+        chunks, self.chunks = self.chunks, []
+        codes = self._store.concat(chunks, dtype)
+        return ColumnData(STRING, codes, categories=self._distinct.categories())
 
 
-def _code_type(n: int) -> type:
+def code_type(n: int) -> type:
     """The integer type pandas keeps the codes of ``n`` categories in (-1: missing)."""
     for t in (np.int8, np.int16, np.int32):
         if n < np.iinfo(t).max:
@@ -263,9 +253,10 @@ class _Numbers:
     """A numeric column so far, in chunks of the smallest type that holds them, with a mask
     of missing values for the chunks that have one."""
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, store: ChunkStore | None = None) -> None:
         self.kind = kind
-        self.chunks: list[tuple[np.ndarray, np.ndarray | None]] = []
+        self.chunks: list[tuple] = []
+        self._store = IN_MEMORY if store is None else store
 
     def add(self, n: int, value) -> None:
         values, missing = _values_and_missing(n, value)
@@ -279,22 +270,25 @@ class _Numbers:
             values = values.astype(bool, copy=False)
         else:
             values = values.astype(np.float64, copy=False)
-        self.chunks.append((values, missing))
+        put = self._store.put
+        self.chunks.append((put(values), None if missing is None else put(missing)))
 
     def done(self) -> ColumnData:
         chunks, self.chunks = self.chunks, []
         if not chunks:
             return ColumnData(self.kind, np.empty(0, np.float64 if self.kind == FLOAT else np.int8))
-        dtype = np.result_type(*(v.dtype for v, _ in chunks))
-        values = np.concatenate([v for v, _ in chunks], dtype=dtype)
+        store = self._store
+        dtype = np.result_type(*(store.dtype(v) for v, _ in chunks))
+        values = store.concat([v for v, _ in chunks], dtype)
         missing = None
         if any(m is not None for _, m in chunks):
             missing = np.zeros(len(values), bool)
             start = 0
             for v, m in chunks:
+                n = store.len(v)
                 if m is not None:
-                    missing[start : start + len(v)] = m
-                start += len(v)
+                    store.read_into(m, missing[start : start + n])
+                start += n
         if self.kind == FLOAT and missing is not None:
             values[missing] = np.nan
             missing = None
@@ -324,17 +318,21 @@ class TableBuilder:
     With a ``sink`` (a :class:`tol_analysis.score.csvfile.TableWriter`, or anything with
     its ``write``), each batch's rows are written there as they come and only the
     columns named in ``keep`` are gathered: memory then holds those, not the table.
+    With ``spill_in`` (a folder) too, those columns' chunks wait in an unnamed temporary
+    file there until :meth:`done` (memory then holds neither while the logs are scored).
     """
 
     def __init__(self, table: Table, release: Callable[[], None] = lambda: None,
-                 sink=None, keep: Iterable[str] | None = None) -> None:  # fmt: skip
+                 sink=None, keep: Iterable[str] | None = None,
+                 spill_in: str | Path | None = None) -> None:  # fmt: skip
         self.table = table
         self.rows = 0
         self.sink = sink
         self._release = release
         kept = set(table.names if keep is None else keep)
         self._names = [c.name for c in table if c.name in kept]
-        self._columns = _new_columns(table, self._names)
+        self._store = ChunkStore(spill_in) if spill_in is not None else None
+        self._columns = _new_columns(table, self._names, self._store)
 
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
@@ -350,14 +348,22 @@ class TableBuilder:
 
     def done(self) -> TableData:
         out = {}
-        for name in self._names:
-            out[name] = self._columns.pop(name).done()
-            self._release()
+        try:
+            for name in self._names:
+                out[name] = self._columns.pop(name).done()
+                self._release()
+        finally:
+            self.close()
         return TableData(self._names, out, self.rows)
 
+    def close(self) -> None:
+        """Remove the file the kept chunks wait in (if any)."""
+        if self._store is not None:
+            self._store.close()
 
-def _new_columns(table: Table, names: list[str]) -> dict:
-    return {c.name: _Texts() if c.type == STRING else _Numbers(c.type)
+
+def _new_columns(table: Table, names: list[str], store: ChunkStore | None = None) -> dict:
+    return {c.name: _Texts(store) if c.type == STRING else _Numbers(c.type, store)
             for c in table if c.name in names}  # fmt: skip
 
 
