@@ -52,6 +52,23 @@ def _check_folder(folder: Path, reference: Path) -> set[str]:
     return names
 
 
+def _still_running(out: Path) -> list[int]:
+    """Processes whose command line names ``out`` (the import's forked copies share it),
+    after the few milliseconds the kernel takes to end them with their parent."""
+    for _ in range(50):
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and str(out).encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue  # ended meanwhile
+        if not found:
+            return []
+        time.sleep(0.1)
+    return found
+
+
 @pytest.mark.slow
 def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
     source = _source(tmp_path, copies=1500)  # 1,500 sessions: several batches
@@ -73,6 +90,7 @@ def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
         time.sleep(whole_run * fraction)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
+        assert not _still_running(out), "a forked copy of the import outlived it"
         names = _check_folder(out, reference) if out.exists() else set()
         seen_partial += 0 < len(names) < len(expected)
         # Importing again completes the folder, each session once.

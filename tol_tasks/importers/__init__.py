@@ -253,17 +253,11 @@ def _sessions(format_: Format, source: Source, options: ImportOptions, workers: 
         groups = format_.groups(source, options)
         n = pool.workers_for(len(groups), workers)
         if n > 1:
-            return _pooled(pool.build(format_, source, options, groups, n))
+            return pool.build(format_, source, options, groups, n)
         units = [(None, lambda g=g: format_.session(source, options, g)) for g in groups]
     else:
         units = list(format_.read(source, options))
     return _one_by_one(units)
-
-
-def _pooled(built):
-    with closing(built):  # the processes stopped whatever stops the import
-        for m in built:
-            yield m if isinstance(m, ImportSourceError) else (m[0], m[1:])
 
 
 def _one_by_one(units):
