@@ -85,7 +85,7 @@ def test_a_copy_that_ends_early_has_its_chunks_built_here(tmp_path, small_chunks
 
     monkeypatch.setattr(pool, "_fork", fork_and_kill)
     two = import_files([source], tmp_path / "two", workers=2)
-    one = import_files([source], tmp_path / "one", workers=1)
+    import_files([source], tmp_path / "one", workers=1)
     assert len(two.written) == 20
     assert _files(tmp_path / "two") == _files(tmp_path / "one")
 

@@ -27,6 +27,7 @@ import pickle
 import signal
 import sys
 from collections.abc import Iterator
+from contextlib import suppress
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -127,7 +128,7 @@ def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
             write.send_bytes(
                 pickle.dumps([_made(fmt, source, options, g, sidecars) for g in chunk])
             )
-    except BaseException:  # noqa: BLE001 - this process's chunks are then built by its parent
+    except BaseException:  # this process's chunks are then built by its parent
         code = 1
     finally:
         os._exit(code)
@@ -178,22 +179,16 @@ def _receive(conn: Connection) -> list[Any] | None:
 def _stop(conn: Connection, pid: int) -> None:
     """End a copy (finished or not) and collect it."""
     conn.close()
-    try:
+    with suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
-    try:
+    with suppress(ChildProcessError):
         os.waitpid(pid, 0)
-    except ChildProcessError:
-        pass
 
 
 def _die_with(parent: int) -> None:
     """Have the kernel end this copy when its parent ends (Linux), however it ends."""
     if sys.platform.startswith("linux"):
-        try:
+        with suppress(OSError, AttributeError):
             ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-        except (OSError, AttributeError):
-            pass
     if os.getppid() != parent:  # the parent ended before that was set
         os._exit(1)
