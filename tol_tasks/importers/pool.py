@@ -11,7 +11,7 @@ parsed twice in this process, no row is sent between processes). This process wr
 every session, in the file's order, with the same
 :class:`~tol_tasks.importers.write.Writer` (durability unchanged: a copy writes no file),
 so the files, the report and the error that stops an import are those of one process
-alone. A copy is at most one chunk ahead (it waits for its chunk to be taken), so memory
+alone. A copy is at most :data:`AHEAD` chunks ahead (it waits for room), so memory
 follows the chunks, not the file. A copy ends with this process (a kill of the import
 kills it too); a copy that ends early has its chunks built here.
 
@@ -24,8 +24,10 @@ import ctypes
 import multiprocessing
 import os
 import pickle
+import queue
 import signal
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import suppress
 from multiprocessing.connection import Connection
@@ -50,6 +52,13 @@ CHUNK = 64
 #: What :func:`build` gives for each session: (the session, (its log's text, its rows, its
 #: sidecar's text) or None when the writer makes them), or the error that stopped it.
 Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
+
+#: Chunks a copy may have sent before this process takes them.
+AHEAD = 4
+
+#: This process's share of the chunks (with one copy): less than half, as it also reads the
+#: file first, takes the copies' texts and writes every file.
+SHARE = 0.4
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
@@ -76,21 +85,31 @@ def build(
     process and ``workers - 1`` forked copies of it. Close the iterator (or exhaust it) to
     stop the copies."""
     chunks = [groups[i : i + CHUNK] for i in range(0, len(groups), CHUNK)]
-    conns: dict[int, Connection] = {}
-    pids: dict[int, int] = {}
+    owner = _owners(len(chunks), workers)
+    copies: dict[int, _Copy] = {}
     try:
-        for w in range(1, workers):
-            mine = [c for k, c in enumerate(chunks) if k % workers == w]
-            conns[w], pids[w] = _fork(fmt, source, options, mine, list(conns.values()))
-        here = {i for k, c in enumerate(chunks) if k % workers == 0 for g in c for i in g.indices}
+        forked: dict[int, tuple[Connection, int]] = {}
+        for w in range(1, workers):  # every copy forked before any thread starts here
+            mine = [c for c, o in zip(chunks, owner, strict=True) if o == w]
+            forked[w] = _fork(fmt, source, options, mine, [c for c, _ in forked.values()])
+        copies.update((w, _Copy(*f)) for w, f in forked.items())
+        here = {
+            i for c, o in zip(chunks, owner, strict=True) if o == 0 for g in c for i in g.indices
+        }
         source.keep(here)  # the rows this process reads (the copies read theirs)
         for k, chunk in enumerate(chunks):
-            w = k % workers
-            got = _receive(conns[w]) if w in conns else None
+            w = owner[k]
+            got = copies[w].next() if w in copies else None
             if got is None:  # this process's chunk, or a copy's that ended early
-                if w in conns:
-                    _stop(conns.pop(w), pids.pop(w))
-                    here.update(i for c in chunks[k::workers] for g in c for i in g.indices)
+                if w in copies:
+                    copies.pop(w).stop()
+                    here.update(
+                        i
+                        for c, o in zip(chunks, owner, strict=True)
+                        if o == w
+                        for g in c
+                        for i in g.indices
+                    )
                     source.keep(here)
                 for g in chunk:
                     try:
@@ -101,8 +120,21 @@ def build(
             for result in got:
                 yield _session(source, result)
     finally:
-        for w in list(conns):
-            _stop(conns.pop(w), pids.pop(w))
+        for w in list(copies):
+            copies.pop(w).stop()
+
+
+def _owners(chunks: int, workers: int) -> list[int]:
+    """Which process builds each chunk: this one (0) :data:`SHARE` of them, spread evenly,
+    the copies (1, 2, ...) the others in turn."""
+    owner, turn = [], 0
+    for k in range(chunks):
+        if workers == 1 or int((k + 1) * SHARE) > int(k * SHARE):
+            owner.append(0)
+        else:
+            owner.append(1 + turn % (workers - 1))
+            turn += 1
+    return owner
 
 
 def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
@@ -168,21 +200,41 @@ def _session(source: Source, result: tuple) -> Built:
     return s, result[2]
 
 
-def _receive(conn: Connection) -> list[Any] | None:
-    """A copy's next chunk, or None if it ended without sending it."""
-    try:
-        return pickle.loads(conn.recv_bytes())
-    except (EOFError, OSError):
-        return None
+class _Copy:
+    """A forked copy: its pid and a thread that takes its chunks as they come (up to
+    :data:`AHEAD` of them), so that it builds on while this process builds its own."""
 
+    def __init__(self, conn: Connection, pid: int) -> None:
+        self.conn, self.pid = conn, pid
+        self.queue: queue.Queue = queue.Queue(AHEAD)
+        self.thread = threading.Thread(target=self._take, daemon=True)
+        self.thread.start()
 
-def _stop(conn: Connection, pid: int) -> None:
-    """End a copy (finished or not) and collect it."""
-    conn.close()
-    with suppress(ProcessLookupError):
-        os.kill(pid, signal.SIGKILL)
-    with suppress(ChildProcessError):
-        os.waitpid(pid, 0)
+    def _take(self) -> None:
+        try:
+            while True:
+                self.queue.put(self.conn.recv_bytes())  # the pipe is read without the GIL
+        except (EOFError, OSError):
+            self.queue.put(None)
+
+    def next(self) -> list[Any] | None:
+        """The copy's next chunk, or None if it ended without sending it."""
+        got = self.queue.get()
+        if got is None:
+            self.queue.put(None)  # asked again: the same answer
+            return None
+        return pickle.loads(got)
+
+    def stop(self) -> None:
+        """End the copy (finished or not) and collect it and its thread."""
+        with suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGKILL)
+        with suppress(ChildProcessError):
+            os.waitpid(self.pid, 0)
+        while self.queue.get() is not None:  # the thread waits for room, then sees the end
+            pass
+        self.thread.join()
+        self.conn.close()
 
 
 def _die_with(parent: int) -> None:
