@@ -11,6 +11,8 @@ reader takes for a session. Importing the file again into the same folder comple
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import time
@@ -20,6 +22,7 @@ import pytest
 
 from tests.import_tools import FIXTURES, exe, run
 from tol_analysis.read import find_logs, read_session
+from tol_tasks.importers.write import Writer
 
 
 def _source(tmp_path: Path, copies: int) -> Path:
@@ -102,3 +105,44 @@ def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
     assert seen_partial, "no kill fell while sessions were being written: the test saw nothing"
     log = read_session(next(iter(sorted(reference.glob("*.csv")))))
     assert log.sidecar is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="a full disk is a small tmpfs mounted in a mount namespace of its own: needs root",
+)
+def test_a_full_disk_stops_with_the_error_and_keeps_every_session_before(tmp_path):
+    """The output folder on a file system with room for about one and a half batches: the
+    first batch is named, whole; the second cannot be completed, and the command says so
+    (the folder, why, the fix), no traceback; importing again elsewhere completes it."""
+    source = _source(tmp_path, copies=1200)  # built on both cores (pool.MIN_SESSIONS)
+    reference = tmp_path / "reference"
+    assert run("tol-import", source, "--output", reference).returncode == 0
+    page = 4096
+    first = sorted(reference.glob("*.csv"))[: Writer.BATCH]
+    room = sum(
+        -(-f.stat().st_size // page) * page for p in first for f in (p, p.with_suffix(".json"))
+    )
+    mount, out, kept = tmp_path / "small", tmp_path / "small" / "out", tmp_path / "kept"
+    mount.mkdir()
+    script = (
+        f'mount -t tmpfs -o size={room * 3 // 2} tmpfs "{mount}" && '
+        f'"{exe("tol-import")}" "{source}" --output "{out}"; rc=$?; '
+        f'cp -a "{out}" "{kept}"; exit $rc'
+    )
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                          timeout=600, check=False)  # fmt: skip
+    assert done.returncode != 0
+    assert "No space left on device" in done.stderr, done.stderr
+    assert f"{out}: the last sessions' files cannot be completed" in done.stderr
+    assert "Suggested fix: free space" in done.stderr
+    assert "Traceback" not in done.stderr
+    names = _check_folder(kept, reference)  # whole sessions only
+    assert len(names) >= Writer.BATCH  # the batch made durable before the disk filled
+    assert len(names) < 1200
+    again = run("tol-import", source, "--output", kept)  # room again: completed
+    assert again.returncode == 0, again.stderr
+    assert len(_check_folder(kept, reference)) == 1200
+    assert not list(kept.glob("*.part"))
+    assert not list(kept.glob("*.tmp"))
