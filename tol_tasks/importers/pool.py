@@ -58,7 +58,7 @@ AHEAD = 4
 
 #: This process's share of the chunks (with one copy): less than half, as it also reads the
 #: file first, takes the copies' texts and writes every file.
-SHARE = 0.4
+SHARE = 0.3
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
