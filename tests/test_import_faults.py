@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 
 from tests.import_tools import FIXTURES, exe, run
-from tol_analysis.read import find_logs, read_session
+from tol_analysis.read.logs import find_logs, read_session
 from tol_tasks.importers.write import Writer
 
 
