@@ -12,9 +12,9 @@ workers in one CSV, as a published multi-worker file is), PEBL's per-step TOL
 rows, and the jsPsych-contrib plugin's per-trial rows. Each import runs into
 an empty folder (every session written: event log and sidecar, made durable) and the
 best of ``--repeat`` runs is reported, with rows per second, CPU seconds (the import's
-process and its worker processes, which build a large file's sessions on both cores:
-``workers`` is theirs) and peak memory (the import's process; ``worker MB``, the largest
-worker's, which counts the pages a forked worker shares with the import's process); each
+process and the forked copy that builds part of a large file's sessions on the other
+core: ``workers`` is the copy's) and peak memory (the import's process; ``worker MB``, the
+copy's, which counts the pages it shares with the import's process since the fork); each
 import runs in a fresh process, with ``--before``'s code
 interleaved with today's. The machine is
 shared: compare the formats with each other in one run, not across runs.

@@ -11,6 +11,8 @@ reader takes for a session. Importing the file again into the same folder comple
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import signal
 import subprocess
 import time
@@ -20,6 +22,7 @@ import pytest
 
 from tests.import_tools import FIXTURES, exe, run
 from tol_analysis.read.logs import find_logs, read_session
+from tol_tasks.importers.write import Writer
 
 
 def _source(tmp_path: Path, copies: int) -> Path:
@@ -52,6 +55,23 @@ def _check_folder(folder: Path, reference: Path) -> set[str]:
     return names
 
 
+def _still_running(out: Path) -> list[int]:
+    """Processes whose command line names ``out`` (the import's forked copies share it),
+    after the few milliseconds the kernel takes to end them with their parent."""
+    for _ in range(50):
+        found = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and str(out).encode() in (proc / "cmdline").read_bytes():
+                    found.append(int(proc.name))
+            except OSError:
+                continue  # ended meanwhile
+        if not found:
+            return []
+        time.sleep(0.1)
+    return found
+
+
 @pytest.mark.slow
 def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
     source = _source(tmp_path, copies=1500)  # 1,500 sessions: several batches
@@ -73,6 +93,7 @@ def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
         time.sleep(whole_run * fraction)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=60)
+        assert not _still_running(out), "a forked copy of the import outlived it"
         names = _check_folder(out, reference) if out.exists() else set()
         seen_partial += 0 < len(names) < len(expected)
         # Importing again completes the folder, each session once.
@@ -84,3 +105,44 @@ def test_kill_9_at_several_instants_leaves_whole_sessions_or_none(tmp_path):
     assert seen_partial, "no kill fell while sessions were being written: the test saw nothing"
     log = read_session(next(iter(sorted(reference.glob("*.csv")))))
     assert log.sidecar is not None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(
+    os.geteuid() != 0 or shutil.which("unshare") is None,
+    reason="a full disk is a small tmpfs mounted in a mount namespace of its own: needs root",
+)
+def test_a_full_disk_stops_with_the_error_and_keeps_every_session_before(tmp_path):
+    """The output folder on a file system with room for about one and a half batches: the
+    first batch is named, whole; the second cannot be completed, and the command says so
+    (the folder, why, the fix), no traceback; importing again elsewhere completes it."""
+    source = _source(tmp_path, copies=1200)  # built on both cores (pool.MIN_SESSIONS)
+    reference = tmp_path / "reference"
+    assert run("tol-import", source, "--output", reference).returncode == 0
+    page = 4096
+    first = sorted(reference.glob("*.csv"))[: Writer.BATCH]
+    room = sum(
+        -(-f.stat().st_size // page) * page for p in first for f in (p, p.with_suffix(".json"))
+    )
+    mount, out, kept = tmp_path / "small", tmp_path / "small" / "out", tmp_path / "kept"
+    mount.mkdir()
+    script = (
+        f'mount -t tmpfs -o size={room * 3 // 2} tmpfs "{mount}" && '
+        f'"{exe("tol-import")}" "{source}" --output "{out}"; rc=$?; '
+        f'cp -a "{out}" "{kept}"; exit $rc'
+    )
+    done = subprocess.run(["unshare", "-m", "sh", "-c", script], capture_output=True, text=True,
+                          timeout=600, check=False)  # fmt: skip
+    assert done.returncode != 0
+    assert "No space left on device" in done.stderr, done.stderr
+    assert f"{out}: the last sessions' files cannot be completed" in done.stderr
+    assert "Suggested fix: free space" in done.stderr
+    assert "Traceback" not in done.stderr
+    names = _check_folder(kept, reference)  # whole sessions only
+    assert len(names) >= Writer.BATCH  # the batch made durable before the disk filled
+    assert len(names) < 1200
+    again = run("tol-import", source, "--output", kept)  # room again: completed
+    assert again.returncode == 0, again.stderr
+    assert len(_check_folder(kept, reference)) == 1200
+    assert not list(kept.glob("*.part"))
+    assert not list(kept.glob("*.tmp"))

@@ -1,11 +1,13 @@
-"""A file's sessions built by worker processes (tol_tasks.importers.pool): the same files as
-built one by one, in the file's order; a session a worker cannot build stops the import
+"""A file's sessions built by this process and forked copies of it (tol_tasks.importers.pool):
+the same files as built one by one, in the file's order; a session a worker cannot build stops the import
 with its error (file, row, column, value, fix), everything written before it intact."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import signal
 from pathlib import Path
 
 import pytest
@@ -61,10 +63,31 @@ def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks):
     assert (again.written, len(again.already)) == ([], 40)
 
 
-def test_workers_build_a_large_file_only_when_asked(monkeypatch):
-    assert pool.workers_for(pool.MIN_SESSIONS * 10, None) == 1
+def test_a_large_file_is_built_on_both_cores_by_default():
+    cores = len(os.sched_getaffinity(0))
+    assert pool.workers_for(pool.MIN_SESSIONS * 10, None) == min(cores, 2)
     assert pool.workers_for(pool.MIN_SESSIONS, 3) == 3
     assert pool.workers_for(pool.MIN_SESSIONS - 1, 3) == 1  # a small file: not worth it
+    assert pool.workers_for(pool.MIN_SESSIONS - 1, None) == 1
+
+
+def test_a_copy_that_ends_early_has_its_chunks_built_here(tmp_path, small_chunks, monkeypatch):
+    """A forked copy killed before it sends anything: this process builds its chunks, and
+    the files are those of one process alone."""
+    source = _grow(tmp_path / "data.json", 20)
+    real_fork = pool._fork
+
+    def fork_and_kill(*args):
+        conn, pid = real_fork(*args)
+        os.kill(pid, signal.SIGKILL)
+        os.waitpid(pid, 0)
+        return conn, pid
+
+    monkeypatch.setattr(pool, "_fork", fork_and_kill)
+    two = import_files([source], tmp_path / "two", workers=2)
+    import_files([source], tmp_path / "one", workers=1)
+    assert len(two.written) == 20
+    assert _files(tmp_path / "two") == _files(tmp_path / "one")
 
 
 def test_a_session_a_worker_cannot_build_names_its_row_and_keeps_what_came_before(

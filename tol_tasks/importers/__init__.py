@@ -158,8 +158,9 @@ def import_files(
     workers : int, optional
         Processes that build the sessions of a file of
         :data:`~tol_tasks.importers.pool.MIN_SESSIONS` sessions or more, of a format that
-        allows it (:mod:`~tol_tasks.importers.pool`); by default (and 1) this process
-        alone. The files written are the same either way.
+        allows it (:mod:`~tol_tasks.importers.pool`): this one and ``workers - 1`` forked
+        copies of it; by default one per core (at most 2), 1 for this process alone. The
+        files written are the same either way.
 
     Raises
     ------
@@ -247,23 +248,17 @@ def _import(paths, fmt, options, skip_bad, progress, report, writer, workers) ->
 
 def _sessions(format_: Format, source: Source, options: ImportOptions, workers: int | None):
     """The file's sessions, in order, each (session, its texts or None) or the error that
-    stopped it: built here one by one, or by :mod:`.pool`'s processes for a file of many
-    (its file-level faults raised here, at once)."""
+    stopped it: built here one by one, or here and in forked copies (:mod:`.pool`) for a
+    file of many (its file-level faults raised here, at once)."""
     if format_.groups is not None and format_.session is not None and workers != 1:
         groups = format_.groups(source, options)
         n = pool.workers_for(len(groups), workers)
         if n > 1:
-            return _pooled(pool.build(format_, source, options, groups, n))
+            return pool.build(format_, source, options, groups, n)
         units = [(None, lambda g=g: format_.session(source, options, g)) for g in groups]
     else:
         units = list(format_.read(source, options))
     return _one_by_one(units)
-
-
-def _pooled(built):
-    with closing(built):  # the processes stopped whatever stops the import
-        for m in built:
-            yield m if isinstance(m, ImportSourceError) else (m[0], m[1:])
 
 
 def _one_by_one(units):

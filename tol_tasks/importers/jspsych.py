@@ -175,6 +175,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
     path = source.path
     b = SessionBuilder(source, NAME, group.participant, group.session)
     letters = Letters()
+    letter = letters.letter
     defaults_used: set[str] = set()
     settings_basis: dict[str, set[str]] = {}
     last_ms = 0.0
@@ -278,13 +279,15 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
         prev = 0.0
         last_move = onset
         for m in moves:
+            if isinstance(m, dict):
+                a, z, ms, ball = m.get("from"), m.get("to"), m.get("time"), m.get("ball")
             if (
                 not isinstance(m, dict)
-                or m.get("from") not in (0, 1, 2)
-                or m.get("to") not in (0, 1, 2)
-                or not isinstance(m.get("time"), (int, float))
-                or not math.isfinite(m["time"])
-                or m["time"] < prev
+                or a not in (0, 1, 2)
+                or z not in (0, 1, 2)
+                or not isinstance(ms, (int, float))
+                or not math.isfinite(ms)
+                or ms < prev
             ):
                 raise fault(
                     path,
@@ -295,18 +298,10 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
                     column="moves",
                     value=m,
                 )
-            prev = m["time"]
-            last_move = onset + m["time"]
-            ball = letters.letter(str(m.get("ball"))) if m.get("ball") is not None else None
-            b.place(
-                last_move,
-                m["from"],
-                m["to"],
-                row=n,
-                column="moves",
-                value=m,
-                piece=ball,
-            )
+            prev = ms
+            last_move = onset + ms
+            piece = letter(str(ball)) if ball is not None else None
+            b.place(last_move, a, z, row=n, column="moves", value=m, piece=piece)
         final = row.get("final_state", "")
         if final not in ("", "null"):
             final_text = letters.text(_state(source, final, row=n, column="final_state"))

@@ -110,6 +110,13 @@ class Source:
         if self._reader is not None:
             self._reader.wanted = set(indices)
 
+    def reopen(self) -> None:
+        """Read a streamed file's rows through a file handle of this process's own (a forked
+        copy of the process must not share its parent's); nothing to do for a source read
+        whole."""
+        if self._reader is not None:
+            self._reader = type(self._reader)(self.path)
+
     def require(self, columns, fmt: str, fix: str) -> None:
         """Raise the missing-column error for the first of ``columns`` the file lacks."""
         have = set(self.columns)

@@ -48,6 +48,7 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
             numbers.append(n)
     except _NotAStreamError:
         return read_source(p)
+    rows.close()
     src.sha256 = digest.hexdigest()
     src.columns = list(seen)
     src._reader = _Rows(p)
@@ -56,33 +57,52 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
 
 class _Columns:
     """A streamed source's ``rows``: a few columns kept column by column (a list of values
-    each, repeated values shared), each row given as a dict of its cells when asked for."""
+    each, repeated values shared, a column's list as long as its last row that has it),
+    each row given as a dict of its cells when asked for."""
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.names = names
+        self._named = frozenset(names)
+        self._place = {name: j for j, name in enumerate(names)}
         self.cells: list[list[str | None]] = [[] for _ in names]
         self._same: list[dict[str, str]] = [{} for _ in names]
         self._n = 0
+        self._used: list[tuple[str, list[str | None]]] = []  # the columns a row has (close)
 
     def append(self, record: dict) -> None:
-        """Keep the columns of a record (as parsed: each cell as :func:`record_row` makes it)."""
-        for name, cells, same in zip(self.names, self.cells, self._same, strict=True):
-            v = record.get(name, _ABSENT)
-            if v is _ABSENT:
-                v = None
-            else:
-                if type(v) is not str:
-                    v = ELIDED if isinstance(v, (list, dict)) else cell_of(v)
-                if len(same) < 1 << 16:
-                    v = same.setdefault(v, v)
+        """Keep the columns of a record (as parsed: each cell as :func:`record_row` makes it):
+        only those it has are visited (a set intersection in C), most of them absent."""
+        n = self._n
+        for name in self._named.intersection(record):
+            j = self._place[name]
+            v = record[name]
+            if type(v) is not str:
+                v = ELIDED if isinstance(v, (list, dict)) else cell_of(v)
+            same = self._same[j]
+            if len(same) < 1 << 16:
+                v = same.setdefault(v, v)
+            cells = self.cells[j]
+            if len(cells) < n:
+                cells.extend([None] * (n - len(cells)))
             cells.append(v)
-        self._n += 1
+        self._n = n + 1
+
+    def close(self) -> None:
+        """Every column made as long as the rows (after the last record)."""
+        n = self._n
+        for cells in self.cells:
+            cells.extend([None] * (n - len(cells)))
+        self._used = [
+            (k, c) for k, c in zip(self.names, self.cells, strict=True) if c.count(None) < n
+        ]
 
     def __len__(self) -> int:
         return self._n
 
     def __getitem__(self, i: int) -> dict[str, str]:
-        return {k: c[i] for k, c in zip(self.names, self.cells, strict=True) if c[i] is not None}
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        return {k: v for k, c in self._used if (v := c[i]) is not None}
 
     def __iter__(self):
         return (self[i] for i in range(self._n))

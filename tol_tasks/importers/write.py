@@ -180,9 +180,7 @@ class Writer:
                 (_temporary(log), text),
                 (_temporary(log.with_suffix(".json")), side),
             ):
-                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, self._mode)
-                with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
-                    f.write(content)
+                _write(tmp, content.encode("utf-8"), self._mode)
                 written.append(tmp)
         make_durable(self.folder.path, written)
         for log, _, _ in batch:
@@ -200,6 +198,17 @@ class Writer:
             self._wait()
         finally:
             self._durable.shutdown()
+
+
+def _write(path: Path, data: bytes, mode: int) -> None:
+    """``data`` as the whole of the file ``path`` (made, or emptied first): no file object."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, mode)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
 
 
 def _temporary(path: Path) -> Path:
