@@ -374,8 +374,8 @@ def library_child(folder: str) -> None:
     read it with pandas in-process, pandas imported before both clocks; prints JSON."""
     import pandas as pd
 
-    from tol_analysis.read import find_logs, read_sessions
-    from tol_analysis.score import score_sessions
+    from tol_analysis.read.logs import find_logs, read_sessions
+    from tol_analysis.score.scores import score_sessions
 
     paths = find_logs([Path(folder)])
     t0, c0 = time.perf_counter(), time.process_time()

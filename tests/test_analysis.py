@@ -15,10 +15,10 @@ from tests.reference import bfs, hanoi_graph, london_graph
 from tests.runner_tools import tol_score
 from tol_analysis.columns import TABLES
 from tol_analysis.conventions import Conventions
-from tol_analysis.export import codebook, codebook_markdown, export, wide_table
-from tol_analysis.find import scan
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.export.write import codebook, codebook_markdown, export, wide_table
+from tol_analysis.read.find import scan
+from tol_analysis.read.logs import read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.session_data.eventlog import EventLogError
 
 DATA = Path(__file__).parent / "data" / "logs"
@@ -289,7 +289,12 @@ def test_a_damaged_log_in_a_folder_is_still_an_error(tmp_path):
 def test_plots_take_and_return_axes(hand):
     from matplotlib.figure import Figure
 
-    from tol_analysis.plots import plot_by_level, plot_distance, plot_state_graph, state_layout
+    from tol_analysis.report.plots import (
+        plot_by_level,
+        plot_distance,
+        plot_state_graph,
+        state_layout,
+    )
 
     ax = Figure().add_subplot()
     assert plot_distance(hand.moves[hand.moves["problem_id"] == "h1"], ax=ax) is ax

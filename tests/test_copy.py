@@ -29,8 +29,8 @@ from tests.runner_tools import (
     wait_for_rows,
 )
 from tests.warm import warm
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks import Hanoi
 from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol_text
@@ -255,7 +255,7 @@ def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, t
         t.loc["o1", "initial_thinking_time"]
     )
     # The session report shows the same means (read from sessions.csv, not computed again).
-    from tol_analysis.report import write_reports
+    from tol_analysis.report.html import write_reports
 
     write_reports(scores, tmp_path / "reports")
     html = (tmp_path / "reports" / "Y01_ses-1.html").read_text()

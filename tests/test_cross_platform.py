@@ -107,7 +107,7 @@ _LINUX_ONLY_ALLOWED = {
     "tol_tasks/runner/lock.py": "flock on POSIX (Linux, macOS), msvcrt.locking on Windows",
     "tol_tasks/protocol_format/neuro.py": "a description naming a serial port on Linux and on "
     "Windows (/dev/ttyACM0 or COM4)",
-    "analysis/tol_analysis/outputs.py": "tol-score's output lock: flock on POSIX, msvcrt.locking "
+    "analysis/tol_analysis/export/manifest.py": "tol-score's output lock: flock on POSIX, msvcrt.locking "
     "on Windows",
     "tol_tasks/session_data/sidecar.py": "reads the umask from /proc where there is one, "
     "else asks the OS (every system)",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from tol_analysis.csvfile import write_csv
+from tol_analysis.score.csvfile import write_csv
 
 
 def _pandas(df: pd.DataFrame, path) -> None:

@@ -25,8 +25,8 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
-from tol_analysis.read import find_logs, read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import find_logs, read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.protocol_format import bundled_protocols
 from tol_tasks.session_data.eventlog import never_started, read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar

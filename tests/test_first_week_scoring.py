@@ -156,9 +156,9 @@ def test_a_session_started_again_on_purpose_scores_its_latest_attempt(tmp_path):
 
 
 def test_score_sessions_never_writes_a_key_twice(tmp_path):
-    from tol_analysis.duplicates import DuplicateSessionError
-    from tol_analysis.read import read_session
-    from tol_analysis.score import score_sessions
+    from tol_analysis.read.duplicates import DuplicateSessionError
+    from tol_analysis.read.logs import read_session
+    from tol_analysis.score.scores import score_sessions
 
     a = place(tmp_path, "london-shallice.csv", "a.csv", participant="X")
     b = place(tmp_path, "resumed.csv", "b.csv", participant="X")

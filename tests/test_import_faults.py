@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.import_tools import FIXTURES, exe, run
-from tol_analysis.read import find_logs, read_session
+from tol_analysis.read.logs import find_logs, read_session
 
 
 def _source(tmp_path: Path, copies: int) -> Path:

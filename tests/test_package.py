@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from pathlib import Path
@@ -14,8 +15,8 @@ HAND = Path(__file__).parent / "data" / "logs" / "hand-worked.csv"
 
 #: A researcher's own script, named as such scripts usually are, that scores the data beside it.
 SCRIPT = """\
-from tol_analysis.read import find_logs, read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import find_logs, read_session
+from tol_analysis.score.scores import score_sessions
 
 scores = score_sessions(read_session(p) for p in find_logs(["data"]))
 print("trials:", len(scores.trials))
@@ -48,13 +49,21 @@ def test_tol_score_runs_from_a_folder_holding_analysis_py(lab_folder):
     assert (lab_folder / "scored" / "trials.csv").is_file()
 
 
+def _python(code: str) -> list[str]:
+    """The lines ``code`` prints, run by a fresh interpreter (nothing of tol_analysis imported)."""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
 def test_the_public_api_is_importable_from_the_package_and_loaded_when_used():
     code = (
         "import sys, tol_analysis\n"
-        "assert 'tol_analysis.score' not in sys.modules, 'import tol_analysis loaded scoring'\n"
+        "assert 'tol_analysis.score.scores' not in sys.modules, 'import tol_analysis loaded scoring'\n"
         "from tol_analysis import find_logs, read_session, read_sessions, scan, Scores,"
         " score_sessions, write_reports\n"
-        "import tol_analysis.find as f, tol_analysis.read as r, tol_analysis.score as s\n"
+        "import tol_analysis.read.find as f, tol_analysis.read.logs as r, tol_analysis.score.scores as s\n"
         "assert (find_logs, scan, read_session, read_sessions) == "
         "(f.find_logs, f.scan, r.read_session, r.read_sessions)\n"
         "assert (score_sessions, Scores) == (s.score_sessions, s.Scores)\n"
@@ -62,7 +71,63 @@ def test_the_public_api_is_importable_from_the_package_and_loaded_when_used():
         "try:\n    tol_analysis.no_such_name\nexcept AttributeError as e:\n"
         "    print(e)\n"
     )
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=False)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "module 'tol_analysis' has no attribute 'no_such_name'"
+    assert _python(code) == ["module 'tol_analysis' has no attribute 'no_such_name'"]
+
+
+def test_each_face_exports_its_names_loaded_when_used_and_forwards_its_former_modules():
+    code = (
+        "import sys, warnings\n"
+        "import tol_analysis.read, tol_analysis.score, tol_analysis.export, tol_analysis.report\n"
+        "print(sorted(m for m in sys.modules if m.startswith('tol_analysis.')))\n"
+        "from tol_analysis.read import find_logs, read_session, scan, SessionLog\n"
+        "from tol_analysis.score import score_sessions, Scores\n"
+        "from tol_analysis.export import export, codebook\n"
+        "from tol_analysis.report import write_reports\n"
+        "import tol_analysis.read.find as f, tol_analysis.read.logs as r\n"
+        "import tol_analysis.score.scores as s, tol_analysis.export.write as w\n"
+        "assert (find_logs, scan, read_session, SessionLog) == "
+        "(f.find_logs, f.scan, r.read_session, r.SessionLog)\n"
+        "assert (score_sessions, Scores, export, codebook) == "
+        "(s.score_sessions, s.Scores, w.export, w.codebook)\n"
+        "assert set(tol_analysis.score.__all__) <= set(dir(tol_analysis.score))\n"
+        "from tol_analysis.score import tables\n"  # a submodule, not a forwarded name
+        "print(tables.__name__)\n"
+        "with warnings.catch_warnings(record=True) as got:\n"
+        "    warnings.simplefilter('always')\n"
+        "    from tol_analysis.score import Sidecars, BATCH_ROWS\n"
+        "    from tol_analysis.export import write_wide\n"
+        "for w in got:\n    print(w.category.__name__, w.message)\n"
+        "for name in ('no_such_name', '_builders'):\n"
+        "    try:\n        getattr(tol_analysis.score, name)\n"
+        "    except AttributeError as e:\n        print(e)\n"
+    )
+    out = _python(code)
+    # Importing the four faces imports nothing but them and the lazy loader.
+    assert out[0] == str(sorted(["tol_analysis._lazy", "tol_analysis.read", "tol_analysis.score",
+                                 "tol_analysis.export", "tol_analysis.report"]))  # fmt: skip
+    assert out[1:] == [
+        "tol_analysis.score.tables",
+        "DeprecationWarning tol_analysis.score.Sidecars moved: import it from "
+        "tol_analysis.read.spill",
+        "DeprecationWarning tol_analysis.score.BATCH_ROWS moved: import it from "
+        "tol_analysis.score.scores",
+        "DeprecationWarning tol_analysis.export.write_wide moved: import it from "
+        "tol_analysis.export.wide",
+        "module 'tol_analysis.score' has no attribute 'no_such_name'",
+        "module 'tol_analysis.score' has no attribute '_builders'",
+    ]
+
+
+def test_no_public_name_of_the_package_or_a_face_is_also_one_of_its_modules():
+    # Once a submodule is imported, its name on the package is the module: a public name
+    # of the same name (verify in tol_analysis.score.verify) would turn into it.
+    import tol_analysis
+
+    for package in (tol_analysis, *(importlib.import_module(f"tol_analysis.{face}")
+                                    for face in ("read", "score", "export", "report"))):  # fmt: skip
+        here = Path(package.__file__).parent
+        modules = {p.stem for p in here.glob("*.py")} | {
+            p.parent.name for p in here.glob("*/__init__.py")
+        }
+        assert set(package.__all__) & modules == set(), package.__name__
+        assert set(package.__all__) <= set(dir(package))

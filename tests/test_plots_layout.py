@@ -17,7 +17,7 @@ from tol_tasks import Hanoi, London
 
 extra("matplotlib", "plots", module_level=True)
 
-from tol_analysis.plots import state_layout  # noqa: E402 (after the extra is checked)
+from tol_analysis.report.plots import state_layout  # noqa: E402 (after the extra is checked)
 
 
 def _edge_lengths(layout: dict, graph: dict) -> list[float]:
@@ -58,7 +58,7 @@ def test_one_fixed_drawing_per_puzzle_whatever_the_problem():
     # The drawing depends on the puzzle alone: every panel of a report shows the same map.
     from matplotlib.figure import Figure
 
-    from tol_analysis.plots import plot_state_graph
+    from tol_analysis.report.plots import plot_state_graph
 
     def grey_edges(goal: str) -> list:
         ax = Figure().add_subplot()
@@ -113,7 +113,7 @@ def test_too_large_a_puzzle_is_not_drawn():
 def test_a_trial_without_a_move_gets_no_panel():
     import pandas as pd
 
-    from tol_analysis.plots import plot_distances
+    from tol_analysis.report.plots import plot_distances
 
     trials = pd.DataFrame({"trial": [1, 2], "problem_id": ["a", "b"], "min_moves": [2, 3]})
     moves = pd.DataFrame({"trial": [1, 1], "move_index": [1, 2], "distance_before": [2, 1],

@@ -23,8 +23,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.test_fuzz import _run
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.cli import _run_parser, protocol_main
 from tol_tasks.config import MAX_PROTOCOL_BYTES, MAX_PROTOCOL_DEPTH, MAX_PROTOCOL_VALUES
 from tol_tasks.errors import TolTasksError

@@ -193,7 +193,7 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
 
 
 def test_attention_lost_is_a_bids_event_lasting_until_it_came_back():
-    from tol_analysis.bids_events import run_events
+    from tol_analysis.export.bids_events import run_events
 
     def row(event, time, **kw):
         return {"event": event, "time": str(time), "detail": "", "block": "", "trial": "",

@@ -184,6 +184,10 @@ def test_the_wheel_installs_beside_the_oldest_psychopy_and_the_sdist_for_an_anal
     packages = pyproject()["tool"]["hatch"]["build"]["targets"]["wheel"]["packages"]
     for shipped in ("tol_tasks/protocols/demo.yaml", "tol_tasks/web/static/tol-tasks.js",
                     "tol_tasks/session_data/codebook/events-v3.json", "tol_tasks/builder/tower.png",
+                    "tol_analysis/report/templates/session.html.j2",
+                    "tol_analysis/report/templates/index.html.j2",
+                    "tol_analysis/report/templates/report.css",
+                    *(f"tol_analysis/{face}/__init__.py" for face in ("read", "score", "export", "report")),
                     *(f"{Path(p).name}/__init__.py" for p in packages)):  # fmt: skip
         assert shipped in files, shipped
     assert not [f for f in files if f.startswith("tests/")]

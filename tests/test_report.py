@@ -33,7 +33,7 @@ from tests.runner_tools import (
 )
 from tests.system_tools import program
 from tests.test_report_pages import PAPERS, SCREENS, page_faults
-from tol_analysis.report import headline_columns
+from tol_analysis.report.html import headline_columns
 
 #: Where the screenshots go: $TOL_REPORT_SHOTS, else the test's temporary folder.
 SHOTS_ENV = "TOL_REPORT_SHOTS"

@@ -32,9 +32,9 @@ import pytest
 from tests.runner_tools import exe
 from tests.system_tools import extra
 from tol_analysis.columns import SESSION_LEVELS, SESSIONS, TRIALS, level_name
-from tol_analysis.read import read_session
-from tol_analysis.report import PROBLEM_COLUMNS, headline_columns, messages, write_reports
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import read_session
+from tol_analysis.report.html import PROBLEM_COLUMNS, headline_columns, messages, write_reports
+from tol_analysis.score.scores import score_sessions
 
 extra("matplotlib", "plots", module_level=True)
 extra("jinja2", "report", module_level=True)
@@ -368,7 +368,7 @@ def test_the_problem_table_shows_the_trials_and_marks_the_cut(study):
 
 
 def test_every_language_names_and_explains_every_measure_shown():
-    from tol_analysis.report import languages
+    from tol_analysis.report.html import languages
 
     shown = {c.name for c in headline_columns()} | set(PROBLEM_COLUMNS) | {"goal", "status"}
     for language in languages():
@@ -409,7 +409,7 @@ def test_the_checks_find_what_a_reader_would_trip_over(chromium, tmp_path):
     assert "problems_solved: its meaning is not the registry's" in faults
     from matplotlib.figure import Figure
 
-    from tol_analysis.report import _svg
+    from tol_analysis.report.html import _svg
 
     fig = Figure(figsize=(2, 2))
     fig.add_subplot().set_gid("distance-9")  # a panel with nothing drawn
@@ -420,7 +420,7 @@ def test_the_checks_find_what_a_reader_would_trip_over(chromium, tmp_path):
 def test_a_board_picture_shows_each_piece_on_its_peg():
     from xml.etree import ElementTree
 
-    from tol_analysis.boards import board_svg
+    from tol_analysis.report.boards import board_svg
     from tol_tasks import Hanoi, London
     from tol_tasks.config import DEFAULT_BALL_COLORS
 
@@ -494,7 +494,7 @@ def test_the_technical_section_shows_missed_presses_and_keys_when_the_recorder_c
     # A sidecar of a session timed on arrival, as the runner writes it; the count of missed
     # keys only newer runners write (issue 29): read when there, no row when not.
     from tol_analysis.conventions import Conventions
-    from tol_analysis.report import _flags, _technical
+    from tol_analysis.report.html import _flags, _technical
     from tol_tasks.session_data.sidecar import Sidecar
 
     data = json.loads((GOLDEN / "london-tol-dx.json").read_text(encoding="utf-8"))

@@ -6,8 +6,8 @@ import pandas as pd
 import pytest
 
 from tests.reference import bfs, hanoi_graph, london_graph
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.logs import read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 

@@ -13,13 +13,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import tol_analysis.read as read_module
-import tol_analysis.score as score_module
+import tol_analysis.read.logs as read_module
+import tol_analysis.score.scores as score_module
 from tol_analysis.conventions import Conventions
-from tol_analysis.read import find_logs, read_session, read_sessions
-from tol_analysis.score import score_sessions
-from tol_analysis.sessions import SessionInfo, summarize_sessions
-from tol_analysis.tables import TableData
+from tol_analysis.read.logs import find_logs, read_session, read_sessions
+from tol_analysis.score.scores import score_sessions
+from tol_analysis.score.sessions import SessionInfo, summarize_sessions
+from tol_analysis.score.tables import TableData
 from tol_tasks.session_data.eventlog import EventLogError
 from tol_tasks.session_data.sidecar import Sidecar
 
@@ -258,7 +258,7 @@ def _wide_reference(t: pd.DataFrame) -> dict[str, dict[str, float]]:
 
 @pytest.mark.parametrize("seed", [4, 5])
 def test_wide_table_is_each_participants_last_value_under_each_name(seed):
-    from tol_analysis.export import wide_data
+    from tol_analysis.export.write import wide_data
 
     rng = np.random.default_rng(seed)
     t = _random_trials(rng, 300)
@@ -330,7 +330,7 @@ def test_inter_move_times_are_fmean_and_median_of_each_attempts_latencies():
 def test_a_damaged_sidecar_is_read_with_the_model_and_reported(tmp_path, damage, why):
     """Every reader reads sidecars with the sidecar model: a damaged one leaves the session
     scored from its log alone (with a warning), and --verify names it as a problem."""
-    from tol_analysis.verify import verify
+    from tol_analysis.score.verify import verify
 
     folder = tmp_path / "data"
     shutil.copytree(GOLDEN, folder)

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
-import tol_analysis.export as export_module
-import tol_analysis.find as find_module
-import tol_analysis.score as score_module
-import tol_analysis.spill as spill_module
+import tol_analysis.export.write as export_module
+import tol_analysis.read.find as find_module
+import tol_analysis.read.spill as spill_module
+import tol_analysis.score.scores as score_module
 from tol_analysis import cli
-from tol_analysis.read import SessionLog
-from tol_analysis.sessions import SessionInfo
+from tol_analysis.read.logs import SessionLog
+from tol_analysis.score.sessions import SessionInfo
 from tol_tasks.session_data.sidecar import Sidecar
 
 GOLDEN = Path(__file__).parent / "data" / "golden" / "sessions"
@@ -172,7 +172,7 @@ def test_a_batch_holds_batch_logs_logs_however_short(tmp_path, monkeypatch):
 def test_records_in_memory_are_counted_so_the_check_can_fail(tmp_path):
     """The same count sees every record when they are kept in memory (a library call
     without ``write_to``): the test above would fail if tol-score kept them."""
-    from tol_analysis.read import find_logs, read_sessions
+    from tol_analysis.read.logs import find_logs, read_sessions
 
     folder = _corpus(tmp_path / "logs", 3 * CHUNK)
     seen = {}
@@ -245,7 +245,7 @@ def test_scoring_stopped_by_an_error_leaves_no_spill_file_open(tmp_path, monkeyp
     """Scoring stopped by an error (here a log given twice, after more than a chunk of
     records was spilled) closes the records' file and the sidecars' table at once, not
     when collected (an unclosed file is a ResourceWarning in whatever runs next)."""
-    from tol_analysis.read import find_logs, read_sessions
+    from tol_analysis.read.logs import find_logs, read_sessions
     from tol_tasks.session_data.eventlog import EventLogError
 
     monkeypatch.setattr(spill_module, "CHUNK", CHUNK)
@@ -265,7 +265,7 @@ def test_csv_files_are_found_in_the_order_rglob_sorted_gives(tmp_path):
     ``sorted(rglob("*.csv"), key=parts)`` found, in that order: nested folders, a folder
     named like a CSV file, hidden files, other cases and suffixes, a link to a folder (not
     followed) and a link to a file (found)."""
-    from tol_analysis.find import csv_files
+    from tol_analysis.read.find import csv_files
 
     root = tmp_path / "data"
     for rel in ("b.csv", "a.csv", "a/z.csv", "a/b/c.csv", "a-b.csv", ".hidden.csv", "A.CSV",

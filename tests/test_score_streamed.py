@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-import tol_analysis.read as read_module
-import tol_analysis.score as score_module
-import tol_analysis.sessions as sessions_module
-import tol_analysis.wide as wide_module
+import tol_analysis.export.wide as wide_module
+import tol_analysis.read.logs as read_module
+import tol_analysis.score.scores as score_module
+import tol_analysis.score.sessions as sessions_module
 from tol_analysis.columns import TRIALS
 from tol_analysis.conventions import Conventions
-from tol_analysis.csvfile import TableWriter, write_table
-from tol_analysis.export import export
-from tol_analysis.read import find_logs, read_sessions
-from tol_analysis.score import score_sessions
+from tol_analysis.export.write import export
+from tol_analysis.read.logs import find_logs, read_sessions
+from tol_analysis.score.csvfile import TableWriter, write_table
+from tol_analysis.score.scores import score_sessions
 
 HERE = Path(__file__).parent
 INPUTS = [HERE / "data" / "golden" / "sessions", HERE / "data" / "v1",

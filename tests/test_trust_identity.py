@@ -85,7 +85,7 @@ def test_a_visit_with_a_hanoi_and_a_london_protocol_scores_both_side_by_side(tmp
 def test_tol_run_and_tol_score_read_the_task_from_the_same_place():
     # tol-run's refusal of a second log (session_logs) and tol-score's grouping both take the
     # task from the log's session_start row (identity rule I1)
-    from tol_analysis.duplicates import session_key
+    from tol_analysis.read.duplicates import session_key
     from tol_tasks.session_data.resume import session_logs
 
     key = session_key(SESSIONS / "V01-london.csv")

@@ -22,7 +22,7 @@ import pytest
 from tests.runner_tools import exe
 from tests.trust_tools import GOLDEN, read_csv
 from tol_analysis.cli import main as tol_score_main
-from tol_analysis.outputs import CURRENT, MANIFEST, STATE
+from tol_analysis.export.manifest import CURRENT, MANIFEST, STATE
 
 
 def tol_score(*args) -> tuple[int, str, str]:
@@ -175,10 +175,10 @@ def test_fifty_kills_of_a_replacement_each_leave_one_complete_set(tmp_path):
 def test_without_symbolic_links_the_outputs_are_replaced_one_by_one_and_only_ours(tmp_path):
     # Where the file system has no symbolic links (Windows without developer mode), the same
     # manifest decides what is replaced; the outputs are plain files.
-    from tol_analysis.export import export
-    from tol_analysis.outputs import OutputFolder
-    from tol_analysis.read import find_logs, read_session
-    from tol_analysis.score import score_sessions
+    from tol_analysis.export.manifest import OutputFolder
+    from tol_analysis.export.write import export
+    from tol_analysis.read.logs import find_logs, read_session
+    from tol_analysis.score.scores import score_sessions
 
     out = tmp_path / "out"
 

@@ -3,13 +3,22 @@
 The public API, importable from here (each name is loaded when first used, so that
 ``import tol_analysis`` costs nothing):
 
-- finding and reading logs: :func:`~tol_analysis.find.find_logs`, :func:`~tol_analysis.find.scan`,
-  :func:`~tol_analysis.read.read_session`, :func:`~tol_analysis.read.read_sessions`;
-- scoring: :func:`~tol_analysis.score.score_sessions`, giving :class:`~tol_analysis.score.Scores` (moves, trials, sessions and
-  copy_moves tables; their columns are documented in the codebook);
-- writing: :func:`~tol_analysis.report.write_reports` (one HTML report per session and the study overview);
-  the tables, codebook, BIDS and SPSS files by :func:`tol_analysis.export.export` (not
-  importable from here: the name is its module's, ``tol_analysis.export``).
+- finding and reading logs: :func:`~tol_analysis.read.find.find_logs`,
+  :func:`~tol_analysis.read.find.scan`, :func:`~tol_analysis.read.logs.read_session`,
+  :func:`~tol_analysis.read.logs.read_sessions`;
+- scoring: :func:`~tol_analysis.score.scores.score_sessions`, giving
+  :class:`~tol_analysis.score.scores.Scores` (moves, trials, sessions and copy_moves tables;
+  their columns are documented in the codebook);
+- writing: :func:`~tol_analysis.report.html.write_reports` (one HTML report per session and
+  the study overview); the tables, codebook, BIDS and SPSS files by
+  :func:`tol_analysis.export.write.export` (importable from :mod:`tol_analysis.export`).
+
+The package is four faces, each a subpackage named for what it does, whose own public
+names load the same way: :mod:`tol_analysis.read` (finding and reading logs),
+:mod:`tol_analysis.score` (scoring and measures), :mod:`tol_analysis.export` (the tables
+and files written), :mod:`tol_analysis.report` (reports and figures); beside them the
+column registry (:mod:`tol_analysis.columns`), the scoring conventions
+(:mod:`tol_analysis.conventions`) and ``tol-score`` (:mod:`tol_analysis.cli`).
 
 Examples
 --------
@@ -23,30 +32,19 @@ Score every event log under ``data/`` and write the tables to ``scored/``:
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from tol_analysis._lazy import lazy_names
 
 #: Each public name and the module that defines it.
 _API = {
-    "find_logs": "find",
-    "scan": "find",
-    "read_session": "read",
-    "read_sessions": "read",
-    "score_sessions": "score",
-    "Scores": "score",
-    "write_reports": "report",
+    "find_logs": "read.find",
+    "scan": "read.find",
+    "read_session": "read.logs",
+    "read_sessions": "read.logs",
+    "score_sessions": "score.scores",
+    "Scores": "score.scores",
+    "write_reports": "report.html",
 }
 
 __all__ = sorted(_API)
 
-
-def __getattr__(name: str) -> Any:
-    """The public name ``name``, imported from its module the first time it is asked for."""
-    module = _API.get(name)
-    if module is None:
-        raise AttributeError(f"module 'tol_analysis' has no attribute {name!r}")
-    return getattr(importlib.import_module(f"{__name__}.{module}"), name)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _API)

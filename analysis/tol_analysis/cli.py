@@ -7,16 +7,16 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from tol_analysis import outputs
 from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
-from tol_analysis.duplicates import sort_out_found
-from tol_analysis.export import export
-from tol_analysis.find import NEVER_STARTED_NOTE, scan
-from tol_analysis.planning import may_have_planning
-from tol_analysis.read import read_sessions
-from tol_analysis.score import score_sessions
-from tol_analysis.spill import Sidecars
+from tol_analysis.export import manifest as outputs
+from tol_analysis.export.write import export
+from tol_analysis.read.duplicates import sort_out_found
+from tol_analysis.read.find import NEVER_STARTED_NOTE, scan
+from tol_analysis.read.logs import read_sessions
+from tol_analysis.read.sidecar import may_have_planning
+from tol_analysis.read.spill import Sidecars
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.errors import TolTasksError
 from tol_tasks.options import Idle, given_flags, idle_option
 
@@ -151,7 +151,7 @@ def _score(args, out: outputs.OutputFolder) -> int:
 
 
 def _score_found(args, out: outputs.OutputFolder, found, earlier: list[str]) -> int:
-    """Score the logs ``found`` (:func:`~tol_analysis.find.scan` kept on disk) into ``out``."""
+    """Score the logs ``found`` (:func:`~tol_analysis.read.find.scan` kept on disk) into ``out``."""
     for other in found.left_out:
         print(f"left out: {other}: not an event log (another CSV file in the folder)",
               file=sys.stderr)  # fmt: skip
@@ -256,7 +256,7 @@ def bids_notes(scores, args) -> list[str]:
     """What --bids left out, said after writing."""
     if not args.bids:
         return []
-    from tol_analysis.bids import bids_sessions, simulated_sessions
+    from tol_analysis.export.bids import bids_sessions, simulated_sessions
 
     out = []
     left = [] if args.bids_include_simulated else simulated_sessions(scores)
@@ -278,7 +278,7 @@ def _fail(text: str) -> int:
 
 
 def _verify(inputs: list[str]) -> int:
-    from tol_analysis.verify import verify
+    from tol_analysis.score.verify import verify
 
     try:
         report = verify(inputs)
@@ -300,21 +300,21 @@ def _check_extras(args) -> None:
         Saying what to install, or which languages there are.
     """
     if args.plots or args.report:
-        import tol_analysis.plots  # noqa: F401 - raises with the install hint
+        import tol_analysis.report.plots  # noqa: F401 - raises with the install hint
     if args.report:
-        from tol_analysis.report import _jinja, messages
+        from tol_analysis.report.html import jinja_environment, messages
 
-        _jinja()
+        jinja_environment()
         messages(args.language or "en")
     if args.spss:
-        from tol_analysis.spss import _pyreadstat
+        from tol_analysis.export.spss import pyreadstat_module
 
-        _pyreadstat()
+        pyreadstat_module()
 
 
 def _any_sidecar(scores, noted: str, test) -> bool:
     """Whether a scored session's sidecar passes ``test``: as noted when the sidecars were
-    read (:class:`~tol_analysis.spill.Sidecars`' ``noted`` list), else by reading them."""
+    read (:class:`~tol_analysis.read.spill.Sidecars`' ``noted`` list), else by reading them."""
     sidecars = scores.sidecars
     if isinstance(sidecars, Sidecars):
         return bool(getattr(sidecars, noted))
@@ -329,12 +329,12 @@ def _write(scores, folder: Path, args) -> list[Path]:
     # written first, so that the codebook describes them.
     present: list[Path] = []
     if _any_sidecar(scores, "with_planning", may_have_planning):
-        from tol_analysis.planning import write_planning
+        from tol_analysis.score.planning import write_planning
 
         present += write_planning(scores, folder)
     if _any_sidecar(scores, "with_eyetracking",
                     lambda m: getattr(m, "eyetracking", None) is not None):  # fmt: skip
-        from tol_analysis.gaze import write_gaze
+        from tol_analysis.score.gaze import write_gaze
 
         present += write_gaze(scores, folder)
     also = [WHEN_PRESENT[p.stem] for p in present]
@@ -342,11 +342,11 @@ def _write(scores, folder: Path, args) -> list[Path]:
                      bids_simulated=args.bids_include_simulated, also=also)  # fmt: skip
     written += present
     if args.plots:
-        from tol_analysis.plots import write_plots
+        from tol_analysis.report.plots import write_plots
 
         written += write_plots(scores, folder / "plots")
     if args.report:
-        from tol_analysis.report import write_reports
+        from tol_analysis.report.html import write_reports
 
         written += write_reports(scores, folder / "reports", language=args.language or "en")
     return written

@@ -10,7 +10,7 @@ codebook (``codebook.json``, ``codebook.md``), the per-level columns of
 ``.sav`` files and the column descriptions of the BIDS ``task-*_beh.json``.
 
 Adding a measure is one entry here plus its computation in the module that
-computes its table (:mod:`tol_analysis.trials` for ``trials.csv``, ...).
+computes its table (:mod:`tol_analysis.score.trials` for ``trials.csv``, ...).
 """
 
 from __future__ import annotations
@@ -664,7 +664,7 @@ WIDE_MEASURES = tuple(
 )  # fmt: skip
 
 #: The trials.csv columns wide.csv is made from (all that
-#: :func:`tol_analysis.wide.wide_data` reads): the keys of its cells and their measures.
+#: :func:`tol_analysis.export.wide.wide_data` reads): the keys of its cells and their measures.
 WIDE_TRIALS = (
     "participant", "session", "protocol", "problem_id", "attempt", "void", "practice",
     "simulated", *(c.name for c in WIDE_MEASURES),
@@ -672,7 +672,7 @@ WIDE_TRIALS = (
 
 #: The column names of wide.csv's cells: the session, the task (the protocol; left out for a
 #: log that names none), the problem (with ``_a<attempt>`` for a second or later attempt)
-#: and the measure, made safe as SPSS variable names (see tol_analysis.wide.wide_table). A
+#: and the measure, made safe as SPSS variable names (see tol_analysis.export.wide.wide_table). A
 #: name never depends on what else the data hold.
 WIDE_NAME = "s<session>_<task>_<problem>[_a<attempt>]_<measure>"
 
@@ -721,7 +721,7 @@ SESSION_START = Column("session_start", DATETIME,
                        "Date and time the session started (local time)", level=SCALE)  # fmt: skip
 
 #: The columns of the BIDS ``_events.tsv`` files of scanner and EEG sessions
-#: (:mod:`tol_analysis.bids_events`; BIDS 1.10, "Task events"): not a CSV table.
+#: (:mod:`tol_analysis.export.bids_events`; BIDS 1.10, "Task events"): not a CSV table.
 BIDS_EVENTS = Table("events", (
     Column("onset", FLOAT, "Seconds from the first counted volume of the scan (func), or from "
            "the first event marker, the session_start marker (eeg), to the event (the flip "

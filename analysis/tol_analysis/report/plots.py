@@ -21,7 +21,7 @@ except ImportError as exc:  # pragma: no cover - depends on the installation
 
 import pandas as pd
 
-from tol_analysis.score import Scores
+from tol_analysis.score.scores import Scores
 from tol_tasks.puzzles import from_code
 from tol_tasks.puzzles.base import Puzzle
 

@@ -3,8 +3,8 @@
 A :class:`TableBuilder` takes, batch by batch, the columns of one registry table
 (:mod:`tol_analysis.columns`) and makes a :class:`TableData` at the end: each
 column a :class:`ColumnData` of its registry type. The CSV writer
-(:mod:`tol_analysis.csvfile`) writes these directly; :meth:`TableData.frame`
-makes the pandas DataFrame that :class:`tol_analysis.score.Scores` gives, with
+(:mod:`tol_analysis.score.csvfile`) writes these directly; :meth:`TableData.frame`
+makes the pandas DataFrame that :class:`tol_analysis.score.scores.Scores` gives, with
 text as ``category`` (the same few labels repeat down a table), integers as
 nullable ``Int64``, booleans as nullable ``boolean`` and times as ``float64``
 (NaN when missing). pandas is imported only then: ``tol-score`` writing its
@@ -321,7 +321,7 @@ class TableBuilder:
     one); the table is then made one column at a time, each column's chunks
     let go (and their memory given back, by ``release``) as it is made.
 
-    With a ``sink`` (a :class:`tol_analysis.csvfile.TableWriter`, or anything with
+    With a ``sink`` (a :class:`tol_analysis.score.csvfile.TableWriter`, or anything with
     its ``write``), each batch's rows are written there as they come and only the
     columns named in ``keep`` are gathered: memory then holds those, not the table.
     """

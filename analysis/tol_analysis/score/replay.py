@@ -13,7 +13,7 @@ breadth-first search over that table. A larger one (a 20-disk Hanoi) keeps
 only what the logs visit.
 
 :class:`Replays` holds one space per puzzle code for one call of
-:func:`~tol_analysis.score.score_sessions`; nothing is kept between calls.
+:func:`~tol_analysis.score.scores.score_sessions`; nothing is kept between calls.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The files a search of the inputs found (:class:`FoundFiles`) are kept in an SQLite table
 in a temporary file too, so that a million logs are never a million Path objects.
 
-Scoring keeps one record per session (``tol_analysis.infos.SessionInfo``) for
+Scoring keeps one record per session (``tol_analysis.score.infos.SessionInfo``) for
 ``sessions.csv``, which is written after every log is scored (its columns depend on every
 session). Held as Python objects they take about 1.5 KB a session; :class:`Records`
 spills them, pickled a chunk at a time, to an unnamed temporary file (nothing is left
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from tol_analysis.planning import may_have_planning
+from tol_analysis.read.sidecar import may_have_planning
 
 #: Records pickled together: one write (and one read) per chunk.
 CHUNK = 2048
@@ -271,7 +271,7 @@ class FoundFiles:
     """The files a search of the inputs found, each once, in an SQLite table in an unnamed
     temporary file (deleted when closed, or by SQLite when the process ends): a path, what
     its first line said (never started; whose session it is), and where it was found among
-    the logs and among the other CSV files (the order :class:`~tol_analysis.find.Scan`
+    the logs and among the other CSV files (the order :class:`~tol_analysis.read.find.Scan`
     lists them in). Memory holds none of them; :meth:`to_score` reads them back a chunk at a
     time.
     """
@@ -338,7 +338,7 @@ class FoundFiles:
 
     def several(self) -> Iterator[list[tuple[Path, tuple]]]:
         """Each (participant, session) that more than one log names: its logs and their
-        keys, in order (the only logs :func:`~tol_analysis.duplicates.sort_out` looks into)."""
+        keys, in order (the only logs :func:`~tol_analysis.read.duplicates.sort_out` looks into)."""
         self._db.execute("CREATE INDEX IF NOT EXISTS f_pn ON f (p, n)")
         pairs = self._db.execute("SELECT p, n FROM f WHERE log_at IS NOT NULL AND cut = 0 AND "
                                  "p IS NOT NULL GROUP BY p, n HAVING COUNT(*) > 1").fetchall()  # fmt: skip

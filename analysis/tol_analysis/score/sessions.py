@@ -30,10 +30,10 @@ from tol_analysis.columns import (
     level_name,
 )
 from tol_analysis.conventions import Conventions
-from tol_analysis.csvfile import TableWriter
-from tol_analysis.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.spill import KeyIndex
-from tol_analysis.tables import ColumnData, TableData
+from tol_analysis.read.spill import KeyIndex
+from tol_analysis.score.csvfile import TableWriter
+from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
+from tol_analysis.score.tables import ColumnData, TableData
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (

@@ -2,9 +2,9 @@
 
 :func:`problem_attempts` replays the problem attempts of a batch of logs (one
 puzzle at a time, every attempt of that puzzle at once), and returns their moves
-(:mod:`tol_analysis.moves`) and their trials.csv columns, under the
+(:mod:`tol_analysis.score.moves`) and their trials.csv columns, under the
 conventions. The copy columns are filled afterwards by
-:mod:`tol_analysis.copies`.
+:mod:`tol_analysis.score.yoked`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from tol_analysis.columns import (
     VIOLATION_KINDS,
 )
 from tol_analysis.conventions import Conventions
-from tol_analysis.logview import (
+from tol_analysis.read.logview import (
     LogView,
     count_in_group,
     first_in_group,
@@ -29,8 +29,8 @@ from tol_analysis.logview import (
     mean_in_group,
     median_in_group,
 )
-from tol_analysis.moves import MoveMeasures, StateKeys, move_measures, replay_placements
-from tol_analysis.replay import Replays
+from tol_analysis.score.moves import MoveMeasures, StateKeys, move_measures, replay_placements
+from tol_analysis.score.replay import Replays
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail

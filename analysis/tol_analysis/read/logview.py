@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from tol_analysis.arrow import dictionary_encode, from_numpy, to_numpy
-from tol_analysis.read import LogColumns, SessionLog
+from tol_analysis.read.logs import LogColumns, SessionLog
 from tol_tasks.session_data.attempts import Coded, attempt_spans
 from tol_tasks.session_data.eventlog import EventLogError
 

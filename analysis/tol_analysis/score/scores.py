@@ -7,11 +7,11 @@ from a legal move (a log that disagrees is an error naming the file and the
 row, never a silently wrong score), and returns tidy tables whose columns are
 declared in :mod:`tol_analysis.columns`.
 
-The work is split by job: :mod:`~tol_analysis.replay` (states, moves and
-distances as integer tables), :mod:`~tol_analysis.moves` (per-move measures),
-:mod:`~tol_analysis.trials` (per-attempt measures), :mod:`~tol_analysis.copies`
-(yoked copy trials and thinking times), :mod:`~tol_analysis.sessions`
-(session summaries) and :mod:`~tol_analysis.tables` (typed DataFrames).
+The work is split by job: :mod:`~tol_analysis.score.replay` (states, moves and
+distances as integer tables), :mod:`~tol_analysis.score.moves` (per-move measures),
+:mod:`~tol_analysis.score.trials` (per-attempt measures), :mod:`~tol_analysis.score.yoked`
+(yoked copy trials and thinking times), :mod:`~tol_analysis.score.sessions`
+(session summaries) and :mod:`~tol_analysis.score.tables` (typed DataFrames).
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ import numpy as np
 
 from tol_analysis.columns import COPY_MOVES, MOVES, TRIALS, UNRECORDED, WIDE_TRIALS
 from tol_analysis.conventions import Conventions
-from tol_analysis.copies import copy_trials, empty_copy_columns
-from tol_analysis.csvfile import TableWriter
-from tol_analysis.logview import LogView, last_in_group
-from tol_analysis.read import SessionLog, give_memory_back
-from tol_analysis.replay import Replays
-from tol_analysis.sessions import (
+from tol_analysis.read.logs import SessionLog, give_memory_back
+from tol_analysis.read.logview import LogView, last_in_group
+from tol_analysis.read.spill import Records, Sidecars
+from tol_analysis.score.csvfile import TableWriter
+from tol_analysis.score.replay import Replays
+from tol_analysis.score.sessions import (
     SESSION_TRIALS,
     session_info,
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.spill import Records, Sidecars
-from tol_analysis.tables import TableBuilder, TableData
-from tol_analysis.trials import problem_attempts
+from tol_analysis.score.tables import TableBuilder, TableData
+from tol_analysis.score.trials import problem_attempts
+from tol_analysis.score.yoked import copy_trials, empty_copy_columns
 from tol_tasks.session_data import gc_paused
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.eventlog import EventLogError
@@ -81,7 +81,7 @@ class Scores:
     sidecars : Mapping
         Each session's sidecar model (or None), by (participant, session, protocol): the
         protocol text, software and timing that exports and reports describe
-        (:class:`~tol_analysis.spill.Sidecars`: read from disk when asked for).
+        (:class:`~tol_analysis.read.spill.Sidecars`: read from disk when asked for).
     """
 
     #: The tables, by name.
@@ -100,7 +100,7 @@ class Scores:
         self.written: dict[str, Path] = dict(written or {})
 
     def table(self, name: str) -> TableData:
-        """Table ``name`` as columns (see :class:`tol_analysis.tables.TableData`); of a
+        """Table ``name`` as columns (see :class:`tol_analysis.score.tables.TableData`); of a
         table in :attr:`written`, the columns kept."""
         got = self._tables.get(name)
         return got if got is not None else TableData.from_frame(self._frames[name])
@@ -156,8 +156,8 @@ def score_sessions(
     Parameters
     ----------
     logs : iterable of SessionLog
-        From :func:`tol_analysis.read.read_session` or
-        :func:`~tol_analysis.read.read_sessions`. A generator is consumed a few
+        From :func:`tol_analysis.read.logs.read_session` or
+        :func:`~tol_analysis.read.logs.read_sessions`. A generator is consumed a few
         logs at a time (:data:`BATCH_ROWS`), so memory holds the output tables,
         not every log.
     conventions : Conventions, optional
@@ -169,7 +169,7 @@ def score_sessions(
     write_to : path, optional
         A folder (it must exist) to write ``moves.csv``, ``copy_moves.csv`` and
         ``trials.csv`` to as the logs are scored, a batch at a time (the same
-        bytes as :func:`tol_analysis.export.export` writes): memory then holds
+        bytes as :func:`tol_analysis.export.write.export` writes): memory then holds
         none of the moves and only the trial columns that the sessions and wide
         tables are made from (:data:`TRIALS_KEPT`), however many sessions there
         are. Those tables are then in :attr:`Scores.written`, not as DataFrames.
@@ -267,10 +267,10 @@ def is_simulated(log: SessionLog) -> bool | None:
 def _one_log_per_session(logs: Iterable[SessionLog], on_error,
                          sidecars: Sidecars) -> Iterator[SessionLog]:  # fmt: skip
     """The logs, each session task's first only: another log of a (participant, session,
-    protocol) already scored is an error naming both (:mod:`tol_analysis.duplicates` sorts
+    protocol) already scored is an error naming both (:mod:`tol_analysis.read.duplicates` sorts
     copies and new attempts out before scoring), so that no (participant, session,
     protocol, trial, attempt) key is written twice."""
-    from tol_analysis.duplicates import DuplicateSessionError
+    from tol_analysis.read.duplicates import DuplicateSessionError
 
     for log in logs:
         key, where = log.key, str(log.path)
@@ -290,7 +290,7 @@ def _one_log_per_session(logs: Iterable[SessionLog], on_error,
 
 def _batches(logs: Iterable[SessionLog]) -> Iterator[list[SessionLog]]:
     """Logs in batches of up to :data:`BATCH_ROWS` rows and :data:`BATCH_LOGS` logs; logs
-    read together (:func:`~tol_analysis.read.read_sessions`) stay together."""
+    read together (:func:`~tol_analysis.read.logs.read_sessions`) stay together."""
     batch: list[SessionLog] = []
     rows = 0
     batch_parent = None

@@ -1,12 +1,12 @@
 """Finding event logs in data folders: which ``.csv`` files are logs, which never
 started, which are something else kept beside them.
 
-:func:`~tol_analysis.find.scan` says all of it; :func:`~tol_analysis.find.find_logs` gives
+:func:`~tol_analysis.read.find.scan` says all of it; :func:`~tol_analysis.read.find.find_logs` gives
 the logs.
 
 Each file's beginning is read once, for its header and its session's identity
 (participant, session, task), and what a search finds can be kept on disk
-(:class:`~tol_analysis.spill.FoundFiles`) so that memory never holds a path per log.
+(:class:`~tol_analysis.read.spill.FoundFiles`) so that memory never holds a path per log.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tol_analysis.duplicates import session_key_in
+from tol_analysis.read.duplicates import session_key_in
 from tol_tasks.session_data.eventlog import HEAD_BYTES, columns, never_started_head, read_head
 from tol_tasks.session_data.session_key import SessionKey
 
 if TYPE_CHECKING:
-    from tol_analysis.spill import FoundFiles
+    from tol_analysis.read.spill import FoundFiles
 
 #: File names tol-score writes; never read back as session logs.
 OUTPUT_NAMES = {"moves.csv", "trials.csv", "sessions.csv", "wide.csv", "copy_moves.csv"}
@@ -55,11 +55,11 @@ class Scan:
     #: left out, named, and never an error (tol_tasks.session_data.eventlog.never_started).
     never_started: list[Path] = field(default_factory=list)
     #: Each log's (participant, session, task) from its first row, read with its header
-    #: (None when the first row does not say): what :func:`tol_analysis.duplicates.sort_out`
+    #: (None when the first row does not say): what :func:`tol_analysis.read.duplicates.sort_out`
     #: sorts by, so that no log is opened again for it.
     keys: dict[Path, SessionKey | None] = field(default_factory=dict)
     #: With ``scan(on_disk=True)``: the logs found, on disk
-    #: (:class:`~tol_analysis.spill.FoundFiles`); :attr:`logs` and :attr:`keys` are then empty.
+    #: (:class:`~tol_analysis.read.spill.FoundFiles`); :attr:`logs` and :attr:`keys` are then empty.
     files: FoundFiles | None = None
 
 
@@ -76,7 +76,7 @@ def scan(inputs: list[str | Path], exclude: Path | None = None, *,
     input, or named by the sidecar beside it, is always read as an event log.
 
     With ``on_disk``, the logs are not listed in memory: :attr:`Scan.files` holds them
-    (:class:`~tol_analysis.spill.FoundFiles`, an SQLite table in a temporary file) and
+    (:class:`~tol_analysis.read.spill.FoundFiles`, an SQLite table in a temporary file) and
     :attr:`Scan.logs` and :attr:`Scan.keys` are left empty.
 
     Raises
@@ -84,7 +84,7 @@ def scan(inputs: list[str | Path], exclude: Path | None = None, *,
     FileNotFoundError
         Naming an input that does not exist.
     """
-    from tol_analysis.spill import FoundFiles
+    from tol_analysis.read.spill import FoundFiles
 
     found = Scan()
     files = FoundFiles()  # each file's beginning read once, and at once reduced to what is kept
@@ -165,7 +165,7 @@ def _real_folder(entry: os.DirEntry) -> bool:
 
 
 def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:
-    """The event logs among ``inputs``: :attr:`~tol_analysis.find.Scan.logs` of :func:`~tol_analysis.find.scan`."""
+    """The event logs among ``inputs``: :attr:`~tol_analysis.read.find.Scan.logs` of :func:`~tol_analysis.read.find.scan`."""
     return scan(inputs, exclude).logs
 
 

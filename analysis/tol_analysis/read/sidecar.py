@@ -1,7 +1,9 @@
-"""What recorded a session, in words, from its sidecar (for reports and BIDS)."""
+"""What a session's sidecar says of it before its rows are read: what recorded it, in
+words (for reports and BIDS), and whether its rows may hold planning-only problems."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -22,3 +24,16 @@ def recorded_by(meta: Sidecar | None) -> str | None:
     text = " ".join(t for t in (rec.name, rec.version) if t)
     how = f"from {meta.source.format}" if meta.source is not None else rec.runtime
     return f"{text} ({how})" if how else text
+
+
+#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
+PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
+
+
+def may_have_planning(meta: Sidecar) -> bool:
+    """Whether a session may have planning-only problems (its rows are then read for them):
+    its protocol has a ``planning:`` key, or it has no protocol and was not converted (the
+    jsPsych ``tower`` plugin's problems are given in the researcher's own timeline, which
+    may ask for planning-only ones)."""
+    text = getattr(meta.protocol, "text", "") or ""
+    return bool(PLANNING_KEY.search(text)) or (not text and getattr(meta, "source", None) is None)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tol_analysis.duplicates import sort_out
-from tol_analysis.find import NEVER_STARTED_NOTE, scan
-from tol_analysis.read import read_session
-from tol_analysis.score import score_sessions
+from tol_analysis.read.duplicates import sort_out
+from tol_analysis.read.find import NEVER_STARTED_NOTE, scan
+from tol_analysis.read.logs import read_session
+from tol_analysis.score.scores import score_sessions
 from tol_tasks.errors import TolTasksError
 
 
@@ -53,7 +53,7 @@ def verify(inputs: list[str | Path]) -> VerifyReport:
     trial's start (the same checks as scoring), and agree with its sidecar
     (participant, session, event log name, rows written). A copy of a log, or
     the same participant and session in two different logs, is a problem (as
-    :mod:`tol_analysis.duplicates` finds them; tol-score leaves copies out and
+    :mod:`tol_analysis.read.duplicates` finds them; tol-score leaves copies out and
     refuses different logs); a session started again on purpose is a note;
     sessions that never ended are listed as incomplete.
     """

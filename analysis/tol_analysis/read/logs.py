@@ -1,4 +1,4 @@
-"""Reading event logs into columns (finding them: :mod:`tol_analysis.find`).
+"""Reading event logs into columns (finding them: :mod:`tol_analysis.read.find`).
 
 A log is read whole into a :class:`SessionLog`: the columns scoring uses, as
 texts (Arrow string arrays, with integer codes into their distinct texts made
@@ -29,8 +29,8 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pacsv
 
-from tol_analysis import find as _find
 from tol_analysis.arrow import dictionary_encode, strings, take, to_numpy, unique
+from tol_analysis.read import find as _find
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import (
@@ -303,7 +303,7 @@ class SessionLog:
 
 
 def find_logs(inputs: list[str | Path], exclude: Path | None = None) -> list[Path]:
-    """The event logs among ``inputs``: :func:`tol_analysis.find.find_logs`, also here for
+    """The event logs among ``inputs``: :func:`tol_analysis.read.find.find_logs`, also here for
     the researchers' scripts that import it with :func:`read_session` (docs/scoring.md)."""
     return _find.find_logs(inputs, exclude)
 

@@ -1,13 +1,13 @@
 """Session reports for clinicians and a study overview for researchers (HTML, print to A4/Letter).
 
-Built only from the scored tables and the sidecars (:class:`tol_analysis.score.Scores`):
+Built only from the scored tables and the sidecars (:class:`tol_analysis.score.scores.Scores`):
 every number shown is read from ``sessions.csv`` and ``trials.csv`` as
-:func:`tol_analysis.score.score_sessions` computed them, never computed again.
+:func:`tol_analysis.score.scores.score_sessions` computed them, never computed again.
 Which measures are the headline, their names and what they mean in plain words
 come from the column registry (:mod:`tol_analysis.columns`: ``headline``,
 ``label``, ``plain``); every number on a page has its meaning on the same page.
 Each file is self-contained (styles inline, figures inline as SVG, no
-network). The templates are ``analysis/tol_analysis/templates/session.html.j2``
+network). The templates are ``analysis/tol_analysis/report/templates/session.html.j2``
 and ``index.html.j2``; the other texts, per language, the ``report`` domain of
 :mod:`tol_tasks.texts` (``tol_tasks/texts/<language>.yaml``, beside the participant's texts).
 
@@ -37,8 +37,8 @@ from tol_analysis.columns import (
     Column,
     level_name,
 )
-from tol_analysis.recorder import recorded_by
-from tol_analysis.score import Scores
+from tol_analysis.read.sidecar import recorded_by
+from tol_analysis.score.scores import Scores
 from tol_tasks import __version__, texts
 from tol_tasks.session_data.quality import attention_losses
 from tol_tasks.session_data.sidecar import Sidecar
@@ -66,7 +66,9 @@ def headline_columns() -> list[Column]:
     return [c for c in SESSIONS if c.headline]
 
 
-def _jinja():
+def jinja_environment():
+    """The reports' Jinja2 environment on ``templates/``; ImportError with the install hint
+    when Jinja2 (the ``report`` extra) is missing."""
     try:
         import jinja2
     except ImportError as exc:
@@ -303,7 +305,7 @@ def _pictures(protocol):
     """A function drawing a state of a puzzle (its code) as an inline SVG, in the protocol's colours."""
     from markupsafe import Markup
 
-    from tol_analysis.boards import board_svg
+    from tol_analysis.report.boards import board_svg
     from tol_tasks.puzzles import from_code
 
     puzzles: dict = {}
@@ -322,7 +324,7 @@ def _figures(trials: pd.DataFrame, moves: pd.DataFrame, layouts: dict, t: dict) 
     out = {"distance": None, "no_move": 0, "distance_left_out": 0, "paths": [],
            "paths_left_out": 0, "too_large": None}  # fmt: skip
     try:
-        from tol_analysis.plots import (
+        from tol_analysis.report.plots import (
             fixed_layout,
             plot_distances,
             plot_state_graph,
@@ -467,7 +469,7 @@ def write_reports(
 
     Returns the files written.
     """
-    env = _jinja()
+    env = jinja_environment()
     t = messages(language)
     out = Path(folder)
     out.mkdir(parents=True, exist_ok=True)
@@ -566,7 +568,7 @@ def _group_figures(trials: pd.DataFrame, t: dict) -> list[dict]:
     try:
         from matplotlib.figure import Figure
 
-        from tol_analysis.plots import plot_by_level
+        from tol_analysis.report.plots import plot_by_level
     except ImportError:
         return []
     out = []

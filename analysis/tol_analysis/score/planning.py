@@ -13,7 +13,6 @@ rule ``void`` says of moves attempts; a resumed session asks it again.
 
 from __future__ import annotations
 
-import re
 import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,20 +23,6 @@ from tol_tasks.session_data.eventlog import read_event_log
 
 if TYPE_CHECKING:  # pandas is imported where the tables are made (tol-score reads it late)
     import pandas as pd
-
-    from tol_tasks.session_data.sidecar import Sidecar
-
-#: A protocol's ``planning:`` key (a planning-only block), as its text holds it.
-PLANNING_KEY = re.compile(r"^\s*-?\s*planning\s*:", re.MULTILINE)
-
-
-def may_have_planning(meta: Sidecar) -> bool:
-    """Whether a session may have planning-only problems (its rows are then read for them):
-    its protocol has a ``planning:`` key, or it has no protocol and was not converted (the
-    jsPsych ``tower`` plugin's problems are given in the researcher's own timeline, which
-    may ask for planning-only ones)."""
-    text = getattr(meta.protocol, "text", "") or ""
-    return bool(PLANNING_KEY.search(text)) or (not text and getattr(meta, "source", None) is None)
 
 
 def planning_rows(rows: list[dict]) -> list[dict]:

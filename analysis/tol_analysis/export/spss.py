@@ -17,7 +17,7 @@ import pandas as pd
 
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import SESSION_START, TRIALS, Column
-from tol_analysis.score import Scores
+from tol_analysis.score.scores import Scores
 
 #: SPSS variable labels may hold at most 256 bytes.
 _LABEL_MAX = 256
@@ -28,7 +28,9 @@ _INSTALL_HINT = (
 )
 
 
-def _pyreadstat():
+def pyreadstat_module():
+    """The pyreadstat module; ImportError with the install hint when it (the ``spss`` extra)
+    is missing."""
     try:
         import pyreadstat
     except ImportError as exc:
@@ -94,7 +96,7 @@ def trials_for_spss(scores: Scores) -> tuple[pd.DataFrame, dict, dict, dict]:
 def wide_for_spss(scores: Scores, wide: pd.DataFrame) -> tuple[pd.DataFrame, dict, dict, dict]:
     """wide.csv with labels naming the session task, the problem and the measure (and the
     participant fields and what describes each session), from the column registry."""
-    from tol_analysis.wide import describe_wide
+    from tol_analysis.export.wide import describe_wide
 
     described = describe_wide(wide.columns, scores.table("sessions"))
     columns = {name: c for name, (c, _) in described.items()}
@@ -111,7 +113,7 @@ def write_spss(scores: Scores, wide: pd.DataFrame, output: str | Path) -> list[P
     ImportError
         With the install hint, when pyreadstat is missing.
     """
-    prs = _pyreadstat()
+    prs = pyreadstat_module()
     out = Path(output)
     written = []
     for name, (frame, labels, value_labels, levels) in {

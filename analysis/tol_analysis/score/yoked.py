@@ -2,7 +2,7 @@
 
 A copy trial shows the moves of an attempt one at a time and the participant
 carries them out; its times are movement without planning. :func:`copy_trials`
-replays every copy of a log (as :mod:`tol_analysis.moves` replays attempts),
+replays every copy of a log (as :mod:`tol_analysis.score.moves` replays attempts),
 gives copy_moves.csv's rows, and puts each copy's measures and the initial and
 subsequent thinking times on the trials.csv row of the attempt it copies.
 """
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.logview import (
+from tol_analysis.read.logview import (
     LogView,
     count_in_group,
     first_in_group,
@@ -21,9 +21,9 @@ from tol_analysis.logview import (
     median_in_group,
     position_in_group,
 )
-from tol_analysis.moves import Replayed, replay_placements
-from tol_analysis.replay import Replays
-from tol_analysis.trials import ProblemAttempts
+from tol_analysis.score.moves import Replayed, replay_placements
+from tol_analysis.score.replay import Replays
+from tol_analysis.score.trials import ProblemAttempts
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.detail import parse_detail
 

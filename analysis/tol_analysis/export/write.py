@@ -32,16 +32,16 @@ from tol_analysis.columns import (
     wide_session_definition,
 )
 from tol_analysis.conventions import EXPLAINED
-from tol_analysis.csvfile import write_table
-from tol_analysis.score import Scores
-from tol_analysis.sessions import field_names
-from tol_analysis.tables import TableData
-from tol_analysis.wide import (  # noqa: F401 - wide_table and describe_wide: public here too
+from tol_analysis.export.wide import (  # noqa: F401 - wide_table and describe_wide: public here too
     describe_wide,
     wide_data,
     wide_table,
     write_wide,
 )
+from tol_analysis.score.csvfile import write_table
+from tol_analysis.score.scores import Scores
+from tol_analysis.score.sessions import field_names
+from tol_analysis.score.tables import TableData
 from tol_tasks import __version__
 
 if TYPE_CHECKING:
@@ -144,9 +144,9 @@ def export(
 
     Booleans are written as ``true``/``false`` and missing values as empty
     cells, which R, JASP, SPSS and pandas all read. With ``bids``, also a BIDS
-    dataset in ``bids/`` (:mod:`tol_analysis.bids`; simulated sessions are left out of it
+    dataset in ``bids/`` (:mod:`tol_analysis.export.bids`; simulated sessions are left out of it
     unless ``bids_simulated``); with ``spss``, ``wide.sav`` and
-    ``trials.sav`` (:mod:`tol_analysis.spss`, needs pyreadstat); the codebook also describes
+    ``trials.sav`` (:mod:`tol_analysis.export.spss`, needs pyreadstat); the codebook also describes
     ``also`` (written beside: planning.csv, gaze.csv). Returns the files written.
 
     Raises
@@ -173,11 +173,11 @@ def export(
     (out / "codebook.md").write_text(codebook_markdown(book), encoding="utf-8")
     written += [out / "codebook.json", out / "codebook.md"]
     if bids:
-        from tol_analysis.bids import write_bids
+        from tol_analysis.export.bids import write_bids
 
         written += write_bids(scores, out / "bids", book, include_simulated=bids_simulated)
     if spss:
-        from tol_analysis.spss import write_spss
+        from tol_analysis.export.spss import write_spss
 
         wide = wide_data(scores.table("trials"), scores.conventions, scores.table("sessions"))
         written += write_spss(scores, wide.frame(), out)

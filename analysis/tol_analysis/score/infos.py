@@ -1,6 +1,6 @@
 """What each scored session's log and sidecar say about it beside its trials: a
-:class:`SessionInfo` per session task, from which :mod:`tol_analysis.sessions` makes
-sessions.csv (kept on disk while many sessions are scored: :mod:`tol_analysis.spill`)."""
+:class:`SessionInfo` per session task, from which :mod:`tol_analysis.score.sessions` makes
+sessions.csv (kept on disk while many sessions are scored: :mod:`tol_analysis.read.spill`)."""
 
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ def session_info(log, status: str, discontinued: tuple[str, ...], simulated: boo
     """A scored log's :class:`SessionInfo`; its protocol read once per SHA-256 (``plans``),
     and its participant fields checked against the types the protocol declares (a value
     that breaks its type is left out, with a warning naming it)."""
-    from tol_analysis.recorder import recorded_by
+    from tol_analysis.read.sidecar import recorded_by
 
     meta = log.sidecar
     info = SessionInfo(log.participant, log.session, log.task, status, simulated,

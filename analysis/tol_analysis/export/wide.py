@@ -26,10 +26,10 @@ from tol_analysis.columns import (
     participant_field,
 )
 from tol_analysis.conventions import Conventions
-from tol_analysis.csvfile import TableWriter
-from tol_analysis.score import Scores
-from tol_analysis.sessions import field_names
-from tol_analysis.tables import ColumnData, TableData, smallest_int_type
+from tol_analysis.score.csvfile import TableWriter
+from tol_analysis.score.scores import Scores
+from tol_analysis.score.sessions import field_names
+from tol_analysis.score.tables import ColumnData, TableData, smallest_int_type
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -22,7 +22,7 @@ both scored). A data folder can hold more than one log of a session task:
 
 :func:`sort_out` looks only at each log's first row (and reads whole only the
 logs of sessions that have several), so scoring stays one pass over the data.
-:func:`tol_analysis.score.score_sessions` refuses a second log of a session
+:func:`tol_analysis.score.scores.score_sessions` refuses a second log of a session
 that reaches it anyway: a (participant, session, protocol, trial, attempt) key is
 never written twice.
 """
@@ -120,7 +120,7 @@ def sort_out(paths: list[Path], keys: dict[Path, SessionKey | None] | None = Non
     left out with a note, and several different logs of one session are a conflict.
 
     ``keys``: each log's :func:`session_key` when already known (:attr:`Scan.keys
-    <tol_analysis.find.Scan.keys>`: the logs are then not opened again); the others are
+    <tol_analysis.read.find.Scan.keys>`: the logs are then not opened again); the others are
     read."""
     groups: dict[tuple[str, int], list[tuple[Path, SessionKey]]] = defaultdict(list)
     for p in paths:
@@ -134,9 +134,9 @@ def sort_out(paths: list[Path], keys: dict[Path, SessionKey | None] | None = Non
 
 
 def sort_out_found(files) -> Sorted:
-    """:func:`sort_out` of the logs a search kept on disk (:class:`~tol_analysis.spill.
+    """:func:`sort_out` of the logs a search kept on disk (:class:`~tol_analysis.read.spill.
     FoundFiles`): only the sessions named by several logs are looked into; ``logs`` is
-    then the files' :meth:`~tol_analysis.spill.FoundFiles.to_score` (read back from disk)."""
+    then the files' :meth:`~tol_analysis.read.spill.FoundFiles.to_score` (read back from disk)."""
     out = Sorted()
     groups = ([(p, SessionKey(*k)) for p, k in group] for group in files.several())
     files.drop(_sort_groups(groups, out))

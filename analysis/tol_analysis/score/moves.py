@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tol_analysis.logview import LogView, position_in_group, seen_before
-from tol_analysis.replay import ILLEGAL, PuzzleSpace
+from tol_analysis.read.logview import LogView, position_in_group, seen_before
+from tol_analysis.score.replay import ILLEGAL, PuzzleSpace
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.attempts import Coded
 

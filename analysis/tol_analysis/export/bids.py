@@ -29,7 +29,7 @@ recorded it (tol-run, the browser task, or the tool an import came from).
 Writing into an existing dataset adds the new sessions and participants and
 keeps the earlier ones; a session written again is replaced, never
 duplicated (``tol-score`` itself writes a new dataset each time, see
-:mod:`tol_analysis.outputs`).
+:mod:`tol_analysis.export.manifest`).
 """
 
 from __future__ import annotations
@@ -41,12 +41,12 @@ from pathlib import Path
 
 import pandas as pd
 
-from tol_analysis.bids_events import events_description, write_events, write_eyetrack
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import SIMULATED, TRIALS
-from tol_analysis.recorder import recorded_by
-from tol_analysis.score import Scores
-from tol_analysis.sessions import field_names
+from tol_analysis.export.bids_events import events_description, write_events, write_eyetrack
+from tol_analysis.read.sidecar import recorded_by
+from tol_analysis.score.scores import Scores
+from tol_analysis.score.sessions import field_names
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError
 from tol_tasks.session_data.sidecar import Sidecar
@@ -79,7 +79,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
     """Write (or add to) the BIDS dataset at ``root``; return the files written (none, and no
     folder, when no session goes in: see :func:`bids_sessions`).
 
-    ``book`` is the codebook of :func:`tol_analysis.export.codebook` (kept for the
+    ``book`` is the codebook of :func:`tol_analysis.export.write.codebook` (kept for the
     callers; the ``_beh.tsv`` columns are described from the column registry,
     as the codebook's trials.csv entries are). Simulated sessions
     (:func:`simulated_sessions`) are left out unless ``include_simulated``.
@@ -141,7 +141,7 @@ def write_bids(scores: Scores, root: str | Path, book: dict,
 
 def _run_events(scores: Scores, key: tuple, folder: Path, stem: str,
                 events_tasks: set[str], task: str) -> list[Path]:  # fmt: skip
-    """The func and eeg events of a scanner or EEG session (:mod:`tol_analysis.bids_events`)."""
+    """The func and eeg events of a scanner or EEG session (:mod:`tol_analysis.export.bids_events`)."""
     log_path = getattr(scores.sidecars, "log_path", None)
     log = log_path(key) if log_path is not None else None
     if log is None or not log.is_file():

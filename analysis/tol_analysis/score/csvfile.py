@@ -23,7 +23,7 @@ from pyarrow import csv as pacsv
 from tol_analysis.arrow import dictionary_encode, from_numpy, strings, to_numpy
 from tol_analysis.cells import safe_text
 from tol_analysis.columns import BOOLEAN, FLOAT, STRING
-from tol_analysis.tables import ColumnData, TableData
+from tol_analysis.score.tables import ColumnData, TableData
 
 if TYPE_CHECKING:
     import pandas as pd
