@@ -77,6 +77,16 @@ def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
 
 
+@pytest.fixture(scope="session", autouse=True)
+def _warm_interpreter():
+    """The worker's warm interpreter (tests/warm.py), started by the first test that runs a
+    program through it, stopped at the end of the session."""
+    from tests import warm
+
+    yield
+    warm.stop()
+
+
 @pytest.fixture
 def rng() -> random.Random:
     """A seeded random generator, the same in every run."""
@@ -164,6 +174,7 @@ def seeded_sessions(xdisplay, tmp_path_factory):
     (tests/test_round_trip.py) read the same session: played at most once on each worker.
     """
     from tests.runner_tools import make_golden
+    from tests.warm import warm
 
     make = make_golden()
     played: dict[str, tuple] = {}
@@ -172,6 +183,7 @@ def seeded_sessions(xdisplay, tmp_path_factory):
         if name not in played:
             with pytest.MonkeyPatch.context() as mp:  # make_golden's tol-run uses DISPLAY
                 mp.setenv("DISPLAY", xdisplay["DISPLAY"])
+                mp.setattr(make, "launch", warm)
                 played[name] = make.run(name, make.PROTOCOLS[name], tmp_path_factory.mktemp(name))
         return played[name]
 

@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from tests.system_tools import program
+from tests.warm import warm
 from tol_tasks.session_data.eventlog import EventLogError, read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -106,10 +107,13 @@ def exe(name: str) -> str:
 
 
 def tol_run(
-    *args: str, env: dict | None = None, timeout: float = 180
+    *args: str, env: dict | None = None, timeout: float = 180, real: bool = False
 ) -> subprocess.CompletedProcess:
+    """``tol-run ARG...`` to its end, its output captured; played by the worker's warm
+    interpreter (:func:`tests.warm.warm`) unless ``real`` (a process of its own)."""
+    command = [exe("tol-run"), *args]
     return subprocess.run(
-        [exe("tol-run"), *args],
+        command if real else warm(command, env),
         env=env,
         capture_output=True,
         text=True,
@@ -129,10 +133,19 @@ def _as_from_a_terminal(args: list[str]) -> list[str]:
 
 
 @contextmanager
-def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[subprocess.Popen]:
+def running(
+    args: list[str], env: dict, cwd: Path | None = None, real: bool = False
+) -> Iterator[subprocess.Popen]:
     """A program in the background (text pipes), in a process group of its own; if still
     running after, the whole group is killed (its children too: an ioHub server left behind
-    holds the pipes open, and reading them to the end would wait for it)."""
+    holds the pipes open, and reading them to the end would wait for it).
+
+    Played by the worker's warm interpreter where it can be (:func:`tests.warm.warm`: the
+    process started is then its stand-in, which passes on signals and ends as the program
+    does; killed, the program's process group is killed), unless ``real``: a test that
+    kills the program and at once reads or resumes what it left asks for the real one.
+    """
+    args = args if real else warm(args, env)
     proc = subprocess.Popen(_as_from_a_terminal(args), env=env, cwd=cwd, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True, process_group=0)  # fmt: skip
     try:
@@ -149,9 +162,9 @@ def running(args: list[str], env: dict, cwd: Path | None = None) -> Iterator[sub
             pipe.close()
 
 
-def running_tol_run(*args: str, env: dict):
+def running_tol_run(*args: str, env: dict, real: bool = False):
     """tol-run in the background (see :func:`running`)."""
-    return running([exe("tol-run"), *args], env=env)
+    return running([exe("tol-run"), *args], env=env, real=real)
 
 
 def click_peg(peg: str, meta: dict, env: dict) -> None:

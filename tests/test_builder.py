@@ -32,6 +32,7 @@ from tests.builder_tools import (
 from tests.neuro_tools import PortReader, SerialScanner
 from tests.reference import bfs, london_graph, optimal_first_moves
 from tests.runner_tools import click_peg, tol_score, xdotool
+from tests.warm import warm
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
@@ -362,8 +363,8 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\n" + rows)
     done = compile_example(tmp_path, **params)
     assert done.returncode == 0, done.stderr
-    run = subprocess.run([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
-                         cwd=tmp_path, env=xdisplay,
+    run = subprocess.run(warm([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
+                              xdisplay), cwd=tmp_path, env=xdisplay,
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 2, run.stderr
     assert run.stderr.startswith("tol-tasks: error: "), run.stderr

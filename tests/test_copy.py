@@ -28,6 +28,7 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
+from tests.warm import warm
 from tol_analysis.read.logs import read_session
 from tol_analysis.score.scores import score_sessions
 from tol_tasks import Hanoi
@@ -192,8 +193,8 @@ def test_a_version1_log_reads_in_format_2_and_resumes_in_format_1(tmp_path):
 # ------------------------------------------------------ simulated participant
 def _run_script(out: Path, env: dict, *extra: str) -> subprocess.CompletedProcess:
     done = subprocess.run(
-        [sys.executable, str(SESSION_SCRIPT), str(COPIES / "copies.yaml"), str(out),
-         json.dumps(TIMES), *extra],
+        warm([sys.executable, str(SESSION_SCRIPT), str(COPIES / "copies.yaml"), str(out),
+              json.dumps(TIMES), *extra], env),
         env=env, capture_output=True, text=True, timeout=240, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -306,8 +307,8 @@ def test_run_problem_refuses_an_unknown_copy(xdisplay, tmp_path):
         "except TaskSetupError as exc:\n"
         "    print(exc)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=xdisplay, capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = subprocess.run(warm([sys.executable, "-c", script], xdisplay), env=xdisplay,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert "copy='mine' is not a kind of copy trial. Suggested fix: use 'own'" in done.stdout
     assert not list(tmp_path.glob("*.csv"))  # nothing written
 

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import click_peg, running
+from tests.warm import warm
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -135,7 +136,7 @@ print(json.dumps({"errors": errors, "flips": len(flips),
 
 def test_bad_input_to_the_engine_is_refused_before_anything_is_drawn_or_written(xdisplay, tmp_path):
     out = tmp_path / "data"
-    done = subprocess.run([sys.executable, "-c", _BAD_INPUT, str(out)], env=xdisplay,
+    done = subprocess.run(warm([sys.executable, "-c", _BAD_INPUT, str(out)], xdisplay), env=xdisplay,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout.strip().splitlines()[-1])
@@ -165,7 +166,7 @@ STIMULUS_SPY = HERE / "data" / "experiments" / "stimulus_spy.py"
 
 def test_a_frame_without_input_writes_no_stimulus_attribute(xdisplay, tmp_path):
     out = tmp_path / "data"
-    done = subprocess.run([sys.executable, str(STIMULUS_SPY), str(out)], env=xdisplay,
+    done = subprocess.run(warm([sys.executable, str(STIMULUS_SPY), str(out)], xdisplay), env=xdisplay,
                           capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout.strip().splitlines()[-1])
@@ -197,8 +198,8 @@ def test_run_plays_the_protocol_once_and_refuses_a_second_call(xdisplay, tmp_pat
         "except TaskSetupError as exc:\n"
         "    print(exc)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], env=xdisplay, capture_output=True,
-                          text=True, timeout=120, check=False)  # fmt: skip
+    done = subprocess.run(warm([sys.executable, "-c", script], xdisplay), env=xdisplay,
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
     assert done.returncode == 0, done.stderr
     first, second = done.stdout.strip().splitlines()[-2:]
     assert first == "completed"

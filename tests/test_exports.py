@@ -16,6 +16,7 @@ import pytest
 
 from tests.runner_tools import exe, key_over_window, running_tol_run, tol_score, wait_for_rows
 from tests.system_tools import extra
+from tests.warm import warm
 
 # The sessions are made once, so every test of this module runs on the same worker.
 
@@ -53,9 +54,9 @@ def sessions(xdisplay, tmp_path_factory) -> Path:
     for pid, age in (("P01", "34"), ("P02", "41")):
         for ses in (1, 2):
             runs.append(subprocess.Popen(
-                [exe("tol-run"), str(proto), "--simulate", "--seed", str(ses), "--speed", "30",
-                 "--windowed", "--participant", pid, "--session", str(ses), "--output", str(data),
-                 "--field", f"age={age}"],
+                warm([exe("tol-run"), str(proto), "--simulate", "--seed", str(ses), "--speed",
+                      "30", "--windowed", "--participant", pid, "--session", str(ses), "--output",
+                      str(data), "--field", f"age={age}"], xdisplay),
                 env=xdisplay, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
             ))  # fmt: skip
     for proc in runs:

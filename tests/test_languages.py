@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.warm import warm
 from tol_tasks import texts
 from tol_tasks.cli import protocol_main
 from tol_tasks.protocol_format.generate import GeneratorSpec, generate_protocol
@@ -250,8 +251,9 @@ def test_a_session_shows_only_texts_of_its_language(language, xdisplay, tmp_path
     lp = load_protocol(proto)
     out = tmp_path / "texts.json"
     run = subprocess.run(
-        [sys.executable, str(TEXT_SPY), str(out), str(proto), "--simulate", "--seed", "5",
-         "--speed", "40", "--windowed", "--language", language, "--output", str(tmp_path / "d")],
+        warm([sys.executable, str(TEXT_SPY), str(out), str(proto), "--simulate", "--seed", "5",
+              "--speed", "40", "--windowed", "--language", language, "--output",
+              str(tmp_path / "d")], xdisplay),
         env=xdisplay, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr

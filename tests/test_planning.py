@@ -142,7 +142,7 @@ def resumed(xdisplay, tmp_path_factory):
     out = root / "data"
 
     with running_tol_run(str(root / "ots.yaml"), "--participant", "P1", "--windowed",
-                         "--output", str(out), env=xdisplay) as proc:  # fmt: skip
+                         "--output", str(out), env=xdisplay, real=True) as proc:  # fmt: skip
         _answer(out, proc, xdisplay, "q1", "1")
         _answer(out, proc, xdisplay, "q2", "2")  # wrong: q2 goes on, until_correct
         proc.kill()  # a real kill, in the middle of q2

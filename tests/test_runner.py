@@ -101,6 +101,7 @@ def test_kill_9_keeps_every_completed_event(xdisplay, tmp_path):
         "--output",
         str(out),
         env=xdisplay,
+        real=True,  # killed, then read at once
     ) as proc:
         wait_for_rows(out, lambda rows: sum(r["event"] == "place" for r in rows) >= 6, proc=proc)
         os.kill(proc.pid, signal.SIGKILL)

@@ -30,6 +30,7 @@ from tests.runner_tools import (
     tol_score,
     wait_for_rows,
 )
+from tests.warm import warm
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 
@@ -66,8 +67,9 @@ def scan(xdisplay, tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("scan")
     (root / "scan.yaml").write_text(PROTOCOL)
     done = subprocess.run(
-        [sys.executable, str(SCRIPT), str(root / "scan.yaml"), str(root / "data"), str(TR),
-         str(VOLUMES), "--simulate"], env=xdisplay, capture_output=True, text=True, timeout=300,
+        warm([sys.executable, str(SCRIPT), str(root / "scan.yaml"), str(root / "data"),
+              str(TR), str(VOLUMES), "--simulate"], xdisplay),
+        env=xdisplay, capture_output=True, text=True, timeout=300,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return root / "data"

@@ -11,14 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm import warm
+
 ROOT = Path(__file__).resolve().parents[1]
 GEOMETRY = ROOT / "tests" / "data" / "experiments" / "feedback_geometry.py"
 
 
 def _overlaps(xdisplay, tmp_path, *sizes: str) -> dict:
     out = tmp_path / "geometry.json"
-    run = subprocess.run([sys.executable, str(GEOMETRY), str(out), *sizes], env=xdisplay,
-                         capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    run = subprocess.run(warm([sys.executable, str(GEOMETRY), str(out), *sizes], xdisplay),
+                         env=xdisplay, capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr
     return json.loads(out.read_text(encoding="utf-8"))
 
@@ -48,8 +50,8 @@ def test_labelled_balls_show_their_letters_on_the_window(xdisplay, tmp_path):
     )
     out = tmp_path / "texts.json"
     run = subprocess.run(
-        [sys.executable, str(spy), str(out), str(proto), "--simulate", "--speed", "20",
-         "--windowed", "--output", str(tmp_path / "data")],
+        warm([sys.executable, str(spy), str(out), str(proto), "--simulate", "--speed", "20",
+              "--windowed", "--output", str(tmp_path / "data")], xdisplay),
         env=xdisplay, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip
     assert run.returncode == 0, run.stderr

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.warm import warm
+
 ROOT = Path(__file__).resolve().parents[1]
 SCREENS = ROOT / "docs" / "screens.py"
 
@@ -31,7 +33,7 @@ def big_display():
 
 
 def _render(env, out: Path, *args: str) -> list[dict]:
-    run = subprocess.run([sys.executable, str(SCREENS), str(out), *args], env=env,
+    run = subprocess.run(warm([sys.executable, str(SCREENS), str(out), *args], env), env=env,
                          capture_output=True, text=True, timeout=1800, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr[-3000:]
     return json.loads((out / "screens.json").read_text(encoding="utf-8"))["screens"]
@@ -202,7 +204,7 @@ def test_legal_targets_are_marked_only_on_request(on, xdisplay):
     proto = ("format: 1\nname: targets\ntask: {type: london}\n"
              f"display: {{fullscreen: false, show_legal_targets: {str(on).lower()}}}\n"
              'blocks:\n  - problems:\n      - {id: p1, start: "GR|B|", goal: "G|BR|"}\n')  # fmt: skip
-    run = subprocess.run([sys.executable, "-c", TARGETS, proto], env=xdisplay,
+    run = subprocess.run(warm([sys.executable, "-c", TARGETS, proto], xdisplay), env=xdisplay,
                          capture_output=True, text=True, timeout=300, check=False)  # fmt: skip
     assert run.returncode == 0, run.stderr[-2000:]
     (line,) = [x for x in run.stdout.splitlines() if x.startswith("TARGETS ")]

@@ -264,7 +264,12 @@ def test_storage_full_is_never_silent_and_every_move_reaches_the_server(
     assert moves_on_server(log) == moves_played(player)
     side = json.loads(log.with_suffix(".json").read_text())
     assert side["storage_error"].startswith("QuotaExceededError")
-    assert 0 < side["rows_not_stored"] <= len(rows)
+    assert 0 <= side["rows_not_stored"] <= len(rows)
+    if when == "before":  # full from the start: the first rows had nowhere to go
+        assert side["rows_not_stored"] > 0
+    # (filled during the session, the rows the server already held are removed from storage
+    # to make room: when the server's answer comes before the next move, which a loaded
+    # machine allows, that move's row is stored and none is missing: 0 then, not a fault)
     verify(tmp_path / "data" / info["name"])
 
 
