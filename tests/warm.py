@@ -288,7 +288,11 @@ def _become(request: dict, fds: list[int], conn: socket.socket) -> None:
 
     random.seed()
     numpy.random.seed()
+    import time
+
+    # PsychoPy's clock starts at the program's start (its zero and its date), not the server's.
     psychopy.clock.monotonicClock._timeAtLastReset = psychopy.clock.getTime()
+    psychopy.clock.monotonicClock._epochTimeAtLastReset = time.time()
     import pyglet.gl
 
     pyglet.options["shadow_window"] = True
