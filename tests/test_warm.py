@@ -166,6 +166,8 @@ def test_what_cannot_be_played_the_same_is_started_as_is(xdisplay, monkeypatch):
         (["/usr/bin/python3", "-c", "pass"], xdisplay),  # another interpreter
         ([exe("tol-score"), "--help"], xdisplay),  # a command it does not play
         (code, {**xdisplay, "PYTHONPATH": "/elsewhere"}),  # import-time settings differ
+        (code, {**xdisplay, "LD_PRELOAD": "libfaketime.so.1"}),  # a library preloaded
+        (code, {**xdisplay, "PYTHONMALLOC": "debug"}),  # start-time settings differ
         (code, {**xdisplay, "DISPLAY": ":999"}),  # no X server there
         (code, {k: v for k, v in xdisplay.items() if k != "DISPLAY"}),
     )

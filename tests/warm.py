@@ -15,7 +15,8 @@ What the test starts is ``tests/warm_client.py``, a few milliseconds of standard
 passes on the signals it is sent and ends with the program's exit code or signal, and if it
 is killed (a timeout's SIGKILL), the server kills the program's process group. A
 command the server cannot play the same (another interpreter or options, an environment
-whose import-time settings differ, see :data:`_SAME_AT_IMPORT`) is returned unchanged.
+whose import-time or start-time settings differ, see :data:`_SAME_AT_IMPORT` and
+:data:`_SAME_AT_START`: a preloaded library, for one) is returned unchanged.
 
 Not for what a fresh process is the point of: the tests of signals and kills
 (tests/test_integrity.py, tests/test_faults.py), of what a program imports, and one test per
@@ -40,6 +41,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 #: What the server imports before it forks: PsychoPy's display-free part and what it pulls in
@@ -65,6 +67,14 @@ _SAME_AT_IMPORT = (
     "LANGUAGE", "TZ", "MPLBACKEND", "MPLCONFIGDIR", "XDG_CONFIG_HOME", "XDG_CACHE_HOME",
     "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "VIRTUAL_ENV",
 )  # fmt: skip
+
+#: Prefixes of environment variables read when a process starts, before any module: the
+#: dynamic loader's (``LD_PRELOAD``: libfaketime, which tests/test_builder_clock.py uses to
+#: step the wall clock, is loaded only into a process started with it), Python's, the C
+#: library's and its allocator's. A command whose environment differs from the server's in
+#: any of them (present in one, absent or different in the other) is run as a process of
+#: its own.
+_SAME_AT_START = ("LD_", "PYTHON", "GLIBC_", "MALLOC_", "FAKETIME")
 
 #: The commands of this environment the server plays (console scripts, by name).
 CONSOLE_SCRIPTS = ("tol-run",)
@@ -146,11 +156,16 @@ def warm(argv: list[str], env: dict | None = None) -> list[str]:
         return list(argv)
     env = os.environ if env is None else env
     current = server()
-    if not _live_display(env.get("DISPLAY", "")) or any(
-        env.get(k) != current.env.get(k) for k in _SAME_AT_IMPORT
-    ):
+    if not _live_display(env.get("DISPLAY", "")) or _differs_at_start(env, current.env):
         return list(argv)
     return [sys.executable, "-I", "-S", str(CLIENT), current.path, *request]
+
+
+def _differs_at_start(env: Mapping[str, str], server_env: Mapping[str, str]) -> bool:
+    """Whether ``env`` differs from the server's in a variable read at import
+    (:data:`_SAME_AT_IMPORT`) or when a process starts (:data:`_SAME_AT_START`)."""
+    keys = set(_SAME_AT_IMPORT) | {k for k in (*env, *server_env) if k.startswith(_SAME_AT_START)}
+    return any(env.get(k) != server_env.get(k) for k in keys)
 
 
 def _live_display(display: str) -> bool:
