@@ -25,7 +25,9 @@ from tol_tasks.runner.events import InputEvent
 from tol_tasks.runner.frames import FrameRecorder
 from tol_tasks.runner.inputs import InputSource
 from tol_tasks.runner.screen import TaskScreen
+from tol_tasks.runner.play import ProblemTrial
 from tol_tasks.runner.stage import AbortSession, Stage
+from tol_tasks.session_data.trial_rows import abort_row
 
 
 class Scripted(InputSource):
@@ -88,6 +90,21 @@ rows.clear()
 inp.before = clock.getTime()
 inp.polls = [[], [("a", "after")]]
 out["confirm_late"] = [stage.confirm(inp.before - 0.01), rows[:]]
+
+# The quit key at once (no question), stamped before a problem's onset flip and read after
+# it (the onset's row written): the session ends; its abort row, made as the session's
+# record makes it (trial_rows.abort_row after the last row), goes after the onset's.
+rows.clear()
+stage.confirm_quit = False
+trial = ProblemTrial(stage, lp.block_problems(0)[0], "problems", 1, 1, "log.csv")
+inp.polls = [[(quit_key, "before")]]
+inp.before = clock.getTime()
+try:
+    trial.play()
+except AbortSession as ab:
+    row = abort_row(ab.t, ab.stamp, max(r[1] for r in rows), clock.getTime())
+    rows.append([row["event"], row["time"], row.get("detail")])
+    out["quit_at_once"] = [rows[:], ab.t == inp.before, ab.stamp, row["stamp"]]
 win.close()
 print("STAGE " + json.dumps(out))
 """
@@ -123,3 +140,19 @@ def test_a_press_stamped_before_a_screen_is_not_meant_for_it(xdisplay):
     assert [(r[0], r[2]) for r in rows] == [("page_shown", "quit-confirm"),
                                             ("page_left", "quit-confirm")]  # fmt: skip
     _in_time_order(rows)
+
+
+def test_the_quit_key_at_once_stamped_before_an_onset_is_logged_after_it(xdisplay):
+    rows, at_its_stamp, stamp, row_stamp = _run(xdisplay)["quit_at_once"]
+    # The onset (its flip), then the abort, in time order: read after the flip, logged when
+    # read (stamp clock), the press's own time and stamp kept in detail.
+    assert [r[0] for r in rows] == ["trial_onset", "abort"]
+    _in_time_order(rows)
+    assert at_its_stamp
+    assert stamp == "arrival"
+    assert row_stamp == "clock"
+    (onset_t, abort_t) = (rows[0][1], rows[1][1])
+    assert abort_t >= onset_t
+    detail = dict(pair.split("=") for pair in rows[1][2].split(";"))
+    assert detail["at_stamp"] == "arrival"
+    assert float(detail["at"]) < onset_t

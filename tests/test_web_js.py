@@ -26,6 +26,7 @@ from tol_tasks.puzzles import from_code
 from tol_tasks.runner.frames import frame_stats
 from tol_tasks.session_data.eventlog import cell
 from tol_tasks.session_data.trial import CopyState, TrialState
+from tol_tasks.session_data.trial_rows import abort_row
 from tol_tasks.web import compile_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -217,6 +218,19 @@ def test_a_copy_trial_refuses_and_logs_as_in_the_lab():
         {"seq": seq, "actions": actions},
     )
     assert got == expected
+
+
+def test_the_abort_row_is_the_labs_for_the_same_press(rng):
+    # The press before, at and after the last row's time, with each stamp the page gives.
+    cases = []
+    for _ in range(200):
+        after = round(rng.uniform(0, 600), rng.choice([3, 6, 9]))
+        pressed = rng.choice([after, after - rng.uniform(0, 0.2), after + rng.uniform(0, 5)])
+        cases.append([pressed, rng.choice(["arrival", "polled", None]), after,
+                      max(pressed, after) + rng.uniform(0, 0.1)])  # fmt: skip
+    got = node_each("return lib.abortRow(...input);", cases)
+    assert got == [abort_row(*case) for case in cases]
+    assert sum("detail" in row for row in got) > 20  # both branches drawn
 
 
 def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):

@@ -231,7 +231,7 @@ class TowerTask:
         except AbortSession as ab:
             status = "aborted"
             try:
-                self._record.write("abort", time=ab.t, input="key")
+                self._record.abort(ab.t, ab.stamp)
             except EventLogWriteError as exc:
                 failure = exc
         except SessionInterrupted:
@@ -293,7 +293,7 @@ class TowerTask:
             # outcome if the quit key came during its feedback); the session ends.
             failure = None
             try:
-                self._record.write("abort", time=ab.t, input="key")
+                self._record.abort(ab.t, ab.stamp)
             except EventLogWriteError as exc:
                 failure = exc
             end_error = self._finish("aborted", failure)

@@ -22,6 +22,7 @@ from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 from tol_tasks.session_data.plan import BlockStart
 from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
+from tol_tasks.session_data.trial_rows import abort_row
 
 from .experiment import TaskSetupError
 from .metadata import now_iso
@@ -70,6 +71,7 @@ class SessionRecord:
         self.status: str | None = None  # set when the session has ended
         self.markers = None  # a MarkerOut (runner.markers) when the session sends markers
         self.input_source = None  # set by the session: its counts go into the sidecar
+        self.last_time = float("-inf")  # the latest time of the rows written by this run
         t = sidecar.timing
         # The counts of the runs before a resume (kept in the sidecar): the session's go on.
         self._counts_before = {k: (getattr(t, k, None) or 0) if t else 0 for k in _COUNTS}
@@ -90,6 +92,7 @@ class SessionRecord:
     def write(self, event_name: str | None = None, **values) -> None:
         """One row of the log; ``time`` is the session clock's now unless given."""
         values.setdefault("time", self.clock.getTime())
+        self.last_time = max(self.last_time, values["time"])
         if self.markers is not None:
             sent = self.markers.send(event_name, values, self.log.rows_written + 1)
             if sent:
@@ -97,6 +100,13 @@ class SessionRecord:
                                                           format_detail(sent))))  # fmt: skip
         s = self.prepared.settings
         self.log.write(participant=s.participant, session=s.session, event=event_name, **values)
+
+    def abort(self, pressed: float, stamp: str | None) -> None:
+        """The ``abort`` row of the quit key pressed at ``pressed``
+        (:func:`~tol_tasks.session_data.trial_rows.abort_row`: never before a row already
+        written)."""
+        row = abort_row(pressed, stamp, self.last_time, self.clock.getTime())
+        self.write(row.pop("event"), **row)
 
     def counts(self) -> dict[str, int]:
         """The session's counts of unmatched presses and keys and of late twins: the runs

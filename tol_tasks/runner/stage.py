@@ -36,10 +36,12 @@ def on_screen(evs: list, since: float) -> list:
 
 
 class AbortSession(Exception):  # noqa: N818 - a signal, not an error
-    """The quit key was pressed at session time ``t``."""
+    """The quit key was pressed at session time ``t`` (stamped ``stamp``: the press that
+    ended the session, the quit key or the answer that confirmed it)."""
 
-    def __init__(self, t: float):
+    def __init__(self, t: float, stamp: str | None = None):
         self.t = t
+        self.stamp = stamp
 
 
 @dataclass
@@ -71,6 +73,7 @@ class Stage:
     #: False: the quit key does nothing (a Builder experiment whose "Enable Escape" is off).
     quit_enabled: bool = True
     _after_answer: list = field(default_factory=list, repr=False)
+    _answer_stamp: str | None = field(default=None, repr=False)
 
     @property
     def model(self):
@@ -90,9 +93,9 @@ class Stage:
         for i, ev in enumerate(evs):
             if self.quit_enabled and ev.kind == "key" and ev.key == self.model.input.quit_key:
                 if not self.confirm_quit:
-                    raise AbortSession(ev.t)
+                    raise AbortSession(ev.t, ev.stamp)
                 if self.confirm(ev.t, evs[i + 1 :]):  # ended when the participant confirmed
-                    raise AbortSession(self.quit_prompts[-1].answered)
+                    raise AbortSession(self.quit_prompts[-1].answered, self._answer_stamp)
                 return out + self._after_answer  # the events read with the answer, after it
             out.append(ev)
         return out
@@ -154,6 +157,7 @@ class Stage:
                     self.write("page_left", time=ev.t, problem_id=QUIT_CONFIRM,
                                input=ev.source, stamp=ev.stamp)  # fmt: skip
                 prompt.answered, prompt.ended_session = ev.t, quit_again
+                self._answer_stamp = ev.stamp
                 return quit_again
         return None
 

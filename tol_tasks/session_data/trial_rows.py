@@ -166,3 +166,24 @@ __all__ = [
     "solved_row",
     "time_out_row",
 ]
+
+
+def abort_row(pressed: float, stamp: str | None, after: float, now: float) -> dict:
+    """The ``abort`` row of the quit key pressed at ``pressed`` (session time, stamped
+    ``stamp``), written at ``now`` after a last row stamped ``after``.
+
+    Logged at the press's own time, except where that is before the last row: on a loaded
+    machine a key can arrive (and be stamped) before the flip that showed the screen it was
+    read on returned, whose row is then already written. A log's times never go backwards,
+    so such a press is logged when the program read it (``now``, stamp ``clock``), its own
+    time and stamp kept in ``detail`` (``at``, ``at_stamp``), as a scanner trigger is.
+
+    >>> abort_row(12.5, "arrival", 12.0, 12.6)
+    {'event': 'abort', 'time': 12.5, 'stamp': 'arrival', 'input': 'key'}
+    >>> abort_row(11.99, "arrival", 12.0, 12.02)["detail"]
+    'at=11.990000;at_stamp=arrival'
+    """
+    if pressed >= after:
+        return {"event": "abort", "time": pressed, "stamp": stamp, "input": "key"}
+    return {"event": "abort", "time": now, "stamp": "clock", "input": "key",
+            "detail": format_detail(at=f"{pressed:.6f}", at_stamp=stamp)}  # fmt: skip

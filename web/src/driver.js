@@ -35,7 +35,7 @@ import { blockOrder } from "./random.js";
 import { Abort, SessionClock } from "./runtime.js";
 import { newSidecar, recordedForm, resumeRecord } from "./sidecar.js";
 import { isoNow } from "./timefmt.js";
-import { CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
+import { abortRow, CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
 
 export class SessionDriver {
   /**
@@ -139,7 +139,8 @@ export class SessionDriver {
         console.error(exc);
       } else {
         status = "aborted";
-        this.write("abort", { time: exc.t, input: "key" });
+        const { event, ...row } = abortRow(exc.t, exc.stamp, this.log.lastTime, this.clock.now());
+        this.write(event, row);
       }
     }
     const closed = display.close();

@@ -48,6 +48,7 @@ export class EventLog {
     this.onRow = onRow;
     this.firstRow = firstRow;
     this.lines = lines.slice();
+    this.lastTime = -Infinity; // the latest time of the rows written by this page
   }
 
   get rowsWritten() {
@@ -76,6 +77,7 @@ export class EventLog {
     if (unknown.length) throw new Error(`not event log columns: ${unknown.sort().join(", ")}`);
     const row = this.rowsWritten + 1;
     const values = { ...fields, row, participant: this.participant, session: this.session, event };
+    if (typeof fields.time === "number" && !(fields.time <= this.lastTime)) this.lastTime = fields.time;
     const line = csvLine(COLUMNS.map((c) => cellText(c, values[c])));
     this.lines.push(line);
     if (this.onRow) this.onRow(line, row);

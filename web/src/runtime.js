@@ -16,10 +16,12 @@
 import { median, percentile } from "./frames.js";
 
 export class Abort extends Error {
-  constructor(t) {
+  /** The quit key pressed at session time `t`, stamped `stamp` (a page's input: arrival). */
+  constructor(t, stamp = "arrival") {
     super("the quit key was pressed");
     this.name = "Abort";
     this.t = t;
+    this.stamp = stamp;
   }
 }
 

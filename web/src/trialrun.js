@@ -14,9 +14,25 @@
 import { formatDetail } from "./detail.js";
 import { frameDetail, frameStats } from "./frames.js";
 import { PEG_LETTERS } from "./puzzle.js";
+import { pyFixed } from "./pyformat.js";
 import { CopyState, TrialState } from "./trial.js";
 
 /** A message text with its {name} fields filled in (Python's str.format for plain names). */
+/**
+ * The abort row of the quit key pressed at `pressed` (session seconds, stamped `stamp`),
+ * written at `now` after a last row stamped `after`: at the press's own time, unless that is
+ * before the last row (the key arrived before the frame that showed the screen it was read
+ * on); then when it was read (stamp clock), its own time and stamp in detail (at, at_stamp).
+ * A port of tol_tasks/session_data/trial_rows.py abort_row.
+ */
+export function abortRow(pressed, stamp, after, now) {
+  if (!(pressed < after)) return { event: "abort", time: pressed, stamp, input: "key" };
+  return {
+    event: "abort", time: now, stamp: "clock", input: "key",
+    detail: formatDetail({ at: pyFixed(pressed, 6), at_stamp: stamp }),
+  };
+}
+
 export function fill(text, values) {
   return text.replace(/\{(\w+)\}/g, (m, k) => (k in values ? String(values[k]) : m));
 }
