@@ -215,6 +215,74 @@ def test_listener_killed_mid_trial_loses_no_click(xdisplay, tmp_path):
     assert time.monotonic() - killed_at < 60
 
 
+def _click_while_stopped(env: dict, meta: dict, pegs: str, pid: int, stop: float) -> list:
+    """Click each peg with XTest while process ``pid`` is stopped (SIGSTOP from just before
+    the press until ``stop`` s after it); for each press, the moments on tol-tasks' clock
+    just before it was sent and once the X server had taken it (a round trip after it)."""
+    from psychopy.clock import getTime
+    from Xlib import X, display
+    from Xlib.ext import xtest
+
+    d = display.Display(env["DISPLAY"])
+    wx, wy = meta["window"]["position"]
+    rects = {r["peg"]: r for r in meta["layout"]["pegs"]}
+    spans = []
+    try:
+        for peg in pegs:
+            r = rects[peg]
+            x, y = int(wx + r["left"] + r["width"] / 2), int(wy + r["top"] + r["height"] * 0.6)
+            xtest.fake_input(d, X.MotionNotify, x=x, y=y)
+            d.sync()
+            time.sleep(0.05)
+            os.kill(pid, signal.SIGSTOP)
+            try:
+                before = getTime()
+                xtest.fake_input(d, X.ButtonPress, 1)
+                d.sync()
+                spans.append((before, getTime()))
+                time.sleep(0.02)
+                xtest.fake_input(d, X.ButtonRelease, 1)
+                d.sync()
+                time.sleep(stop)
+            finally:
+                os.kill(pid, signal.SIGCONT)
+            time.sleep(0.1)
+    finally:
+        d.close()
+    return spans
+
+
+@pytest.mark.slow
+def test_a_listener_kept_from_the_processor_stamps_each_press_when_it_came(xdisplay, tmp_path):
+    # A loaded machine keeps the listener process waiting for a core: here it is stopped
+    # from just before each press to half a second after. Each press is still stamped on
+    # arrival with its time at the X server (the listener's clock checked against the
+    # server's), not when the listener could read it; none lost, none doubled, in order.
+    stop = 0.5
+    out, running = _start(tmp_path, "S1", env=xdisplay)
+    with running as proc:
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
+        meta = sidecar_of(out)
+        (listener,) = _children_running(proc.pid, "tol_tasks.runner.xlistener")
+        spans = _click_while_stopped(xdisplay, meta, HANOI3, listener, stop)
+        _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 0, err
+    rows, clicks = _clicks(out)
+    assert len(clicks) == len(spans) == 14
+    assert [r["stamp"] for r in clicks] == ["arrival"] * 14
+    times = [float(r["time"]) for r in rows if r["time"]]
+    assert times == sorted(times)
+    zero = sidecar_of(out)["timing"]["clock_zero"]
+    late = [(float(r["time"]) + zero - before, float(r["time"]) + zero - taken)
+            for r, (before, taken) in zip(clicks, spans, strict=True)]  # fmt: skip
+    # Never before the press was sent; at most a few milliseconds after the server took it
+    # (its clock's tick and the check's uncertainty), where the moment the listener read
+    # it was half a second later (the old stamp).
+    assert all(since_sent >= 0 for since_sent, _ in late), late
+    assert all(after_taken < stop / 5 for _, after_taken in late), late
+    assert next(r for r in rows if r["event"] == "trial_end")["reason"] == "solved"
+
+
 @pytest.mark.slow
 def test_a_press_the_listener_missed_is_still_handled(xdisplay, tmp_path):
     env = dict(xdisplay, PYTHONPATH=str(DROP_PRESS), TOL_DROP_PRESS="3")

@@ -27,7 +27,7 @@ from tol_tasks.runner.inputs import InputSource
 from tol_tasks.runner.screen import TaskScreen
 from tol_tasks.runner.play import ProblemTrial
 from tol_tasks.runner.stage import AbortSession, Stage
-from tol_tasks.session_data.trial_rows import abort_row
+from tol_tasks.session_data.trial_rows import in_time_order
 
 
 class Scripted(InputSource):
@@ -93,7 +93,7 @@ out["confirm_late"] = [stage.confirm(inp.before - 0.01), rows[:]]
 
 # The quit key at once (no question), stamped before a problem's onset flip and read after
 # it (the onset's row written): the session ends; its abort row, made as the session's
-# record makes it (trial_rows.abort_row after the last row), goes after the onset's.
+# record makes it (trial_rows.in_time_order after the last row), goes after the onset's.
 rows.clear()
 stage.confirm_quit = False
 trial = ProblemTrial(stage, lp.block_problems(0)[0], "problems", 1, 1, "log.csv")
@@ -102,7 +102,8 @@ inp.before = clock.getTime()
 try:
     trial.play()
 except AbortSession as ab:
-    row = abort_row(ab.t, ab.stamp, max(r[1] for r in rows), clock.getTime())
+    row = in_time_order({"event": "abort", "time": ab.t, "stamp": ab.stamp, "input": "key"},
+                        max(r[1] for r in rows), clock.getTime())
     rows.append([row["event"], row["time"], row.get("detail")])
     out["quit_at_once"] = [rows[:], ab.t == inp.before, ab.stamp, row["stamp"]]
 win.close()

@@ -26,7 +26,7 @@ from tol_tasks.puzzles import from_code
 from tol_tasks.runner.frames import frame_stats
 from tol_tasks.session_data.eventlog import cell
 from tol_tasks.session_data.trial import CopyState, TrialState
-from tol_tasks.session_data.trial_rows import abort_row
+from tol_tasks.session_data.trial_rows import in_time_order
 from tol_tasks.web import compile_protocol
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -220,17 +220,26 @@ def test_a_copy_trial_refuses_and_logs_as_in_the_lab():
     assert got == expected
 
 
-def test_the_abort_row_is_the_labs_for_the_same_press(rng):
-    # The press before, at and after the last row's time, with each stamp the page gives.
+def test_a_row_before_the_last_is_written_as_the_lab_writes_it(rng):
+    # Rows of each kind of time (a press, a row with trial_time and detail, one without
+    # time), before, at and after the last row's time.
     cases = []
-    for _ in range(200):
+    for _ in range(300):
         after = round(rng.uniform(0, 600), rng.choice([3, 6, 9]))
-        pressed = rng.choice([after, after - rng.uniform(0, 0.2), after + rng.uniform(0, 5)])
-        cases.append([pressed, rng.choice(["arrival", "polled", None]), after,
-                      max(pressed, after) + rng.uniform(0, 0.1)])  # fmt: skip
-    got = node_each("return lib.abortRow(...input);", cases)
-    assert got == [abort_row(*case) for case in cases]
-    assert sum("detail" in row for row in got) > 20  # both branches drawn
+        row = {"event": rng.choice(["abort", "pick_up", "attention_lost"]),
+               "stamp": rng.choice(["arrival", "polled", "flip"])}  # fmt: skip
+        if rng.random() < 0.9:
+            row["time"] = rng.choice(
+                [after, after - rng.uniform(0, 0.5), after + rng.uniform(0, 5)]
+            )
+        if rng.random() < 0.5:
+            row["trial_time"] = rng.uniform(0, 30)
+        if rng.random() < 0.3:
+            row["detail"] = "why=focus"
+        cases.append([row, after, max(row.get("time", 0), after) + rng.uniform(0, 0.1)])
+    got = node_each("return lib.inTimeOrder(...input);", cases)
+    assert got == [in_time_order(*case) for case in cases]
+    assert sum("at=" in row.get("detail", "") for row in got) > 50  # both branches drawn
 
 
 def test_cells_and_frame_statistics_are_written_as_python_writes_them(rng):

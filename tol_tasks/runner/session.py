@@ -22,7 +22,7 @@ from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 from tol_tasks.session_data.plan import BlockStart
 from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
-from tol_tasks.session_data.trial_rows import abort_row
+from tol_tasks.session_data.trial_rows import in_time_order
 
 from .experiment import TaskSetupError
 from .metadata import now_iso
@@ -90,8 +90,12 @@ class SessionRecord:
         return self.trial_no
 
     def write(self, event_name: str | None = None, **values) -> None:
-        """One row of the log; ``time`` is the session clock's now unless given."""
-        values.setdefault("time", self.clock.getTime())
+        """One row of the log; ``time`` is the session clock's now unless given. A row
+        whose time is before a row already written is written now, its own time in
+        ``detail`` (:func:`~tol_tasks.session_data.trial_rows.in_time_order`)."""
+        now = self.clock.getTime()
+        values.setdefault("time", now)
+        values = in_time_order(values, self.last_time, now)
         self.last_time = max(self.last_time, values["time"])
         if self.markers is not None:
             sent = self.markers.send(event_name, values, self.log.rows_written + 1)
@@ -102,11 +106,8 @@ class SessionRecord:
         self.log.write(participant=s.participant, session=s.session, event=event_name, **values)
 
     def abort(self, pressed: float, stamp: str | None) -> None:
-        """The ``abort`` row of the quit key pressed at ``pressed``
-        (:func:`~tol_tasks.session_data.trial_rows.abort_row`: never before a row already
-        written)."""
-        row = abort_row(pressed, stamp, self.last_time, self.clock.getTime())
-        self.write(row.pop("event"), **row)
+        """The ``abort`` row of the quit key pressed at ``pressed``, stamped ``stamp``."""
+        self.write("abort", time=pressed, stamp=stamp, input="key")
 
     def counts(self) -> dict[str, int]:
         """The session's counts of unmatched presses and keys and of late twins: the runs

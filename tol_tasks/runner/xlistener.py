@@ -60,6 +60,87 @@ def _later(a: int, b: int) -> bool:
     return 0 < (a - b) % 2**32 < 2**31
 
 
+#: How far an X server time (whole milliseconds) may lag the instant it names: its
+#: millisecond, or a coarse clock's tick.
+SERVER_TICK_S = 0.002
+#: How often the listener checks the X server's clock against its own (seconds), and how
+#: many checks it keeps.
+PROBE_EVERY_S = 1.0
+PROBES_KEPT = 16
+#: The widest uncertainty of the mapping for it to be used (seconds).
+MAPPING_WITHIN_S = 0.004
+#: A press taken from the server's time never more than this before it was read (seconds):
+#: beyond that the mapping is not believed.
+MAPPING_AT_MOST_S = 10.0
+
+
+def _since(server: int, base: int) -> float:
+    """Seconds from server time ``base`` to ``server`` (milliseconds wrapping at 2**32)."""
+    return ((server - base + 2**31) % 2**32 - 2**31) / 1000
+
+
+class ServerClock:
+    """The X server's time of an event on this process's clock, once checked.
+
+    A raw event carries the X server's time (milliseconds) of the moment the server
+    received it; on Linux the server and PsychoPy's ``getTime`` both read the system's
+    monotonic clock, so the two differ by a fixed offset. Each check (:meth:`probe`) is a
+    round trip that gets the server's time: the offset lies between the time the request
+    was sent minus the server's tick and the time the answer was read. The checks kept
+    (:data:`PROBES_KEPT`) must agree (their ranges overlap, to within
+    :data:`MAPPING_WITHIN_S`); then an event's time is at the latest its server time on
+    this clock (:meth:`at`), which a listener kept from the processor by a loaded machine
+    does not delay. Otherwise (a remote X server, another clock) it is the moment the event
+    was read, as before.
+
+    >>> c = ServerClock()
+    >>> c.at(5000, 12.3456)  # no check yet: the moment it was read
+    12.3456
+    >>> c.probe(10.0005, 10.0015, 5000)  # server 5000 ms is about 10.000 s here
+    >>> round(c.at(6000, 11.5), 4)  # a press at server 6000 ms read 0.5 s late
+    11.0035
+    >>> c.at(6000, 11.0021)  # read at once: the moment it was read
+    11.0021
+    """
+
+    def __init__(self) -> None:
+        self._base: int | None = None
+        self._checks: deque = deque(maxlen=PROBES_KEPT)  # (low, high) offset bounds
+
+    def probe(self, sent: float, read: float, server: int) -> None:
+        """A check: a request sent at ``sent`` was answered with server time ``server``,
+        read at ``read`` (this process's clock, seconds)."""
+        if self._base is None:
+            self._base = server
+        u = _since(server, self._base)
+        self._checks.append((sent - u - SERVER_TICK_S, read - u))
+
+    @property
+    def checks(self) -> int:
+        """How many checks are kept."""
+        return len(self._checks)
+
+    @property
+    def offset(self) -> tuple[float, float] | None:
+        """The offset's range (server seconds since the first check to this clock), or
+        None if the checks do not agree closely enough to use it."""
+        if not self._checks:
+            return None
+        low = max(lo for lo, _ in self._checks)
+        high = min(hi for _, hi in self._checks)
+        return (low, high) if low <= high and high - low <= MAPPING_WITHIN_S else None
+
+    def at(self, server: int, read: float) -> float:
+        """The time of the event the server stamped ``server``, read at ``read``: the
+        latest moment it can have happened on the server's time, or ``read`` if that is
+        sooner (as when the listener is not kept waiting), so never before the event."""
+        found = self.offset
+        if found is None or self._base is None:
+            return read
+        latest = _since(server, self._base) + found[1] + SERVER_TICK_S
+        return read if latest < read - MAPPING_AT_MOST_S else min(latest, read)
+
+
 def _take_all(d, handle) -> None:
     """Hand every queued event to ``handle(event, t)``, ``t`` the moment its bytes were read.
 
@@ -114,6 +195,22 @@ def main(argv: list[str]) -> int:
     if version >= (2, 2):
         mask |= (1 << RAW_TOUCH_BEGIN) | (1 << RAW_TOUCH_END)
     root.xinput_select_events([(xinput.AllMasterDevices, mask)])
+    # The X server's clock, checked against this one: a property changed on a window of
+    # the listener's own (never shown) comes back as an event with the server's time.
+    from psychopy.clock import getTime
+    from Xlib import X, Xatom
+
+    clock = ServerClock()
+    checker = root.create_window(-1, -1, 1, 1, 0, X.CopyFromParent, X.InputOnly,
+                                 X.CopyFromParent, event_mask=X.PropertyChangeMask)  # fmt: skip
+    atom = d.intern_atom("_TOL_TASKS_CLOCK")
+    probe = {"sent": None, "next": 0.0}
+
+    def send_probe() -> None:
+        probe["sent"] = getTime()
+        checker.change_property(atom, Xatom.INTEGER, 32, [0])
+        d.flush()
+
     d.sync()
     out = sys.stdout
     out.write(f"ready {version[0]}.{version[1]}\n")
@@ -131,6 +228,11 @@ def main(argv: list[str]) -> int:
     latest = [None]  # the latest server time of any raw event read
 
     def handle(ev, t: float) -> None:
+        if ev.type == X.PropertyNotify:
+            if ev.window.id == checker.id and probe["sent"] is not None:
+                clock.probe(probe["sent"], t, int(ev.time))
+                probe["sent"], probe["next"] = None, t + PROBE_EVERY_S
+            return
         kind = getattr(ev, "evtype", None)
         if kind not in (xinput.RawButtonPress, xinput.RawButtonRelease, RAW_TOUCH_BEGIN,
                         RAW_TOUCH_END, xinput.RawKeyPress):  # fmt: skip
@@ -138,6 +240,7 @@ def main(argv: list[str]) -> int:
         server, detail = _raw(ev.data)
         if latest[0] is None or _later(server, latest[0]):
             latest[0] = server
+        t = clock.at(server, t)
         if kind in (xinput.RawButtonPress, xinput.RawButtonRelease, RAW_TOUCH_BEGIN, RAW_TOUCH_END):
             if kind in (xinput.RawButtonPress, xinput.RawButtonRelease) and detail != LEFT_BUTTON:
                 return
@@ -163,10 +266,20 @@ def main(argv: list[str]) -> int:
         return True
 
     fd, inp = d.fileno(), sys.stdin.fileno()
+    # The first checks, in a row, before the session is told the listener is ready.
+    started = getTime()
+    while clock.offset is None and clock.checks < PROBES_KEPT and getTime() - started < 1:
+        send_probe()
+        while probe["sent"] is not None:
+            select.select([fd], [], [], 0.1)
+            _take_all(d, handle)
     requests = b""
     while True:
+        if probe["sent"] is None and getTime() >= probe["next"]:
+            send_probe()
         waiting = [fd, inp] if d.pending_events() == 0 else [inp]
-        ready, _, _ = select.select(waiting, [], [], None if fd in waiting else 0)
+        wait = max(0.0, probe["next"] - getTime()) if probe["sent"] is None else None
+        ready, _, _ = select.select(waiting, [], [], wait if fd in waiting else 0)
         _take_all(d, handle)
         if inp in ready:
             chunk = os.read(inp, 4096)

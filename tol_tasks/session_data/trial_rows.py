@@ -168,22 +168,29 @@ __all__ = [
 ]
 
 
-def abort_row(pressed: float, stamp: str | None, after: float, now: float) -> dict:
-    """The ``abort`` row of the quit key pressed at ``pressed`` (session time, stamped
-    ``stamp``), written at ``now`` after a last row stamped ``after``.
+def in_time_order(row: dict, after: float, now: float) -> dict:
+    """``row`` as a recorder writes it at ``now``, after a last row of time ``after``.
 
-    Logged at the press's own time, except where that is before the last row: on a loaded
-    machine a key can arrive (and be stamped) before the flip that showed the screen it was
-    read on returned, whose row is then already written. A log's times never go backwards,
-    so such a press is logged when the program read it (``now``, stamp ``clock``), its own
+    A log's times never go backwards. A row whose own time is before the last row's
+    (on a loaded machine: a press that came before a flip whose row is already written,
+    read only after it; the quit key pressed as a problem appeared) is written when it
+    was written (``now``, stamp ``clock``, its ``trial_time`` moved by as much), its own
     time and stamp kept in ``detail`` (``at``, ``at_stamp``), as a scanner trigger is.
+    Any other row is returned as it is.
 
-    >>> abort_row(12.5, "arrival", 12.0, 12.6)
-    {'event': 'abort', 'time': 12.5, 'stamp': 'arrival', 'input': 'key'}
-    >>> abort_row(11.99, "arrival", 12.0, 12.02)["detail"]
-    'at=11.990000;at_stamp=arrival'
+    >>> in_time_order({"event": "abort", "time": 12.5, "stamp": "arrival"}, 12.0, 12.6)
+    {'event': 'abort', 'time': 12.5, 'stamp': 'arrival'}
+    >>> late = in_time_order({"event": "pick_up", "time": 11.99, "trial_time": 1.99,
+    ...                       "stamp": "arrival"}, 12.0, 12.02)
+    >>> late["time"], round(late["trial_time"], 2), late["stamp"], late["detail"]
+    (12.02, 2.02, 'clock', 'at=11.990000;at_stamp=arrival')
     """
-    if pressed >= after:
-        return {"event": "abort", "time": pressed, "stamp": stamp, "input": "key"}
-    return {"event": "abort", "time": now, "stamp": "clock", "input": "key",
-            "detail": format_detail(at=f"{pressed:.6f}", at_stamp=stamp)}  # fmt: skip
+    own = row.get("time")
+    if own is None or own >= after:
+        return row
+    out = {**row, "time": now, "stamp": "clock"}
+    if row.get("trial_time") is not None:
+        out["trial_time"] = row["trial_time"] + (now - own)
+    held = format_detail(at=f"{own:.6f}", at_stamp=row.get("stamp"))
+    out["detail"] = f"{row['detail']};{held}" if row.get("detail") else held
+    return out

@@ -35,7 +35,7 @@ import { blockOrder } from "./random.js";
 import { Abort, SessionClock } from "./runtime.js";
 import { newSidecar, recordedForm, resumeRecord } from "./sidecar.js";
 import { isoNow } from "./timefmt.js";
-import { abortRow, CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
+import { CopyRun, inTimeOrder, PlanningRun, ProblemRun } from "./trialrun.js";
 
 export class SessionDriver {
   /**
@@ -89,8 +89,9 @@ export class SessionDriver {
   // ---------------------------------------------------------- what runs write to
   /** Write one row (at the session clock's now unless `fields.time` is given); its row number. */
   write(event, fields = {}) {
-    if (fields.time === undefined) fields = { ...fields, time: this.clock.now() };
-    return this.log.write(event, fields);
+    const now = this.clock.now();
+    if (fields.time === undefined) fields = { ...fields, time: now };
+    return this.log.write(event, inTimeOrder(fields, this.log.lastTime, now));
   }
 
   nextTrial() {
@@ -139,8 +140,7 @@ export class SessionDriver {
         console.error(exc);
       } else {
         status = "aborted";
-        const { event, ...row } = abortRow(exc.t, exc.stamp, this.log.lastTime, this.clock.now());
-        this.write(event, row);
+        this.write("abort", { time: exc.t, stamp: exc.stamp, input: "key" });
       }
     }
     const closed = display.close();

@@ -7,6 +7,7 @@
 import { EVENT_LOG_VERSION, EventLog } from "./eventlog.js";
 import { frameSummary } from "./frames.js";
 import { FrameRecorder, SessionClock } from "./runtime.js";
+import { inTimeOrder } from "./trialrun.js";
 import { deliveryFor } from "./delivery.js";
 import { download } from "./save.js";
 import { dateStr, isoNow } from "./timefmt.js";
@@ -96,8 +97,9 @@ export class TowerSession {
   }
 
   write(event, fields = {}) {
-    if (fields.time === undefined) fields = { ...fields, time: this.clock.now() };
-    const row = this.log.write(event, fields);
+    const now = this.clock.now();
+    if (fields.time === undefined) fields = { ...fields, time: now };
+    const row = this.log.write(event, inTimeOrder(fields, this.log.lastTime, now));
     this.meta.rows_written = row;
     if (this.store) this.store.saveMeta(this.meta);
     return row;

@@ -11,7 +11,7 @@ export { Hanoi, London, fromCode, shortestPath } from "./puzzle.js";
 export { PythonRandom, blockOrder } from "./random.js";
 export { runSession } from "./session.js";
 export { SessionDriver } from "./driver.js";
-export { abortRow, CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
+export { CopyRun, inTimeOrder, PlanningRun, ProblemRun } from "./trialrun.js";
 export { sha256Hex } from "./sha256.js";
 export { CopyState, TrialState } from "./trial.js";
 export { VERSION } from "./version.js";

@@ -13,7 +13,7 @@ import { Abort, InputRouter } from "./runtime.js";
 import { runSession } from "./session.js";
 import { injectStyle } from "./style.js";
 import { copySequence } from "./trial.js";
-import { abortRow, CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
+import { CopyRun, PlanningRun, ProblemRun } from "./trialrun.js";
 import { VERSION } from "./version.js";
 
 const P = ParameterType;
@@ -207,8 +207,7 @@ export class TowerPlugin {
     } catch (exc) {
       if (!(exc instanceof Abort)) throw exc;
       // As in the lab, the quit key ends the session: its result is kept, the log closed.
-      const { event, ...row } = abortRow(exc.t, exc.stamp, session.log.lastTime, session.clock.now());
-      session.write(event, row);
+      session.write("abort", { time: exc.t, stamp: exc.stamp, input: "key" });
       session.end("aborted");
       Object.assign(data, { outcome: "aborted", solved: false });
     } finally {

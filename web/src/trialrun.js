@@ -19,18 +19,19 @@ import { CopyState, TrialState } from "./trial.js";
 
 /** A message text with its {name} fields filled in (Python's str.format for plain names). */
 /**
- * The abort row of the quit key pressed at `pressed` (session seconds, stamped `stamp`),
- * written at `now` after a last row stamped `after`: at the press's own time, unless that is
- * before the last row (the key arrived before the frame that showed the screen it was read
- * on); then when it was read (stamp clock), its own time and stamp in detail (at, at_stamp).
- * A port of tol_tasks/session_data/trial_rows.py abort_row.
+ * `row` as a recorder writes it at `now`, after a last row of time `after`: as it is,
+ * unless its own time is before the last row's; then at `now`, stamp clock, its
+ * trial_time moved by as much, its own time and stamp in detail (at, at_stamp).
+ * A port of tol_tasks/session_data/trial_rows.py in_time_order.
  */
-export function abortRow(pressed, stamp, after, now) {
-  if (!(pressed < after)) return { event: "abort", time: pressed, stamp, input: "key" };
-  return {
-    event: "abort", time: now, stamp: "clock", input: "key",
-    detail: formatDetail({ at: pyFixed(pressed, 6), at_stamp: stamp }),
-  };
+export function inTimeOrder(row, after, now) {
+  const own = row.time;
+  if (own === undefined || own === null || !(own < after)) return row;
+  const out = { ...row, time: now, stamp: "clock" };
+  if (row.trial_time !== undefined && row.trial_time !== null) out.trial_time = row.trial_time + (now - own);
+  const held = formatDetail({ at: pyFixed(own, 6), at_stamp: row.stamp ?? null });
+  out.detail = row.detail ? `${row.detail};${held}` : held;
+  return out;
 }
 
 export function fill(text, values) {
