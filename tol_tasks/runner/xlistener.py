@@ -63,12 +63,13 @@ def _later(a: int, b: int) -> bool:
 #: How far an X server time (whole milliseconds) may lag the instant it names: its
 #: millisecond, or a coarse clock's tick.
 SERVER_TICK_S = 0.002
-#: How often the listener checks the X server's clock against its own (seconds), and how
-#: many checks it keeps.
+#: How often the listener checks the X server's clock against its own (seconds), and at
+#: most how many checks it makes in a row at its start.
 PROBE_EVERY_S = 1.0
-PROBES_KEPT = 16
-#: The widest uncertainty of the mapping for it to be used (seconds).
-MAPPING_WITHIN_S = 0.004
+PROBES_AT_START = 16
+#: The widest uncertainty of the clocks' offset for it to be used (seconds): an event is then
+#: stamped at most this (and the server's tick) after it happened, however late it is read.
+MAPPING_WITHIN_S = 0.02
 #: A press taken from the server's time never more than this before it was read (seconds):
 #: beyond that the mapping is not believed.
 MAPPING_AT_MOST_S = 10.0
@@ -86,12 +87,13 @@ class ServerClock:
     received it; on Linux the server and PsychoPy's ``getTime`` both read the system's
     monotonic clock, so the two differ by a fixed offset. Each check (:meth:`probe`) is a
     round trip that gets the server's time: the offset lies between the time the request
-    was sent minus the server's tick and the time the answer was read. The checks kept
-    (:data:`PROBES_KEPT`) must agree (their ranges overlap, to within
-    :data:`MAPPING_WITHIN_S`); then an event's time is at the latest its server time on
-    this clock (:meth:`at`), which a listener kept from the processor by a loaded machine
-    does not delay. Otherwise (a remote X server, another clock) it is the moment the event
-    was read, as before.
+    was sent minus the server's tick and the time the answer was read. The checks narrow
+    the offset down (the quickest round trip sets it, whenever it came); a check that
+    disagrees with the ones before (another clock, a remote X server, a clock stepped)
+    starts over from itself. While the offset is known to within :data:`MAPPING_WITHIN_S`,
+    an event's time is at the latest its server time on this clock (:meth:`at`), which a
+    listener kept from the processor by a loaded machine does not delay; otherwise it is the
+    moment the event was read, as before.
 
     >>> c = ServerClock()
     >>> c.at(5000, 12.3456)  # no check yet: the moment it was read
@@ -101,11 +103,19 @@ class ServerClock:
     11.0035
     >>> c.at(6000, 11.0021)  # read at once: the moment it was read
     11.0021
+    >>> c.probe(20.0, 20.3, 15000)  # a slow round trip: agrees, changes nothing
+    >>> round(c.at(6000, 11.5), 4)
+    11.0035
+    >>> c.probe(30.0, 30.001, 15000)  # disagrees by 10 s: starts over from it
+    >>> round(c.at(16000, 31.5), 4)
+    31.003
     """
 
     def __init__(self) -> None:
         self._base: int | None = None
-        self._checks: deque = deque(maxlen=PROBES_KEPT)  # (low, high) offset bounds
+        self._range: tuple[float, float] | None = None  # the offset's (low, high)
+        self.checks = 0  #: checks since the last that disagreed
+        self.disagreed = 0  #: checks that disagreed with the ones before
 
     def probe(self, sent: float, read: float, server: int) -> None:
         """A check: a request sent at ``sent`` was answered with server time ``server``,
@@ -113,22 +123,21 @@ class ServerClock:
         if self._base is None:
             self._base = server
         u = _since(server, self._base)
-        self._checks.append((sent - u - SERVER_TICK_S, read - u))
-
-    @property
-    def checks(self) -> int:
-        """How many checks are kept."""
-        return len(self._checks)
+        low, high = sent - u - SERVER_TICK_S, read - u
+        if self._range is not None:
+            both = (max(low, self._range[0]), min(high, self._range[1]))
+            if both[0] <= both[1]:
+                self._range, self.checks = both, self.checks + 1
+                return
+            self.disagreed += 1
+        self._range, self.checks = (low, high), 1
 
     @property
     def offset(self) -> tuple[float, float] | None:
         """The offset's range (server seconds since the first check to this clock), or
-        None if the checks do not agree closely enough to use it."""
-        if not self._checks:
-            return None
-        low = max(lo for lo, _ in self._checks)
-        high = min(hi for _, hi in self._checks)
-        return (low, high) if low <= high and high - low <= MAPPING_WITHIN_S else None
+        None if it is not known closely enough to use."""
+        found = self._range
+        return found if found is not None and found[1] - found[0] <= MAPPING_WITHIN_S else None
 
     def at(self, server: int, read: float) -> float:
         """The time of the event the server stamped ``server``, read at ``read``: the
@@ -268,7 +277,9 @@ def main(argv: list[str]) -> int:
     fd, inp = d.fileno(), sys.stdin.fileno()
     # The first checks, in a row, before the session is told the listener is ready.
     started = getTime()
-    while clock.offset is None and clock.checks < PROBES_KEPT and getTime() - started < 1:
+    while (clock.offset is None or clock.offset[1] - clock.offset[0] > 2 * SERVER_TICK_S) and (
+        clock.checks < PROBES_AT_START and getTime() - started < 1
+    ):
         send_probe()
         while probe["sent"] is not None:
             select.select([fd], [], [], 0.1)
