@@ -67,9 +67,19 @@ def dictionary_encode(array: pa.Array) -> pa.DictionaryArray:
 
 def take(array: pa.Array, rows: np.ndarray) -> pa.Array:
     """The values at ``rows`` (row indices), as ``Array.take`` gives them."""
-    return call_function("take", [array, from_numpy(np.asarray(rows, np.int64))])
+    rows = np.asarray(rows)
+    if rows.dtype != np.int32:  # Arrow takes 32-bit indices as they are
+        rows = rows.astype(np.int64, copy=False)
+    return call_function("take", [array, from_numpy(rows)])
 
 
 def unique(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     """``pyarrow.compute.unique``: the distinct values, in order of first appearance."""
     return call_function("unique", [array])
+
+
+def offsets(array: pa.Array) -> np.ndarray:
+    """Where each text of a string array starts, then where the last ends (``len + 1``
+    entries, into its data buffer)."""
+    kind = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    return np.frombuffer(array.buffers()[1], kind, len(array) + 1, array.offset * kind().itemsize)
