@@ -49,14 +49,21 @@ def from_numpy(values: np.ndarray) -> pa.Array:
 
 def strings(texts: list[str]) -> pa.Array:
     """Texts as an Arrow string array."""
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    kind = pa.string() if offsets[-1] < 2**31 else pa.large_string()
+    joined = "".join(texts)
+    if joined.isascii():  # a character a byte: the texts' lengths are their bytes'
+        data = joined.encode("ascii")
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    else:
+        encoded = [t.encode("utf-8") for t in texts]
+        data = b"".join(encoded)
+        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    ends = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=ends[1:])
+    kind = pa.string() if ends[-1] < 2**31 else pa.large_string()
     if kind == pa.string():
-        offsets = offsets.astype(np.int32)
-    return pa.Array.from_buffers(kind, len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])  # fmt: skip
+        ends = ends.astype(np.int32)
+    return pa.Array.from_buffers(kind, len(lengths),
+                                 [None, pa.py_buffer(ends), pa.py_buffer(data)])  # fmt: skip
 
 
 def dictionary_encode(array: pa.Array) -> pa.DictionaryArray:
