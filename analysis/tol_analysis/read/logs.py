@@ -556,6 +556,17 @@ def _check_clock(path: Path, clock: np.ndarray, rows) -> None:
     )  # fmt: skip
 
 
+def _last_line_end(data: np.ndarray) -> int:
+    """Where the last complete line of ``data`` (bytes holding a line break) ends: looked
+    for in the last few KB (a torn line is short), else in the whole."""
+    tail = data[-4096:]
+    ends = np.flatnonzero(tail == 10)
+    if not len(ends):
+        ends = np.flatnonzero(data == 10)
+        return int(ends[-1]) + 1
+    return len(data) - len(tail) + int(ends[-1]) + 1
+
+
 class _Batch:
     """Log files read one after another into one buffer (their rows, without their headers),
     for one Arrow parse."""
@@ -581,17 +592,16 @@ class _Batch:
         except OSError:
             return False
         start, stop = self.size, self.size + got
-        lines = np.flatnonzero(self.buf[start:stop] == 10)  # each line's end, in one pass
-        if not len(lines):
+        rows = int(np.count_nonzero(self.buf[start:stop] == 10))  # lines ended, in one pass
+        if not rows:
             return False  # a header only, or one torn line: the careful reader says which
-        end = start + int(lines[-1]) + 1
+        end = start + _last_line_end(self.buf[start:stop])
         part = self.buf[start:end]
         if part.max() >= 0x80:
             try:
                 part.tobytes().decode("utf-8")
             except UnicodeDecodeError:
                 return False
-        rows = len(lines)
         warnings = []
         if end < stop:
             warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
