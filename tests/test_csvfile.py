@@ -67,7 +67,7 @@ def test_columns_joined_and_lines_in_chunks_write_what_to_csv_writes(tmp_path, r
     for col in ("participant", "label"):
         escaped[col] = [f"'{t}" if t and t[0] in "=+-@" else t for t in df[col].astype(str)]
     _pandas(escaped, theirs)
-    for cells in (csvfile.CHUNK_CELLS, 1000):  # the lines at once, then 125 rows at a time
+    for cells in (csvfile.CHUNK_CELLS, 1000):  # the lines at once, then a few hundred at a time
         monkeypatch.setattr(csvfile, "CHUNK_CELLS", cells)
         ours = tmp_path / f"ours-{cells}.csv"
         write_csv(df, ours)
