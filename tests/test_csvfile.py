@@ -41,3 +41,34 @@ def test_every_kind_of_cell_is_written_as_to_csv_writes_it(tmp_path, rng):
     write_csv(df.iloc[:0], ours)
     _pandas(df.iloc[:0], theirs)
     assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_columns_joined_and_lines_in_chunks_write_what_to_csv_writes(tmp_path, rng, monkeypatch):
+    """Enough rows for adjacent columns of few combinations to be joined (a trial's fields
+    repeat on each of its moves), between columns of many values, and the lines put
+    together a few rows at a time."""
+    from tol_analysis.score import csvfile
+
+    n = 3 * csvfile.JOIN_ROWS
+    trial = np.arange(n) // 20
+    who = np.array(["p1", "=cmd", 'a "q"', "x,y", "é"])[trial % 5]
+    df = pd.DataFrame({
+        "participant": pd.Categorical(who),
+        "session": pd.array(np.where(trial % 7 == 0, None, trial % 3), dtype="Int64"),
+        "trial": trial,
+        "move": np.arange(n) % 20,
+        "time": np.array([rng.random() * 100 for _ in range(n)]),
+        "flag": pd.array([rng.choice([True, False, None]) for _ in range(n)], dtype="boolean"),
+        "distance": np.array([rng.choice([0.0, -0.0, 1.5, float("nan")]) for _ in range(n)]),
+        "label": [rng.choice(["A", "B\nC", "", "+1"]) for _ in range(n)],
+    })  # fmt: skip
+    theirs = tmp_path / "theirs.csv"
+    escaped = df.copy()  # text a spreadsheet would run gets a ' before it (OWASP)
+    for col in ("participant", "label"):
+        escaped[col] = [f"'{t}" if t and t[0] in "=+-@" else t for t in df[col].astype(str)]
+    _pandas(escaped, theirs)
+    for cells in (csvfile.CHUNK_CELLS, 1000):  # the lines at once, then a few hundred at a time
+        monkeypatch.setattr(csvfile, "CHUNK_CELLS", cells)
+        ours = tmp_path / f"ours-{cells}.csv"
+        write_csv(df, ours)
+        assert ours.read_bytes() == theirs.read_bytes()

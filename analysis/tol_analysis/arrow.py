@@ -49,14 +49,21 @@ def from_numpy(values: np.ndarray) -> pa.Array:
 
 def strings(texts: list[str]) -> pa.Array:
     """Texts as an Arrow string array."""
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, np.int64)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    kind = pa.string() if offsets[-1] < 2**31 else pa.large_string()
+    joined = "".join(texts)
+    if joined.isascii():  # a character a byte: the texts' lengths are their bytes'
+        data = joined.encode("ascii")
+        lengths = np.fromiter(map(len, texts), np.int64, len(texts))
+    else:
+        encoded = [t.encode("utf-8") for t in texts]
+        data = b"".join(encoded)
+        lengths = np.fromiter(map(len, encoded), np.int64, len(encoded))
+    ends = np.zeros(len(lengths) + 1, np.int64)
+    np.cumsum(lengths, out=ends[1:])
+    kind = pa.string() if ends[-1] < 2**31 else pa.large_string()
     if kind == pa.string():
-        offsets = offsets.astype(np.int32)
-    return pa.Array.from_buffers(kind, len(encoded),
-                                 [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))])  # fmt: skip
+        ends = ends.astype(np.int32)
+    return pa.Array.from_buffers(kind, len(lengths),
+                                 [None, pa.py_buffer(ends), pa.py_buffer(data)])  # fmt: skip
 
 
 def dictionary_encode(array: pa.Array) -> pa.DictionaryArray:
@@ -67,9 +74,19 @@ def dictionary_encode(array: pa.Array) -> pa.DictionaryArray:
 
 def take(array: pa.Array, rows: np.ndarray) -> pa.Array:
     """The values at ``rows`` (row indices), as ``Array.take`` gives them."""
-    return call_function("take", [array, from_numpy(np.asarray(rows, np.int64))])
+    rows = np.asarray(rows)
+    if rows.dtype != np.int32:  # Arrow takes 32-bit indices as they are
+        rows = rows.astype(np.int64, copy=False)
+    return call_function("take", [array, from_numpy(rows)])
 
 
 def unique(array: pa.Array | pa.ChunkedArray) -> pa.Array:
     """``pyarrow.compute.unique``: the distinct values, in order of first appearance."""
     return call_function("unique", [array])
+
+
+def offsets(array: pa.Array) -> np.ndarray:
+    """Where each text of a string array starts, then where the last ends (``len + 1``
+    entries, into its data buffer)."""
+    kind = np.int64 if pa.types.is_large_string(array.type) else np.int32
+    return np.frombuffer(array.buffers()[1], kind, len(array) + 1, array.offset * kind().itemsize)

@@ -46,6 +46,19 @@ def safe_text(text):
     return text
 
 
+#: A first character that needs the escape (:func:`needs_escape`), in a regular expression.
+_NEEDS_ESCAPE = re.compile("[" + re.escape("".join(FORMULA_STARTS)) + "\x00-\x1f\x7f]")
+
+
+def safe_texts(texts) -> list[str]:
+    """:func:`safe_text` of each of many texts (one search of their first characters when
+    none needs the escape, as is usual)."""
+    texts = list(texts)
+    if _NEEDS_ESCAPE.search("".join([t[:1] for t in texts])) is None:
+        return texts
+    return [safe_text(t) for t in texts]
+
+
 def shown_text(value) -> str:
     """``value`` as a report shows it: text that a spreadsheet would run gets the escape (so
     that a table copied from the page holds no formula); a number, even one written as text

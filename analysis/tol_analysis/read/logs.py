@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 from pyarrow import csv as pacsv
 
-from tol_analysis.arrow import dictionary_encode, strings, take, to_numpy, unique
+from tol_analysis.arrow import dictionary_encode, offsets, strings, take, to_numpy
 from tol_analysis.read import find as _find
 from tol_tasks.session_data.attempts import Coded
 from tol_tasks.session_data.detail import parse_detail
@@ -98,17 +98,42 @@ _malloc_trim = _trim_function()
 # --------------------------------------------------------------------------- columns
 def _encode(array: pa.Array) -> Coded:
     """A string array as codes into its distinct texts (in order of appearance)."""
-    if len(array) and not array.null_count and _all_empty(array):  # copy_of, most often
-        return Coded(np.zeros(len(array), np.int32), [""])
+    if len(array) and not array.null_count:
+        ends = offsets(array)
+        if ends[0] == ends[-1]:  # every text empty: copy_of, most often
+            return Coded(np.zeros(len(array), np.int32), [""])
+        short = _one_byte_codes(array, ends)
+        if short is not None:
+            return short
     d = dictionary_encode(array)
     return Coded(to_numpy(d.indices), d.dictionary.to_pylist())
 
 
-def _all_empty(array: pa.Array) -> bool:
-    """Whether every text of a string array is empty (its first and last offsets are equal)."""
-    wide = pa.types.is_large_string(array.type)
-    offsets = np.frombuffer(array.buffers()[1], np.int64 if wide else np.int32)
-    return bool(offsets[array.offset] == offsets[array.offset + len(array)])
+#: Texts of at most one byte are coded from their bytes: this many rows are looked at
+#: first to find the order in which they appear.
+_FIRST_ROWS = 4096
+
+
+def _one_byte_codes(array: pa.Array, ends: np.ndarray) -> Coded | None:
+    """A string array whose texts are empty or one ASCII character (pegs, attempts) as
+    :func:`_encode` codes it, from its bytes without hashing them; None for any other."""
+    lengths = np.diff(ends)
+    if lengths.max() > 1:
+        return None
+    data = np.frombuffer(array.buffers()[2], np.uint8)
+    key = data[np.minimum(ends[:-1], len(data) - 1)].astype(np.int16)
+    key += 1
+    key[lengths == 0] = 0  # 0: empty, else the byte + 1
+    present = np.flatnonzero(np.bincount(key, minlength=257))
+    if present[-1] > 128:
+        return None  # not ASCII: the hashing coder
+    found, at = np.unique(key[:_FIRST_ROWS], return_index=True)
+    first = dict(zip(found.tolist(), at.tolist(), strict=True))
+    keys = present.tolist()
+    order = sorted(keys, key=lambda k: first[k] if k in first else int(np.argmax(key == k)))
+    lookup = np.zeros(257, np.int32)
+    lookup[order] = np.arange(len(order), dtype=np.int32)
+    return Coded(lookup[key], [chr(k - 1) if k else "" for k in order])
 
 
 class LogColumns:
@@ -531,6 +556,17 @@ def _check_clock(path: Path, clock: np.ndarray, rows) -> None:
     )  # fmt: skip
 
 
+def _last_line_end(data: np.ndarray) -> int:
+    """Where the last complete line of ``data`` (bytes holding a line break) ends: looked
+    for in the last few KB (a torn line is short), else in the whole."""
+    tail = data[-4096:]
+    ends = np.flatnonzero(tail == 10)
+    if not len(ends):
+        ends = np.flatnonzero(data == 10)
+        return int(ends[-1]) + 1
+    return len(data) - len(tail) + int(ends[-1]) + 1
+
+
 class _Batch:
     """Log files read one after another into one buffer (their rows, without their headers),
     for one Arrow parse."""
@@ -556,17 +592,16 @@ class _Batch:
         except OSError:
             return False
         start, stop = self.size, self.size + got
-        lines = np.flatnonzero(self.buf[start:stop] == 10)  # each line's end, in one pass
-        if not len(lines):
+        rows = int(np.count_nonzero(self.buf[start:stop] == 10))  # lines ended, in one pass
+        if not rows:
             return False  # a header only, or one torn line: the careful reader says which
-        end = start + int(lines[-1]) + 1
+        end = start + _last_line_end(self.buf[start:stop])
         part = self.buf[start:end]
         if part.max() >= 0x80:
             try:
                 part.tobytes().decode("utf-8")
             except UnicodeDecodeError:
                 return False
-        rows = len(lines)
         warnings = []
         if end < stop:
             warnings.append(f"{path}: row {rows + 1}: torn last line ignored (the session "
@@ -606,6 +641,19 @@ def _goes_back(clock: np.ndarray, counts: np.ndarray) -> bool:
     file_of = np.repeat(np.arange(len(counts)), counts)[have]
     kept = clock[have]
     return bool(((np.diff(kept) < 0) & (file_of[1:] == file_of[:-1])).any())
+
+
+def _digits_only(array: pa.Array) -> bool:
+    """Whether every text of a string array is empty or a whole number of at most
+    :data:`_DIGITS` ASCII digits (anything else, another script's digits included, is
+    for the careful reader to judge): one look at its bytes, no text made."""
+    ends = offsets(array)
+    if len(array) and int(np.diff(ends).max()) > _DIGITS:
+        return False
+    if ends[0] == ends[-1]:
+        return True
+    data = np.frombuffer(array.buffers()[2], np.uint8, int(ends[-1] - ends[0]), int(ends[0]))
+    return bool((data - np.uint8(48) < 10).all())  # below "0" wraps round to 208 and up
 
 
 def _parse(body, counts: np.ndarray) -> LogColumns | None:
@@ -648,10 +696,8 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
     texts = {c: _one_array(table[c]) for c in TEXT_COLUMNS}
     data = LogColumns(texts, to_numpy(_one_array(table[TIME])))
     for c in (*TEXT_COLUMNS, "moves"):
-        if kinds[c] != "integer":
-            continue
-        values = data.coded(c).values if c in texts else unique(table[c]).to_pylist()
-        if not all((v.isdigit() and len(v) <= _DIGITS) or v == "" for v in values):
+        if kinds[c] == "integer" and not _digits_only(texts[c] if c in texts else
+                                                      _one_array(table[c])):  # fmt: skip
             return None
     if not set(data.coded("event").values) <= events():
         return None

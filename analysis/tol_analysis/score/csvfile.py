@@ -4,11 +4,14 @@ The tables are written as pandas writes them with the options tol-score has
 always used (nullable booleans as ``true``/``false``, floats with ``%.6g``, missing
 values as empty cells, text quoted only when it holds the separator, a quote
 or a line break; text that a spreadsheet would run as a formula escaped,
-:mod:`tol_analysis.cells`), but each column is rendered once per distinct value: the
-rows are then put together by Arrow's CSV writer (each column a dictionary of
-its rendered cells), or, when a cell needs quotes (which Arrow would put
-around every text), with numpy. A million moves are written in a fraction of
-the time ``to_csv`` takes.
+:mod:`tol_analysis.cells`), but each column is rendered once per distinct value:
+codes into its distinct cells, each cell followed by the separator (the line
+break in the last column). Adjacent columns whose cells come in few
+combinations (a trial's participant, session, block, ... repeat on each of its
+moves) are joined: each combination's text is made once. The lines are then
+the combinations' texts taken in row order by Arrow's ``take`` (every row's
+codes side by side) and written from the buffer Arrow made. A million moves
+are written in a fraction of the time ``to_csv`` takes.
 """
 
 from __future__ import annotations
@@ -18,18 +21,26 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
-from pyarrow import csv as pacsv
 
-from tol_analysis.arrow import dictionary_encode, from_numpy, strings, to_numpy
-from tol_analysis.cells import safe_text
+from tol_analysis.arrow import dictionary_encode, from_numpy, offsets, strings, take, to_numpy
+from tol_analysis.cells import safe_text, safe_texts
 from tol_analysis.columns import BOOLEAN, FLOAT, STRING
 from tol_analysis.score.tables import ColumnData, TableData
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: Rows put together at once.
-CHUNK_ROWS = 65536
+#: Cells put together at once (rows times columns): the memory a batch of lines
+#: takes is about 12 bytes a cell besides its text.
+CHUNK_CELLS = 1 << 21
+
+#: At most this many bytes of lines put together at once (Arrow's strings hold
+#: under 2 GiB).
+CHUNK_BYTES = 1 << 28
+
+#: Adjacent columns are joined from this many rows on (below, joining costs more than
+#: it saves), while their combinations stay at most a quarter of the rows.
+JOIN_ROWS = 8192
 
 
 def write_csv(df: pd.DataFrame, path: str | Path, sep: str = ",", na: str = "") -> None:
@@ -62,18 +73,26 @@ class TableWriter:
 
     def write(self, table: TableData) -> None:
         """Append the rows of ``table`` (its columns those of the file, in any order)."""
-        if not len(table):
+        n = len(table)
+        if not n:
             return
-        sep = self._sep
-        rendered = [_render(table[c], sep, self._na) for c in self.names]
-        # One search a column (the marks are single characters: joining makes none).
-        if not any(_needs_quotes("".join(texts), sep) for _, texts in rendered):
-            _write_arrow(self._f, rendered, sep)
-        else:
-            cells = [_cells(codes, texts) for codes, texts in rendered]
-            for start in range(0, len(table), CHUNK_ROWS):
-                self._f.write(_rows(cells, start, min(start + CHUNK_ROWS, len(table)), sep))
-        self.rows += len(table)
+        rendered = [_render(table[c], self._sep, self._na) for c in self.names]
+        cells, first = _every_cell(rendered, self._sep)
+        parts = _joined(rendered, first, n // 4 if n >= JOIN_ROWS else 0)
+        texts, base = _combinations(cells, [combos for _, combos in parts])
+        ends = offsets(cells)
+        widest = np.maximum.reduceat(np.diff(ends), first).sum()  # the longest line, at most
+        step = max(1, min(CHUNK_CELLS // len(parts), CHUNK_BYTES // max(1, int(widest))))
+        index = np.int32 if len(offsets(texts)) < 2**31 else np.int64
+        for start in range(0, n, step):
+            stop = min(start + step, n)
+            at = np.empty((stop - start, len(parts)), index)  # row by row, each part's text
+            for j, (codes, _) in enumerate(parts):
+                np.add(codes[start:stop], index(base[j]), out=at[:, j])
+            lines = take(texts, at.ravel())
+            ends = offsets(lines)
+            self._f.write(memoryview(lines.buffers()[2])[int(ends[0]) : int(ends[-1])])
+        self.rows += n
 
     def close(self) -> None:
         self._f.close()
@@ -100,7 +119,12 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
     missing = None
     if col.kind == STRING:
         codes = np.asarray(col.values)
-        texts = [_quote(safe_text(v), sep) for v in col.categories]
+        texts = safe_texts(col.categories)
+        if _needs_quotes("".join(texts), sep):  # one search (the marks are single characters)
+            texts = [_quote(t, sep) for t in texts]
+        missing = codes < 0
+        if not missing.any():
+            missing = None
     elif col.kind == BOOLEAN:  # nullable booleans as true/false, numpy's as pandas writes them
         codes = np.asarray(col.values).astype(np.int8)
         texts = ["False", "True"] if col.plain else ["false", "true"]
@@ -108,21 +132,23 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
     elif col.kind == FLOAT:
         values = np.asarray(col.values, np.float64)
         missing = np.isnan(values)
+        if not missing.any():
+            missing = None
+        else:
+            values = np.where(missing, 0.0, values)
         # Distinct bit patterns, so that -0.0 stays "-0" as pandas writes it.
-        codes, uniq = _distinct(np.where(missing, 0.0, values).view(np.int64))
+        codes, uniq = _distinct(values.view(np.int64))
         texts = _six_digits(uniq.view(np.float64))
     else:  # INTEGER
         codes, uniq = _distinct(np.asarray(col.values))
         texts = [str(v) for v in uniq.tolist()]
         missing = col.missing
-    texts = [*texts, na]  # the last code is for missing cells
+    texts.append(na)  # the last code is for missing cells
     # Codes as small as the cells allow (a column of true/false takes a byte a row).
     small = np.int8 if len(texts) < 128 else np.int16 if len(texts) < 32768 else np.int32
-    codes = np.asarray(codes)
-    codes = np.where(codes < 0, len(texts) - 1, codes).astype(small, copy=False)
     if missing is not None:
-        codes[missing] = len(texts) - 1
-    return codes, texts
+        codes = np.where(missing, len(texts) - 1, codes)
+    return codes.astype(small, copy=False), texts
 
 
 def _six_digits(values: np.ndarray) -> list[str]:
@@ -137,47 +163,91 @@ def _distinct(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         return np.empty(0, np.int64), values
     low, high = int(values.min()), int(values.max())
     if high - low < 4 * len(values) + 1024:
-        seen = np.zeros(high - low + 1, bool)
-        seen[values - low] = True
-        index = np.cumsum(seen) - 1
-        return index[values - low], np.flatnonzero(seen) + low
+        index, used = _dense(values - values.dtype.type(low) if low else values, high - low + 1)
+        return index, used + low
     d = dictionary_encode(from_numpy(values))
     return to_numpy(d.indices), to_numpy(d.dictionary)
 
 
-def _write_arrow(f, rendered: list[tuple[np.ndarray, list[str]]], sep: str) -> None:
-    """The rows by Arrow's CSV writer, each column a dictionary of its cells (none of which
-    needs quotes)."""
-    arrays = [pa.DictionaryArray.from_arrays(from_numpy(codes), strings(texts))
-              for codes, texts in rendered]  # fmt: skip
-    table = pa.Table.from_arrays(arrays, names=[str(k) for k in range(len(arrays))])
-    options = pacsv.WriteOptions(include_header=False, delimiter=sep, quoting_style="none",
-                                 batch_size=CHUNK_ROWS)  # fmt: skip
-    pacsv.write_csv(table, f, options)
+def _dense(values: np.ndarray, bound: int) -> tuple[np.ndarray, np.ndarray]:
+    """Whole numbers from 0 to ``bound - 1`` numbered among those that occur: (each one's
+    number, those that occur, in order)."""
+    values = values.astype(np.intp, copy=False)
+    seen = np.bincount(values, minlength=bound) > 0
+    index = np.cumsum(seen, dtype=np.intp)
+    index -= 1
+    return index[values], np.flatnonzero(seen)
 
 
-def _cells(codes: np.ndarray, texts: list[str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """A column's distinct cells as a byte matrix, and their lengths, beside its codes."""
-    cells = [t.encode("utf-8") for t in texts]
-    width = max(1, *(len(c) for c in cells))
-    matrix = np.zeros((len(cells), width), np.uint8)
-    lengths = np.array([len(c) for c in cells], np.int64)
-    for k, c in enumerate(cells):
-        matrix[k, : len(c)] = np.frombuffer(c, np.uint8)
-    return codes, matrix, lengths
+def _every_cell(rendered: list[tuple[np.ndarray, list[str]]], sep: str):
+    """The distinct cells of every column, in one string array, each followed by the
+    separator (by the line break in the last column); and where each column's begin."""
+    texts: list[str] = []
+    first = np.empty(len(rendered), np.int64)
+    for j, (_, cells) in enumerate(rendered):
+        first[j] = len(texts)
+        end = "\n" if j == len(rendered) - 1 else sep
+        texts += [c + end for c in cells]
+    return strings(texts), first
 
 
-def _rows(rendered, start: int, stop: int, sep: str) -> bytes:
-    """Rows ``start:stop`` as CSV lines: every cell in a slot of its column's width, followed
-    by the separator (a line break after the last), then the padding squeezed out."""
-    m = stop - start
-    blocks, keep = [], []
-    end = np.frombuffer(sep.encode(), np.uint8)[0]
-    for k, (codes, matrix, lengths) in enumerate(rendered):
-        c = codes[start:stop]
-        blocks.append(matrix[c])
-        keep.append(np.arange(matrix.shape[1]) < lengths[c][:, None])
-        mark = ord("\n") if k == len(rendered) - 1 else end
-        blocks.append(np.full((m, 1), mark, np.uint8))
-        keep.append(np.ones((m, 1), bool))
-    return np.concatenate(blocks, axis=1)[np.concatenate(keep, axis=1)].tobytes()
+def _joined(rendered: list[tuple[np.ndarray, list[str]]], first: np.ndarray,
+            limit: int) -> list[tuple[np.ndarray, np.ndarray]]:  # fmt: skip
+    """Adjacent columns joined while their combinations (those that occur) are at most
+    ``limit``: for each group, each row's combination and, per combination, the index of
+    each of its cells among every column's (``first``: where each column's begin)."""
+    parts = []
+    j = 0
+    while j < len(rendered):
+        codes, texts = rendered[j]
+        row = codes.astype(np.intp)
+        table = np.arange(len(texts))[:, None]  # each combination's cell codes (used ones)
+        radix: list[int] = []  # the cells of each column joined since ``table`` was made
+        bound = len(texts)  # rows' numbers (mixed radix: table's row, then radix) below it
+        members = [j]
+        j += 1
+        while j < len(rendered) and limit:
+            k = len(rendered[j][1])
+            if bound * k > limit and radix:  # number the combinations that occur
+                row, used = _dense(row, bound)
+                table, radix, bound = _digits(used, table, radix), [], len(used)
+            if bound * k > limit:
+                break
+            row *= k
+            row += rendered[j][0]
+            radix.append(k)
+            bound *= k
+            members.append(j)
+            j += 1
+        if radix:
+            row, used = _dense(row, bound)
+            table = _digits(used, table, radix)
+        parts.append((row, table + first[members]))
+    return parts
+
+
+def _digits(numbers: np.ndarray, table: np.ndarray, radix: list[int]) -> np.ndarray:
+    """The cell codes of mixed-radix ``numbers`` (``table``'s row, then one digit per radix)."""
+    last = []
+    for k in reversed(radix):
+        last.append(numbers % k)
+        numbers = numbers // k
+    return np.column_stack([table[numbers], *last[::-1]])
+
+
+def _combinations(cells, tables: list[np.ndarray]):
+    """The text of each combination of cells (each table's rows, cell indices into
+    ``cells``), in one string array; and where each table's begin in it."""
+    base = np.cumsum([0] + [len(t) for t in tables])
+    if all(t.shape[1] == 1 for t in tables) and np.array_equal(
+            np.concatenate(tables).ravel(), np.arange(len(cells))):  # fmt: skip
+        return cells, base[:-1]  # no column joined: the cells themselves
+    taken = take(cells, np.concatenate([t.ravel() for t in tables]))
+    ends = offsets(taken)
+    starts = np.cumsum([0] + [t.size for t in tables])
+    at = np.concatenate([starts[i] + t.shape[1] * np.arange(len(t))
+                         for i, t in enumerate(tables)] + [starts[-1:]])  # fmt: skip
+    bounds = np.ascontiguousarray(ends[at])
+    texts = pa.Array.from_buffers(taken.type, len(at) - 1,
+                                  [None, pa.py_buffer(bounds), taken.buffers()[2]])  # fmt: skip
+    return texts, base[:-1]
