@@ -23,14 +23,16 @@ from tol_analysis.columns import (
     WIDE_MEASURES,
     WIDE_SESSION,
     WIDE_SIMULATED,
+    WIDE_TRIALS,
     Column,
     participant_field,
 )
 from tol_analysis.conventions import Conventions
+from tol_analysis.score.compact import same_texts
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.scores import Scores
 from tol_analysis.score.sessions import field_names
-from tol_analysis.score.tables import ColumnData, TableData, smallest_int_type
+from tol_analysis.score.tables import ColumnData, SpilledTable, TableData, smallest_int_type
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,37 +77,43 @@ def write_wide(trials: TableData, conv: Conventions, sessions: TableData | None,
                path: str | Path) -> None:  # fmt: skip
     """Write wide.csv (:func:`wide_table`) to ``path``, :data:`WIDE_ROWS` participants at a
     time: memory holds their cells, not a grid of every participant's."""
-    wide = _Wide(trials, conv, sessions)
+    wide = _Wide(trials, conv, sessions, WIDE_ROWS)
     with TableWriter(path, wide.names) as out:
         for start in range(0, wide.n, WIDE_ROWS):
             out.write(wide.rows(start, min(start + WIDE_ROWS, wide.n)))
 
 
 class _Wide:
-    """wide.csv's columns, made for any range of its rows (participants)."""
+    """wide.csv's columns, made for any range of its rows (participants); ``step``: the
+    participants of a range (:meth:`rows` is then asked for ranges starting at multiples of
+    it, or for every row at once)."""
 
-    def __init__(self, trials: TableData, conv: Conventions, sessions: TableData | None) -> None:
-        keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
-            len(trials), bool)  # fmt: skip
-        if not conv.include_practice:
-            keep &= ~np.asarray(trials["practice"].values, bool)
-        who = trials["participant"]
-        people, rank_of, rank = _people(who, keep, sessions)
-        out = {"participant": ColumnData(STRING, np.arange(len(people)).astype(
-            _index_type(len(people))), categories=people, plain=True)}  # fmt: skip
+    def __init__(self, trials: TableData | SpilledTable, conv: Conventions,
+                 sessions: TableData | None, step: int | None = None) -> None:  # fmt: skip
+        self._practice = conv.include_practice
         if sessions is not None:
+            people, rank_of, rank = _people_of_sessions(_categories(trials, "participant"),
+                                                        sessions)  # fmt: skip
+            out = {"participant": _participant_column(people)}
             out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
                                               rank, len(people))  # fmt: skip
             out.update(_participant_fields(sessions, people, rank))
             out.update(_session_cells(sessions, people, rank))
-        else:
+        else:  # the participants from the trials, in order of first appearance
+            part = _wide_rows(trials, 0, len(trials))
+            keep = _keep(part, self._practice)
+            who = part["participant"]
+            people, rank_of = _people(who, keep)
             codes = np.asarray(who.values, np.int64)[keep]
-            out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes],
+            out = {"participant": _participant_column(people)}
+            out["simulated"] = _any_simulated(part["simulated"], keep, rank_of[codes],
                                               len(people))  # fmt: skip
-        del rank
+            del part, keep, who, codes
+        rank = None
         self.n = len(people)
         self._whole = TableData(list(out), out, self.n)
-        self._cells = _ProblemCells(trials, keep, rank_of, self.n) if keep.any() else None
+        cells = _ProblemCells(trials, self._practice, rank_of, self.n, step or max(1, self.n))
+        self._cells = cells if cells.columns else None
         names = list(out) + (self._cells.columns if self._cells is not None else [])
         self.names = list(dict.fromkeys(names))
 
@@ -116,27 +124,80 @@ class _Wide:
         return TableData(self.names, out, stop - start)
 
 
-def _people(who: ColumnData, keep: np.ndarray,
-            sessions: TableData | None) -> tuple[Sequence[str], np.ndarray, np.ndarray | None]:  # fmt: skip
-    """The participants, in order of first appearance (in the sessions table when given,
-    which holds those without a trial too), each trials participant code's rank among them,
-    and each session's (None without ``sessions``). No dict of every participant when the
-    sessions table's codes are in order of first appearance (as scoring makes them): a
-    million participants' ids as Python strings in a dict take about 150 MB."""
+def _participant_column(people: Sequence[str]) -> ColumnData:
+    return ColumnData(STRING, np.arange(len(people)).astype(_index_type(len(people))),
+                      categories=people, plain=True)  # fmt: skip
+
+
+def _categories(trials: TableData | SpilledTable, name: str) -> Sequence[str]:
+    """A text column's distinct texts (without reading its rows back when they wait on disk)."""
+    if isinstance(trials, SpilledTable):
+        return trials.categories(name)
+    return trials[name].categories
+
+
+#: Trials looked over at once as wide.csv's columns are settled (:class:`_ProblemCells`):
+#: read back from disk when they wait there.
+SCAN_ROWS = 1 << 17
+
+#: The trial columns that say which trials make which cells (the measures apart).
+_CELL_KEYS = ("participant", "problem_id", "attempt", "session", "protocol", "void", "practice")
+
+
+def _wide_rows(trials: TableData | SpilledTable, start: int, stop: int,
+               names=WIDE_TRIALS) -> TableData:  # fmt: skip
+    """Rows ``start`` to ``stop`` of the trial columns ``names`` (of those there are)."""
+    if isinstance(trials, SpilledTable):
+        return trials.slice(start, stop, [n for n in names if n in trials.names])
+    return trials.slice(start, stop, narrow=False)
+
+
+def _keep(trials: TableData, practice: bool) -> np.ndarray:
+    """The trials that make cells: not void, not practice unless ``practice``."""
+    keep = (~np.asarray(trials["void"].values, bool) if "void" in trials.names
+            else np.ones(len(trials), bool))  # fmt: skip
+    if not practice:
+        keep &= ~np.asarray(trials["practice"].values, bool)
+    return keep
+
+
+def _rank_at(rank_of: np.ndarray | None, codes) -> np.ndarray:
+    """The participants' ranks of trials participant ``codes`` (``rank_of`` None: the codes
+    are the ranks)."""
+    codes = np.asarray(codes, np.int64)
+    return codes if rank_of is None else rank_of[codes]
+
+
+def _people(who: ColumnData, keep: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The participants of the trials ``keep`` in order of first appearance, and each
+    participant code's rank among them (-1: none; then -1 for a missing one)."""
     codes = np.asarray(who.values, np.int64)[keep]
-    if sessions is not None:
-        column = sessions["participant"]
-        rank = np.asarray(column.values, np.int64)
-        if _in_order(rank, len(column.categories)):
-            people = column.categories
-            return people, _ranks_of(who.categories, people), rank
-        people = list(dict.fromkeys(column.categories[c] for c in rank.tolist()))
-    else:
-        people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
+    people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
     place = {p: k for k, p in enumerate(people)}
     rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
-    rank = None if sessions is None else _ranks(sessions["participant"], place)
-    return people, rank_of, rank
+    return people, rank_of
+
+
+def _people_of_sessions(
+    texts: Sequence[str], sessions: TableData
+) -> tuple[Sequence[str], np.ndarray | None, np.ndarray]:
+    """The participants, in order of first appearance in the sessions table (which holds
+    those without a trial too), each trials participant code's rank among them (None: the
+    codes are the ranks; ``texts``: the trials' participants), and each session's. No dict
+    of every participant when the sessions table's codes are in order of first appearance
+    (as scoring makes them): a million participants' ids as Python strings in a dict take
+    about 150 MB."""
+    column = sessions["participant"]
+    rank = np.asarray(column.values, np.int64)
+    if _in_order(rank, len(column.categories)):
+        people = column.categories
+        if same_texts(texts, people):  # every session has trials: the same codes
+            return people, None, rank
+        return people, _ranks_of(texts, people), rank
+    people = list(dict.fromkeys(column.categories[c] for c in rank.tolist()))
+    place = {p: k for k, p in enumerate(people)}
+    rank_of = np.array([place.get(c, -1) for c in texts] + [-1], np.int64)
+    return people, rank_of, _ranks(column, place)
 
 
 def _in_order(codes: np.ndarray, n: int) -> bool:
@@ -241,64 +302,99 @@ def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1)
 
 class _ProblemCells:
     """Each (session, task, problem, attempt) and measure as a column, each participant's
-    last value under each name; made for a range of participants at a time."""
+    last value under each name; made for a range of participants at a time.
 
-    def __init__(self, trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
-                 n_people: int) -> None:  # fmt: skip
-        # Per-trial arrays in their own (narrow) types, each let go once used: at 100,000
-        # small sessions (a million trials) every int64 array is 8 MB.
-        problem, attempt, session = (np.asarray(trials[name].values)[keep]
-                                     for name in ("problem_id", "attempt", "session"))  # fmt: skip
-        proto = trials["protocol"] if "protocol" in trials.names else None
-        task = (np.asarray(proto.values)[keep] if proto is not None
-                else np.zeros(len(problem), np.int8))  # fmt: skip
-        tasks = proto.categories if proto is not None else [""]
-        # Each trial's stem, made once per distinct (problem, attempt, session, task).
-        quads, which = _distinct_rows(problem, attempt, session, task)
-        del problem, attempt, session, task
-        names = trials["problem_id"].categories
-        stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
-        rank = rank_of[np.asarray(trials["participant"].values)[keep]].astype(_index_type(n_people))
-        order = np.argsort(rank, kind="stable")  # each participant's attempts, in order
-        trial_stem = np.asarray(which).ravel()[order].astype(_index_type(len(stems)))
-        del which
+    The trials are looked over :data:`SCAN_ROWS` at a time (read back from disk when they
+    wait there) for the columns' names and, when each participant's trials come together
+    in the order of their ranks (as scoring gives them), where each range of ``step``
+    participants begins: a range's cells are then made from its trials alone, read back
+    when asked for. Otherwise the trials are sorted by participant once, whole."""
+
+    def __init__(self, trials: TableData | SpilledTable, practice: bool,
+                 rank_of: np.ndarray | None, n_people: int, step: int) -> None:  # fmt: skip
+        self._trials, self._practice, self._rank_of = trials, practice, rank_of
+        rows = len(trials)
+        quads: dict[tuple, int] = {}  # each (problem, attempt, session, task), as first filled
+        marks = list(range(0, n_people, step)) + [n_people]  # each range's first participant
+        at = np.full(len(marks), rows, np.int64)  # the first trial row of each
+        in_order, last = True, -1
+        for lo in range(0, rows, SCAN_ROWS):
+            hi = min(lo + SCAN_ROWS, rows)
+            part = _wide_rows(trials, lo, hi, _CELL_KEYS)
+            keep = _keep(part, practice)
+            rank = _rank_at(rank_of, part["participant"].values)[keep]
+            if len(rank) and (rank[0] < last or np.any(rank[1:] < rank[:-1])):
+                in_order = False
+            last = int(rank[-1]) if len(rank) else last
+            if in_order and len(rank):
+                found = np.searchsorted(rank, marks)
+                kept = np.flatnonzero(keep) + lo
+                at = np.minimum(at, np.where(found < len(rank),
+                                             kept[np.minimum(found, len(rank) - 1)], rows))  # fmt: skip
+            got, which = _distinct_rows(*_quad_keys(part, keep))
+            if len(got):
+                _, first = np.unique(which, return_index=True)
+                for quad in got[np.argsort(first, kind="stable")].tolist():
+                    quads.setdefault(tuple(quad), len(quads))
+        self._whole = None
+        if not in_order:  # each participant's trials together: sorted once, whole
+            part = _wide_rows(trials, 0, rows)
+            keep = _keep(part, practice)
+            rank = _rank_at(rank_of, part["participant"].values)[keep]
+            order = np.argsort(rank, kind="stable")  # each participant's attempts, in order
+            got, which = _distinct_rows(*_quad_keys(part, keep))
+            which = np.asarray(which).ravel()[order]
+            _, first = np.unique(which, return_index=True)
+            quads = {tuple(q): k for k, q in
+                     enumerate(got[np.argsort(first, kind="stable")].tolist())}  # fmt: skip
+            number = np.empty(len(got), np.int64)  # each distinct row's place among the quads
+            number[np.argsort(first, kind="stable")] = np.arange(len(got))
+            self._whole = (part, np.flatnonzero(keep)[order], rank[order],
+                           number[which].astype(_index_type(max(1, len(got)))))  # fmt: skip
+        self._marks = dict(zip(marks, at.tolist(), strict=True))
+        self._quads = quads
+        tasks = _categories(trials, "protocol") if "protocol" in trials.names else [""]
+        names = _categories(trials, "problem_id")
+        stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads]
         # Every (participant, column) in the order the cells were first filled, the last
         # value kept.
         m = len(WIDE_MEASURES)
-        firsts, at = np.unique(trial_stem, return_index=True)
-        used = firsts[np.argsort(at, kind="stable")].tolist()  # stems in the order first filled
-        cell_names = {k: [_spss_name(f"{stems[k]}_{w.name}") for w in WIDE_MEASURES]
-                      for k in used}  # fmt: skip
-        columns = list(dict.fromkeys(name for k in used for name in cell_names[k]))
+        cell_names = [[_spss_name(f"{stem}_{w.name}") for w in WIDE_MEASURES] for stem in stems]
+        columns = list(dict.fromkeys(name for cells in cell_names for name in cells))
         col_of = {name: k for k, name in enumerate(columns)}
         measure: dict[str, int] = {}
         for j in range(m):
-            for k in used:
-                measure.setdefault(cell_names[k][j], j)
+            for cells in cell_names:
+                measure.setdefault(cells[j], j)
         stem_cols = np.zeros((len(stems), m), np.int64)
-        for k in used:
-            stem_cols[k] = [col_of[name] for name in cell_names[k]]
+        for k, cells in enumerate(cell_names):
+            stem_cols[k] = [col_of[name] for name in cells]
         self.columns = columns
-        self._stem_cols, self._trial_stem = stem_cols, trial_stem
+        self._stem_cols = stem_cols
         # A column shows the measure it was first named for, and the later of two attempts
         # under one name (trials are in order).
         self._col_measure = np.array([measure[name] for name in columns], np.int64)
-        self._rank = rank[order]  # sorted: each participant's trials together
-        del rank
-        rows = np.flatnonzero(keep).astype(_index_type(len(keep)))
-        self._rows = rows[order]  # their rows in the trials table
-        self._measures = [trials[w.name] for w in WIDE_MEASURES]
 
     def rows(self, start: int, stop: int) -> dict[str, ColumnData]:
         """The cells of participants ``start`` to ``stop`` (their ranks)."""
+        if self._whole is not None:
+            part, kept, ranks, stem_of = self._whole
+            lo, hi = np.searchsorted(ranks, [start, stop])
+            rank, rows, trial_stem = ranks[lo:hi], kept[lo:hi], stem_of[lo:hi]
+        else:
+            part = _wide_rows(self._trials, self._marks[start], self._marks[stop])
+            keep = _keep(part, self._practice)
+            rows = np.flatnonzero(keep)
+            rank = _rank_at(self._rank_of, part["participant"].values)[keep]
+            got, which = _distinct_rows(*_quad_keys(part, keep))
+            number = np.array([self._quads[tuple(q)] for q in got.tolist()], np.int64)
+            trial_stem = number[np.asarray(which, np.int64).ravel()]
         m = len(WIDE_MEASURES)
-        lo, hi = np.searchsorted(self._rank, [start, stop])
-        cell_col = self._stem_cols[self._trial_stem[lo:hi]]
+        cell_col = self._stem_cols[trial_stem]
         shown = self._col_measure[cell_col] == np.arange(m)
-        rows = self._rows[lo:hi]
-        values = np.column_stack([_float_at(c, rows) for c in self._measures])
+        values = np.column_stack([_float_at(part[w.name], rows) for w in WIDE_MEASURES])
         grid = np.full((stop - start, len(self.columns)), np.nan, order="F")
-        rank = np.repeat(self._rank[lo:hi] - start, m).reshape(-1, m)
+        rank = np.repeat(np.asarray(rank, np.int64) - start, m).reshape(-1, m)
         grid[rank[shown], cell_col[shown]] = values[shown]
         out = {}
         for k, name in enumerate(self.columns):
@@ -310,6 +406,15 @@ class _ProblemCells:
                 whole = np.where(missing, 0, column)
                 out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
         return out
+
+
+def _quad_keys(trials: TableData, keep: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The kept trials' (problem, attempt, session, task): what names their cells."""
+    problem, attempt, session = (np.asarray(trials[name].values)[keep]
+                                 for name in ("problem_id", "attempt", "session"))  # fmt: skip
+    task = (np.asarray(trials["protocol"].values)[keep] if "protocol" in trials.names
+            else np.zeros(len(problem), np.int8))  # fmt: skip
+    return problem, attempt, session, task
 
 
 def _index_type(n: int) -> type:

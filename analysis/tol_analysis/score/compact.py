@@ -18,6 +18,16 @@ from pathlib import Path
 import numpy as np
 
 
+def same_texts(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Whether ``a`` and ``b`` hold the same texts in the same order (two TextLists compared
+    as their buffers, without a Python string each)."""
+    if a is b:
+        return True
+    if isinstance(a, TextList) and isinstance(b, TextList):
+        return a._ends == b._ends and a._bytes == b._bytes
+    return len(a) == len(b) and all(x == y for x, y in zip(a, b, strict=True))
+
+
 class TextList(Sequence):
     """Distinct texts in order, kept as UTF-8 in one buffer and where each ends: about 10
     bytes a text besides its characters, against about 100 for a list of Python strings
@@ -155,6 +165,19 @@ class ChunkStore:
             return
         self._file.seek(start)
         out[...] = np.frombuffer(self._file.read(n * dtype.itemsize), dtype)
+
+    def read_part(self, chunk, start: int, stop: int, out: np.ndarray) -> None:
+        """Values ``start`` to ``stop`` of chunk ``chunk`` into ``out`` (of that length), as
+        ``out``'s type: only those bytes read from the file."""
+        if isinstance(chunk, np.ndarray):
+            out[...] = chunk[start:stop]
+            return
+        at, dtype, _ = chunk
+        self._file.seek(at + start * dtype.itemsize)
+        if out.dtype == dtype:
+            self._file.readinto(memoryview(out).cast("B"))
+            return
+        out[...] = np.frombuffer(self._file.read((stop - start) * dtype.itemsize), dtype)
 
     def concat(self, chunks: list, dtype) -> np.ndarray:
         """The chunks' values as one array of ``dtype``."""

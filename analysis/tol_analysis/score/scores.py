@@ -36,7 +36,7 @@ from tol_analysis.score.sessions import (
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.score.tables import TableBuilder, TableData
+from tol_analysis.score.tables import SpilledTable, TableBuilder, TableData
 from tol_analysis.score.trials import problem_attempts
 from tol_analysis.score.yoked import copy_trials, empty_copy_columns
 from tol_tasks.session_data import gc_paused
@@ -221,6 +221,7 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
     sink = tables["trials"].sink  # written as scored: the session records spilled beside it
     infos = Records(spill_in=None if sink is None else sink.path.parent)
     sidecars = Sidecars(on_disk=sink is not None)
+    done: dict = {}
     try:
         done = _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings)
         if sink is None:
@@ -230,6 +231,8 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
             done["sessions"] = write_sessions(done["trials"], infos, conv, path)
     except BaseException:
         sidecars.close()  # an error: its table let go now, not when collected
+        if isinstance(done.get("trials"), SpilledTable):
+            done["trials"].close()  # the kept columns' file too
         raise
     finally:
         infos.close()  # the records' file removed, whatever happened

@@ -34,7 +34,7 @@ from tol_analysis.read.spill import KeyIndex
 from tol_analysis.score.compact import Distinct
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.score.tables import ColumnData, TableData, code_type
+from tol_analysis.score.tables import ColumnData, SpilledTable, TableData, code_type
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -78,7 +78,7 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
 SESSION_ROWS = 2048
 
 
-def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Conventions,
+def write_sessions(trials: TableData | SpilledTable, infos: list[SessionInfo], conv: Conventions,
                    path: str | Path) -> TableData:  # fmt: skip
     """Write sessions.csv (:func:`summarize_sessions`) to ``path``, :data:`SESSION_ROWS`
     sessions at a time, the same bytes as written whole; return the table's identifying
@@ -135,7 +135,8 @@ class _Summaries:
     added) is settled once over whole columns, so that the rows of a range are those of the
     whole table."""
 
-    def __init__(self, trials: TableData, infos: list[SessionInfo], conv: Conventions) -> None:
+    def __init__(self, trials: TableData | SpilledTable, infos: list[SessionInfo],
+                 conv: Conventions) -> None:  # fmt: skip
         # Each session task's row: its first record (hashes when the keys are distinct, as
         # scoring gives them: no dict of every key; the records may be on disk).
         index = KeyIndex(info.key for info in infos)
@@ -147,25 +148,50 @@ class _Summaries:
                     index[info.key] = len(sessions)
                     sessions.append(info)
         self.trials, self.sessions, self.n = trials, sessions, len(sessions)
-        shown = np.ones(len(trials), bool)
-        if not conv.include_practice:
-            shown = ~np.asarray(trials["practice"].values, bool)
-        void = np.asarray(trials["void"].values, bool)
-        keep = shown & ~void
-        of = _session_of(trials, index)
-        self._shown, self._void, self._keep, self._of = shown, void, keep, of
-        self.in_order = bool(np.all(of[1:] >= of[:-1]))
+        self._practice = conv.include_practice
+        # Looked over :data:`SCAN_ROWS` trials at a time (read back from disk when they wait
+        # there): each trial's session (4 bytes a trial kept), and what depends on every
+        # session: the levels, which time columns have a gap, whether rows are apart.
+        rows = len(trials)
+        of = np.empty(rows, np.int32 if self.n < 2**31 else np.int64)
+        gaps = np.zeros(len(_TIMES), bool)
+        levels = np.empty(0, np.int64)
+        in_order, last, level_apart = True, -1, False
+        tail_group, tail_level = np.empty(0, np.int64), np.empty(0, np.int64)
+        for lo in range(0, rows, SCAN_ROWS):
+            hi = min(lo + SCAN_ROWS, rows)
+            part = _trial_rows(trials, lo, hi)
+            at = of[lo:hi] = _session_of(part, index)
+            if len(at) and (at[0] < last or np.any(at[1:] < at[:-1])):
+                in_order = False
+            last = int(at[-1]) if len(at) else last
+            shown, _, keep = self._flags(part)
+            gaps |= [np.isnan(part[c].as_float()[shown]).any() for _, c, _ in _TIMES]
+            min_moves = np.asarray(part["min_moves"].values, np.int64)[keep]
+            levels = np.union1d(levels, min_moves)
+            if in_order and not level_apart:  # each (session, level)'s rows together?
+                group = np.concatenate([tail_group, at[keep]])
+                level = np.concatenate([tail_level, min_moves])
+                if len(group):
+                    level_apart = _apart(_pair_keys(group, level)[0])
+                    cut = np.searchsorted(group, group[-1])  # the last session goes on
+                    tail_group, tail_level = group[cut:], level[cut:]
+        self._of, self.in_order, self._gaps = of, in_order, gaps
+        self.levels = levels.tolist()
         # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt
         # shown (void ones included), which adds a column without a missing value pairwise,
-        # else in order; void attempts then add nothing.
-        self._gaps = np.array([np.isnan(trials[c].as_float()[shown]).any() for _, c, _ in _TIMES])
-        min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
-        self.levels = np.unique(min_moves).tolist()
-        group = of[keep]
-        self._apart = _apart(group)
-        self._level_apart = (_apart(group * len(self.levels) + np.searchsorted(self.levels,
-                                                                               min_moves))
-                             if self.levels else False)  # fmt: skip
+        # else in order; void attempts then add nothing (see :func:`_sums`). The trials in
+        # session order, each session's rows are together.
+        self._apart, self._level_apart = False, level_apart
+        if not in_order:  # settled over the whole table
+            part = _trial_rows(trials, 0, rows)
+            keep = self._flags(part)[2]
+            group = of[keep].astype(np.int64)
+            min_moves = np.asarray(part["min_moves"].values, np.int64)[keep]
+            self._apart = _apart(group)
+            self._level_apart = (_apart(group * len(self.levels) + np.searchsorted(self.levels,
+                                                                                   min_moves))
+                                 if self.levels else False)  # fmt: skip
         self.fields = _field_kinds(sessions)
         self.names = [
             *_ids([]),
@@ -174,15 +200,24 @@ class _Summaries:
             *(level_name(k, c.name) for k in self.levels for c in SESSION_LEVELS),
         ]
 
+    def _flags(self, trials: TableData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which trials are shown (practice unless included), void, and kept (shown, not
+        void)."""
+        shown = np.ones(len(trials), bool)
+        if not self._practice:
+            shown = ~np.asarray(trials["practice"].values, bool)
+        void = np.asarray(trials["void"].values, bool)
+        return shown, void, shown & ~void
+
     def rows(self, start: int, stop: int) -> TableData:
         """The summaries of sessions ``start`` to ``stop``."""
-        trials, shown, void, keep, of = self.trials, self._shown, self._void, self._keep, self._of
-        if (start, stop) != (0, self.n):
-            if not self.in_order:  # pragma: no cover - write_sessions then writes them whole
-                raise ValueError("the trials are not in session order")
-            lo, hi = np.searchsorted(of, [start, stop])
-            trials = trials.slice(lo, hi)
-            shown, void, keep, of = shown[lo:hi], void[lo:hi], keep[lo:hi], of[lo:hi] - start
+        if (start, stop) != (0, self.n) and not self.in_order:  # pragma: no cover
+            raise ValueError("the trials are not in session order")  # written whole then
+        lo, hi = (np.searchsorted(self._of, [start, stop]).tolist() if self.in_order
+                  else (0, len(self.trials)))  # fmt: skip
+        trials = _trial_rows(self.trials, lo, hi)
+        of = self._of[lo:hi].astype(np.int64) - start
+        shown, void, keep = self._flags(trials)
         sessions = self.sessions[start:stop]
         n = stop - start
         group = of[keep]
@@ -209,6 +244,18 @@ class _Summaries:
                     values = np.asarray(per[c.name][j :: len(levels)], np.float64)
                     data[level_name(k, c.name)] = _column(c.type, np.where(here, values, np.nan))
         return TableData(list(data), data, n)
+
+
+#: Trials looked over at once as the sessions are first summed up (:class:`_Summaries`):
+#: read back from disk when they wait there.
+SCAN_ROWS = 1 << 17
+
+
+def _trial_rows(trials: TableData | SpilledTable, start: int, stop: int) -> TableData:
+    """Rows ``start`` to ``stop`` of the trial columns the summaries are made from."""
+    if isinstance(trials, SpilledTable):
+        return trials.slice(start, stop, SESSION_TRIALS)
+    return trials.slice(start, stop, narrow=False)
 
 
 def _apart(group: np.ndarray) -> bool:

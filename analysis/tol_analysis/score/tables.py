@@ -18,6 +18,7 @@ a missing integer or boolean); or a tuple ``(values, missing)``.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -97,12 +98,12 @@ class ColumnData:
         missing = np.concatenate([p.is_missing() for p in parts])
         return cls(first.kind, values, missing, plain=plain)
 
-    def slice(self, start: int, stop: int) -> ColumnData:
+    def slice(self, start: int, stop: int, narrow: bool = True) -> ColumnData:
         """Rows ``start`` to ``stop`` (views, not copies; text with only the categories
-        they use when they are few of many)."""
+        they use when they are few of many, unless not ``narrow``: the codes kept)."""
         missing = None if self.missing is None else self.missing[start:stop]
         values, categories = self.values[start:stop], self.categories
-        if self.kind == STRING and len(categories) > 2 * len(values) + 64:
+        if narrow and self.kind == STRING and len(categories) > 2 * len(values) + 64:
             codes = np.asarray(values, np.int64)
             used, which = np.unique(codes, return_inverse=True)
             shift = 1 if len(used) and used[0] < 0 else 0
@@ -195,9 +196,10 @@ class TableData:
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
 
-    def slice(self, start: int, stop: int) -> TableData:
-        """Rows ``start`` to ``stop`` (views of the columns, not copies)."""
-        return TableData(self.names, {name: self.columns[name].slice(start, stop)
+    def slice(self, start: int, stop: int, narrow: bool = True) -> TableData:
+        """Rows ``start`` to ``stop`` (views of the columns, not copies; see
+        :meth:`ColumnData.slice` for ``narrow``)."""
+        return TableData(self.names, {name: self.columns[name].slice(start, stop, narrow)
                                       for name in self.names}, max(0, stop - start))  # fmt: skip
 
     def frame(self, consume: bool = False) -> pd.DataFrame:
@@ -239,6 +241,21 @@ class _Texts:
         chunks, self.chunks = self.chunks, []
         codes = self._store.concat(chunks, dtype)
         return ColumnData(STRING, codes, categories=self._distinct.categories())
+
+    def ready(self) -> None:
+        """Settle what :meth:`part` needs once (the chunks kept)."""
+        self._dtype = code_type(len(self._distinct))
+        self._categories = self._distinct.categories()
+
+    def part(self, spans: list[tuple[int, int, int]], n: int) -> ColumnData:
+        """Rows of the chunks ``spans`` ((chunk, from, to) each; ``n`` rows in all), as
+        :meth:`done` makes them (after :meth:`ready`)."""
+        codes = np.empty(n, self._dtype)
+        at = 0
+        for k, a, b in spans:
+            self._store.read_part(self.chunks[k], a, b, codes[at : at + b - a])
+            at += b - a
+        return ColumnData(STRING, codes, categories=self._categories)
 
 
 def code_type(n: int) -> type:
@@ -294,6 +311,32 @@ class _Numbers:
             missing = None
         return ColumnData(self.kind, values, missing)
 
+    def ready(self) -> None:
+        """Settle what :meth:`part` needs once (the chunks kept)."""
+        store = self._store
+        self._dtype = (np.result_type(*(store.dtype(v) for v, _ in self.chunks)) if self.chunks
+                       else np.dtype(np.float64 if self.kind == FLOAT else np.int8))  # fmt: skip
+
+    def part(self, spans: list[tuple[int, int, int]], n: int) -> ColumnData:
+        """Rows of the chunks ``spans`` ((chunk, from, to) each; ``n`` rows in all), as
+        :meth:`done` makes them (after :meth:`ready`)."""
+        store = self._store
+        values = np.empty(n, self._dtype)
+        missing = None
+        at = 0
+        for k, a, b in spans:
+            v, m = self.chunks[k]
+            store.read_part(v, a, b, values[at : at + b - a])
+            if m is not None:
+                if missing is None:
+                    missing = np.zeros(n, bool)
+                store.read_part(m, a, b, missing[at : at + b - a])
+            at += b - a
+        if self.kind == FLOAT and missing is not None:
+            values[missing] = np.nan
+            missing = None
+        return ColumnData(self.kind, values, missing)
+
 
 def smallest_int_type(values: np.ndarray) -> type:
     """The smallest integer type that holds ``values``."""
@@ -333,6 +376,7 @@ class TableBuilder:
         self._names = [c.name for c in table if c.name in kept]
         self._store = ChunkStore(spill_in) if spill_in is not None else None
         self._columns = _new_columns(table, self._names, self._store)
+        self._sizes: list[int] = []  # the rows of each chunk (each add)
 
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
@@ -345,8 +389,15 @@ class TableBuilder:
         for name, column in self._columns.items():
             column.add(n, columns[name])
         self.rows += n
+        self._sizes.append(n)
 
-    def done(self) -> TableData:
+    def done(self) -> TableData | SpilledTable:
+        """The table; of columns kept in a file (``spill_in``), a :class:`SpilledTable` that
+        reads them back a range of rows at a time (the file then its own)."""
+        if self._store is not None:
+            store, self._store = self._store, None
+            columns, self._columns = self._columns, {}
+            return SpilledTable(self._names, columns, store, self._sizes)
         out = {}
         try:
             for name in self._names:
@@ -360,6 +411,71 @@ class TableBuilder:
         """Remove the file the kept chunks wait in (if any)."""
         if self._store is not None:
             self._store.close()
+
+
+class SpilledTable:
+    """A table's columns waiting in an unnamed temporary file (:class:`TableBuilder` with
+    ``spill_in``), read back a range of rows at a time (:meth:`slice`): memory holds the
+    rows asked for, never the whole columns.
+
+    Attributes
+    ----------
+    names : list of str
+    rows : int
+    """
+
+    def __init__(self, names: list[str], columns: dict, store: ChunkStore,
+                 sizes: list[int]) -> None:  # fmt: skip
+        self.names = list(names)
+        self._columns = columns
+        self._store = store
+        self._starts = np.cumsum(
+            [0, *sizes], dtype=np.int64
+        )  # each chunk's first row, then the end
+        self.rows = int(self._starts[-1])
+        for column in columns.values():
+            column.ready()
+        # The file removed when the table is let go, if not closed before (no warning).
+        self._closer = weakref.finalize(self, store.close)
+
+    def __len__(self) -> int:
+        return self.rows
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.names)
+
+    def kind(self, name: str) -> str:
+        column = self._columns[name]
+        return STRING if isinstance(column, _Texts) else column.kind
+
+    def categories(self, name: str) -> list[str] | TextList:
+        """A text column's distinct texts (its codes index them)."""
+        return self._columns[name]._categories
+
+    def slice(self, start: int, stop: int, names: Iterable[str] | None = None) -> TableData:
+        """Rows ``start`` to ``stop`` of the columns ``names`` (all: None), read from the file."""
+        start, stop = max(0, start), min(max(start, stop), self.rows)
+        names = self.names if names is None else list(names)
+        spans = []
+        starts = self._starts
+        k = int(np.searchsorted(starts, start, side="right")) - 1
+        at = start
+        while at < stop:
+            a, b = at - int(starts[k]), min(stop, int(starts[k + 1])) - int(starts[k])
+            if b > a:
+                spans.append((k, a, b))
+            at = int(starts[k + 1])
+            k += 1
+        n = max(0, stop - start)
+        return TableData(names, {name: self._columns[name].part(spans, n) for name in names}, n)
+
+    def __getitem__(self, name: str) -> ColumnData:
+        """Column ``name`` whole (read back whole: for a few rows, or to look at)."""
+        return self.slice(0, self.rows, [name])[name]
+
+    def close(self) -> None:
+        """Remove the file (the columns are then gone)."""
+        self._closer()
 
 
 def _new_columns(table: Table, names: list[str], store: ChunkStore | None = None) -> dict:
