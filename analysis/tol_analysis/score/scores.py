@@ -53,8 +53,11 @@ BATCH_ROWS = 1 << 18
 
 #: At most this many logs are scored together, however short they are: each log read
 #: holds its sidecar (a validated model, about 20 KB) until its batch is scored, so that a
-#: batch of a few thousand one-trial logs would otherwise hold hundreds of MB.
-BATCH_LOGS = 1024
+#: batch of a few thousand one-trial logs would otherwise hold hundreds of MB. Scoring
+#: 10,000 one-trial sessions peaked at 257 MB with batches of 1,024 logs, 219 with 512 and
+#: 204 with 256, in the same CPU time (benchmarks/README.md); small sessions' batches are
+#: bound by BATCH_ROWS first.
+BATCH_LOGS = 256
 
 
 class Scores:
