@@ -128,43 +128,49 @@ class Distinct:
 class ChunkStore:
     """Where a builder's chunks wait until its table is made: in memory (the arrays
     themselves), or written to an unnamed temporary file in ``spill_in`` (each chunk then
-    its offset, type and length: a few dozen bytes instead of its values)."""
+    a number: its offset, type and length kept in arrays, 17 bytes a chunk, instead of its
+    values; no Python object per chunk, which a million sessions' batches would make
+    tens of MB of)."""
 
     def __init__(self, spill_in: str | Path | None) -> None:
         self._file = None
         if spill_in is not None:
             self._file = tempfile.TemporaryFile(dir=spill_in)  # noqa: SIM115 - closed by close()
         self._end = 0
+        self._at, self._n, self._type = array("q"), array("q"), array("b")
+        self._types: list[np.dtype] = []
+
+    def handles(self) -> list | array:
+        """An empty list for chunks' handles: a list (in memory) or numbers (in a file)."""
+        return [] if self._file is None else array("q")
 
     def put(self, values: np.ndarray):
-        """``values`` kept: the array (in memory) or where it was written."""
+        """``values`` kept: the array (in memory) or the number of the chunk written."""
         if self._file is None:
             return values
         values = np.ascontiguousarray(values)
         self._file.seek(self._end)
         self._file.write(values.data)
-        at = (self._end, values.dtype, len(values))
+        if values.dtype not in self._types:
+            self._types.append(values.dtype)
+        self._at.append(self._end)
+        self._n.append(len(values))
+        self._type.append(self._types.index(values.dtype))
         self._end += values.nbytes
-        return at
+        return len(self._at) - 1
 
     def dtype(self, chunk) -> np.dtype:
-        return chunk.dtype if isinstance(chunk, np.ndarray) else chunk[1]
+        return chunk.dtype if isinstance(chunk, np.ndarray) else self._types[self._type[chunk]]
 
     def len(self, chunk) -> int:
-        return len(chunk) if isinstance(chunk, np.ndarray) else chunk[2]
+        return len(chunk) if isinstance(chunk, np.ndarray) else self._n[chunk]
 
     def read_into(self, chunk, out: np.ndarray) -> None:
         """Chunk ``chunk``'s values into ``out`` (of its length), as ``out``'s type."""
         if isinstance(chunk, np.ndarray):
             out[...] = chunk
             return
-        start, dtype, n = chunk
-        if out.dtype == dtype:
-            self._file.seek(start)
-            self._file.readinto(memoryview(out).cast("B"))
-            return
-        self._file.seek(start)
-        out[...] = np.frombuffer(self._file.read(n * dtype.itemsize), dtype)
+        self.read_part(chunk, 0, self._n[chunk], out)
 
     def read_part(self, chunk, start: int, stop: int, out: np.ndarray) -> None:
         """Values ``start`` to ``stop`` of chunk ``chunk`` into ``out`` (of that length), as
@@ -172,22 +178,22 @@ class ChunkStore:
         if isinstance(chunk, np.ndarray):
             out[...] = chunk[start:stop]
             return
-        at, dtype, _ = chunk
-        self._file.seek(at + start * dtype.itemsize)
+        dtype = self._types[self._type[chunk]]
+        self._file.seek(self._at[chunk] + start * dtype.itemsize)
         if out.dtype == dtype:
             self._file.readinto(memoryview(out).cast("B"))
             return
         out[...] = np.frombuffer(self._file.read((stop - start) * dtype.itemsize), dtype)
 
-    def concat(self, chunks: list, dtype) -> np.ndarray:
+    def concat(self, chunks, dtype) -> np.ndarray:
         """The chunks' values as one array of ``dtype``."""
         if self._file is None:
-            return np.concatenate(chunks, dtype=dtype) if chunks else np.empty(0, dtype)
-        out = np.empty(sum(c[2] for c in chunks), dtype)
+            return np.concatenate(chunks, dtype=dtype) if len(chunks) else np.empty(0, dtype)
+        out = np.empty(sum(self._n[c] for c in chunks), dtype)
         start = 0
         for c in chunks:
-            self.read_into(c, out[start : start + c[2]])
-            start += c[2]
+            self.read_into(c, out[start : start + self._n[c]])
+            start += self._n[c]
         return out
 
     def close(self) -> None:

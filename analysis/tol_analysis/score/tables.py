@@ -223,8 +223,8 @@ class _Texts:
 
     def __init__(self, store: ChunkStore | None = None) -> None:
         self._distinct = Distinct()
-        self.chunks: list = []
         self._store = IN_MEMORY if store is None else store
+        self.chunks = self._store.handles()
 
     def add(self, n: int, value) -> None:
         coder = self._distinct
@@ -238,7 +238,7 @@ class _Texts:
 
     def done(self) -> ColumnData:
         dtype = code_type(len(self._distinct))
-        chunks, self.chunks = self.chunks, []
+        chunks, self.chunks = self.chunks, self._store.handles()
         codes = self._store.concat(chunks, dtype)
         return ColumnData(STRING, codes, categories=self._distinct.categories())
 
@@ -246,6 +246,7 @@ class _Texts:
         """Settle what :meth:`part` needs once (the chunks kept)."""
         self._dtype = code_type(len(self._distinct))
         self._categories = self._distinct.categories()
+        self._distinct = None  # no text is added now: its hashes let go (16 bytes a text)
 
     def part(self, spans: list[tuple[int, int, int]], n: int) -> ColumnData:
         """Rows of the chunks ``spans`` ((chunk, from, to) each; ``n`` rows in all), as
@@ -272,8 +273,23 @@ class _Numbers:
 
     def __init__(self, kind: str, store: ChunkStore | None = None) -> None:
         self.kind = kind
-        self.chunks: list[tuple] = []
         self._store = IN_MEMORY if store is None else store
+        # (values, missing or None) per chunk; in a file, their numbers one after the other
+        # (-1: no missing values).
+        self.chunks = self._store.handles()
+
+    def _pairs(self) -> list[tuple]:
+        """Each chunk's (values, missing or None)."""
+        if isinstance(self.chunks, list):
+            return self.chunks
+        flat = self.chunks.tolist()
+        return [(v, None if m < 0 else m) for v, m in zip(flat[::2], flat[1::2], strict=True)]
+
+    def _pair(self, k: int) -> tuple:
+        if isinstance(self.chunks, list):
+            return self.chunks[k]
+        v, m = self.chunks[2 * k], self.chunks[2 * k + 1]
+        return v, None if m < 0 else m
 
     def add(self, n: int, value) -> None:
         values, missing = _values_and_missing(n, value)
@@ -288,10 +304,15 @@ class _Numbers:
         else:
             values = values.astype(np.float64, copy=False)
         put = self._store.put
-        self.chunks.append((put(values), None if missing is None else put(missing)))
+        v, m = put(values), None if missing is None else put(missing)
+        if isinstance(self.chunks, list):
+            self.chunks.append((v, m))
+        else:
+            self.chunks.extend((v, -1 if m is None else m))
 
     def done(self) -> ColumnData:
-        chunks, self.chunks = self.chunks, []
+        chunks = self._pairs()
+        self.chunks = self._store.handles()
         if not chunks:
             return ColumnData(self.kind, np.empty(0, np.float64 if self.kind == FLOAT else np.int8))
         store = self._store
@@ -314,7 +335,8 @@ class _Numbers:
     def ready(self) -> None:
         """Settle what :meth:`part` needs once (the chunks kept)."""
         store = self._store
-        self._dtype = (np.result_type(*(store.dtype(v) for v, _ in self.chunks)) if self.chunks
+        chunks = self._pairs()
+        self._dtype = (np.result_type(*{store.dtype(v) for v, _ in chunks}) if chunks
                        else np.dtype(np.float64 if self.kind == FLOAT else np.int8))  # fmt: skip
 
     def part(self, spans: list[tuple[int, int, int]], n: int) -> ColumnData:
@@ -325,7 +347,7 @@ class _Numbers:
         missing = None
         at = 0
         for k, a, b in spans:
-            v, m = self.chunks[k]
+            v, m = self._pair(k)
             store.read_part(v, a, b, values[at : at + b - a])
             if m is not None:
                 if missing is None:
