@@ -34,7 +34,13 @@ from tol_analysis.read.spill import KeyIndex
 from tol_analysis.score.compact import Distinct
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.score.tables import ColumnData, SpilledTable, TableData, code_type
+from tol_analysis.score.tables import (
+    ColumnData,
+    SpilledTable,
+    TableData,
+    code_type,
+    smallest_int_type,
+)
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -114,8 +120,12 @@ class _Gathered:
             if self._texts is None:
                 self._texts = Distinct()
             codes = np.append(self._texts.codes(list(column.categories)), -1)
-            column = ColumnData(STRING, codes[np.asarray(column.values, np.int64)],
+            codes = codes[np.asarray(column.values, np.int64)]  # in as few bytes as they need
+            column = ColumnData(STRING, codes.astype(code_type(len(self._texts))),
                                 plain=column.plain)  # fmt: skip
+        elif column.kind == INTEGER:
+            column = ColumnData(INTEGER, column.values.astype(smallest_int_type(column.values)),
+                                column.missing, plain=column.plain)  # fmt: skip
         self._parts.append(column)
 
     def done(self) -> ColumnData:
