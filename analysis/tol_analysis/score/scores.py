@@ -102,9 +102,11 @@ class Scores:
         #: these only the columns other tables are made from are kept.
         self.written: dict[str, Path] = dict(written or {})
 
-    def table(self, name: str) -> TableData:
+    def table(self, name: str) -> TableData | SpilledTable:
         """Table ``name`` as columns (see :class:`tol_analysis.score.tables.TableData`); of a
-        table in :attr:`written`, the columns kept."""
+        table in :attr:`written`, the columns kept (of the trials, a
+        :class:`~tol_analysis.score.tables.SpilledTable`: they wait in a temporary file and are
+        read back a range of rows at a time)."""
         got = self._tables.get(name)
         return got if got is not None else TableData.from_frame(self._frames[name])
 
