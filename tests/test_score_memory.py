@@ -316,10 +316,10 @@ def _kept_at_end_of_scoring(tmp_path: Path, monkeypatch, count: int) -> int:
     scored if they waited in memory)."""
     import numpy as np
 
-    import tol_analysis.score.tables as tables_module
+    import tol_analysis.score.builder as builder_module
 
     seen: list[int] = []
-    done = tables_module.TableBuilder.done
+    done = builder_module.TableBuilder.done
 
     def done_counted(self):
         if self.table.name == "trials":
@@ -328,7 +328,7 @@ def _kept_at_end_of_scoring(tmp_path: Path, monkeypatch, count: int) -> int:
             seen.append(sum(x.nbytes for x in held if isinstance(x, np.ndarray)))
         return done(self)
 
-    monkeypatch.setattr(tables_module.TableBuilder, "done", done_counted)
+    monkeypatch.setattr(builder_module.TableBuilder, "done", done_counted)
     monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
     folder = _corpus(tmp_path / f"logs-{count}", count)
     try:
@@ -389,7 +389,7 @@ def test_spilled_columns_read_back_in_ranges_are_the_values_added(tmp_path):
     import numpy as np
 
     from tol_analysis.columns import TRIALS, Table
-    from tol_analysis.score.tables import SpilledTable, TableBuilder
+    from tol_analysis.score.builder import SpilledTable, TableBuilder
 
     table = Table("t", (TRIALS["participant"], TRIALS["moves"], TRIALS["planning_time"],
                         TRIALS["solved"]))  # fmt: skip

@@ -6,8 +6,6 @@ trials columns kept by scoring and the sessions table.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,22 +15,31 @@ import numpy as np
 from tol_analysis.columns import (
     BOOLEAN,
     FLOAT,
-    INTEGER,
     PARTICIPANT,
     STRING,
     WIDE_MEASURES,
     WIDE_SESSION,
     WIDE_SIMULATED,
-    WIDE_TRIALS,
     Column,
     participant_field,
 )
 from tol_analysis.conventions import Conventions
+from tol_analysis.export.wide_cells import (
+    ProblemCells,
+    categories_of,
+    cell_stem,
+    distinct_rows,
+    index_type,
+    kept_trials,
+    spss_name,
+    trial_rows,
+)
+from tol_analysis.score.builder import SpilledTable
 from tol_analysis.score.compact import same_texts
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.scores import Scores
 from tol_analysis.score.sessions import field_names
-from tol_analysis.score.tables import ColumnData, SpilledTable, TableData, smallest_int_type
+from tol_analysis.score.tables import ColumnData, TableData
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -92,7 +99,7 @@ class _Wide:
                  sessions: TableData | None, step: int | None = None) -> None:  # fmt: skip
         self._practice = conv.include_practice
         if sessions is not None:
-            people, rank_of, rank = _people_of_sessions(_categories(trials, "participant"),
+            people, rank_of, rank = _people_of_sessions(categories_of(trials, "participant"),
                                                         sessions)  # fmt: skip
             out = {"participant": _participant_column(people)}
             out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
@@ -100,8 +107,8 @@ class _Wide:
             out.update(_participant_fields(sessions, people, rank))
             out.update(_session_cells(sessions, people, rank))
         else:  # the participants from the trials, in order of first appearance
-            part = _wide_rows(trials, 0, len(trials))
-            keep = _keep(part, self._practice)
+            part = trial_rows(trials, 0, len(trials))
+            keep = kept_trials(part, self._practice)
             who = part["participant"]
             people, rank_of = _people(who, keep)
             codes = np.asarray(who.values, np.int64)[keep]
@@ -112,7 +119,7 @@ class _Wide:
         rank = None
         self.n = len(people)
         self._whole = TableData(list(out), out, self.n)
-        cells = _ProblemCells(trials, self._practice, rank_of, self.n, step or max(1, self.n))
+        cells = ProblemCells(trials, self._practice, rank_of, self.n, step or max(1, self.n))
         self._cells = cells if cells.columns else None
         names = list(out) + (self._cells.columns if self._cells is not None else [])
         self.names = list(dict.fromkeys(names))
@@ -125,47 +132,8 @@ class _Wide:
 
 
 def _participant_column(people: Sequence[str]) -> ColumnData:
-    return ColumnData(STRING, np.arange(len(people)).astype(_index_type(len(people))),
+    return ColumnData(STRING, np.arange(len(people)).astype(index_type(len(people))),
                       categories=people, plain=True)  # fmt: skip
-
-
-def _categories(trials: TableData | SpilledTable, name: str) -> Sequence[str]:
-    """A text column's distinct texts (without reading its rows back when they wait on disk)."""
-    if isinstance(trials, SpilledTable):
-        return trials.categories(name)
-    return trials[name].categories
-
-
-#: Trials looked over at once as wide.csv's columns are settled (:class:`_ProblemCells`):
-#: read back from disk when they wait there.
-SCAN_ROWS = 1 << 17
-
-#: The trial columns that say which trials make which cells (the measures apart).
-_CELL_KEYS = ("participant", "problem_id", "attempt", "session", "protocol", "void", "practice")
-
-
-def _wide_rows(trials: TableData | SpilledTable, start: int, stop: int,
-               names=WIDE_TRIALS) -> TableData:  # fmt: skip
-    """Rows ``start`` to ``stop`` of the trial columns ``names`` (of those there are)."""
-    if isinstance(trials, SpilledTable):
-        return trials.slice(start, stop, [n for n in names if n in trials.names])
-    return trials.slice(start, stop, narrow=False)
-
-
-def _keep(trials: TableData, practice: bool) -> np.ndarray:
-    """The trials that make cells: not void, not practice unless ``practice``."""
-    keep = (~np.asarray(trials["void"].values, bool) if "void" in trials.names
-            else np.ones(len(trials), bool))  # fmt: skip
-    if not practice:
-        keep &= ~np.asarray(trials["practice"].values, bool)
-    return keep
-
-
-def _rank_at(rank_of: np.ndarray | None, codes) -> np.ndarray:
-    """The participants' ranks of trials participant ``codes`` (``rank_of`` None: the codes
-    are the ranks)."""
-    codes = np.asarray(codes, np.int64)
-    return codes if rank_of is None else rank_of[codes]
 
 
 def _people(who: ColumnData, keep: np.ndarray) -> tuple[list[str], np.ndarray]:
@@ -246,7 +214,7 @@ def _participant_fields(sessions: TableData, people: list[str],
         who, at = np.unique(rank[with_value], return_index=True)  # the first session's wins
         first[who] = with_value[at]
         take = np.maximum(first, 0)
-        safe = _spss_name(name)  # wide.csv's names are SPSS variable names
+        safe = spss_name(name)  # wide.csv's names are SPSS variable names
         if col.kind == STRING:
             codes = np.where(first >= 0, np.asarray(col.values, np.int64)[take], -1)
             out[safe] = ColumnData(STRING, codes, categories=col.categories)
@@ -266,7 +234,7 @@ def _session_cells(sessions: TableData, people: list[str],
     number = np.asarray(sessions["session"].values, np.int64)
     rows_of: dict[str, np.ndarray] = {}  # each session task's stem, in order of appearance
     if len(number):
-        pairs, which = _distinct_rows(number, np.asarray(task.values, np.int64))
+        pairs, which = distinct_rows(number, np.asarray(task.values, np.int64))
         which = np.asarray(which).ravel()
         firsts = np.full(len(pairs), len(number), np.int64)
         np.minimum.at(firsts, which, np.arange(len(number)))
@@ -274,7 +242,7 @@ def _session_cells(sessions: TableData, people: list[str],
         pair_stem = np.empty(len(pairs), np.int64)
         for j in np.argsort(firsts, kind="stable").tolist():
             n, code = pairs[j].tolist()
-            pair_stem[j] = stem_of.setdefault(_stem(n, task.categories[code]), len(stem_of))
+            pair_stem[j] = stem_of.setdefault(cell_stem(n, task.categories[code]), len(stem_of))
         session_stem = pair_stem[which]
         order = np.argsort(session_stem, kind="stable")  # each stem's sessions, in order
         bounds = np.searchsorted(session_stem[order], np.arange(len(stem_of) + 1))
@@ -285,171 +253,10 @@ def _session_cells(sessions: TableData, people: list[str],
             source = sessions[c.name]
             codes = np.full(len(people), -1, np.asarray(source.values).dtype)
             codes[rank[at]] = np.asarray(source.values)[at]
-            out[_spss_name(f"{stem}_{c.name}")] = ColumnData(
+            out[spss_name(f"{stem}_{c.name}")] = ColumnData(
                 STRING, codes, categories=source.categories
             )
     return out
-
-
-def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1) -> str:
-    """The start of a wide.csv name: ``s<session>_<task>`` (no task part for a log that
-    names none), then ``_<problem>`` and ``_a<attempt>`` for a later attempt."""
-    out = f"s{session}" + (f"_{task}" if task else "")
-    if problem is not None:
-        out += f"_{problem}" + (f"_a{attempt}" if attempt > 1 else "")
-    return out
-
-
-class _ProblemCells:
-    """Each (session, task, problem, attempt) and measure as a column, each participant's
-    last value under each name; made for a range of participants at a time.
-
-    The trials are looked over :data:`SCAN_ROWS` at a time (read back from disk when they
-    wait there) for the columns' names and, when each participant's trials come together
-    in the order of their ranks (as scoring gives them), where each range of ``step``
-    participants begins: a range's cells are then made from its trials alone, read back
-    when asked for. Otherwise the trials are sorted by participant once, whole."""
-
-    def __init__(self, trials: TableData | SpilledTable, practice: bool,
-                 rank_of: np.ndarray | None, n_people: int, step: int) -> None:  # fmt: skip
-        self._trials, self._practice, self._rank_of = trials, practice, rank_of
-        rows = len(trials)
-        quads: dict[tuple, int] = {}  # each (problem, attempt, session, task), as first filled
-        marks = list(range(0, n_people, step)) + [n_people]  # each range's first participant
-        at = np.full(len(marks), rows, np.int64)  # the first trial row of each
-        in_order, last = True, -1
-        for lo in range(0, rows, SCAN_ROWS):
-            hi = min(lo + SCAN_ROWS, rows)
-            part = _wide_rows(trials, lo, hi, _CELL_KEYS)
-            keep = _keep(part, practice)
-            rank = _rank_at(rank_of, part["participant"].values)[keep]
-            if len(rank) and (rank[0] < last or np.any(rank[1:] < rank[:-1])):
-                in_order = False
-            last = int(rank[-1]) if len(rank) else last
-            if in_order and len(rank):
-                found = np.searchsorted(rank, marks)
-                kept = np.flatnonzero(keep) + lo
-                at = np.minimum(at, np.where(found < len(rank),
-                                             kept[np.minimum(found, len(rank) - 1)], rows))  # fmt: skip
-            got, which = _distinct_rows(*_quad_keys(part, keep))
-            if len(got):
-                _, first = np.unique(which, return_index=True)
-                for quad in got[np.argsort(first, kind="stable")].tolist():
-                    quads.setdefault(tuple(quad), len(quads))
-        self._whole = None
-        if not in_order:  # each participant's trials together: sorted once, whole
-            part = _wide_rows(trials, 0, rows)
-            keep = _keep(part, practice)
-            rank = _rank_at(rank_of, part["participant"].values)[keep]
-            order = np.argsort(rank, kind="stable")  # each participant's attempts, in order
-            got, which = _distinct_rows(*_quad_keys(part, keep))
-            which = np.asarray(which).ravel()[order]
-            _, first = np.unique(which, return_index=True)
-            quads = {tuple(q): k for k, q in
-                     enumerate(got[np.argsort(first, kind="stable")].tolist())}  # fmt: skip
-            number = np.empty(len(got), np.int64)  # each distinct row's place among the quads
-            number[np.argsort(first, kind="stable")] = np.arange(len(got))
-            self._whole = (part, np.flatnonzero(keep)[order], rank[order],
-                           number[which].astype(_index_type(max(1, len(got)))))  # fmt: skip
-        self._marks = dict(zip(marks, at.tolist(), strict=True))
-        self._quads = quads
-        tasks = _categories(trials, "protocol") if "protocol" in trials.names else [""]
-        names = _categories(trials, "problem_id")
-        stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads]
-        # Every (participant, column) in the order the cells were first filled, the last
-        # value kept.
-        m = len(WIDE_MEASURES)
-        cell_names = [[_spss_name(f"{stem}_{w.name}") for w in WIDE_MEASURES] for stem in stems]
-        columns = list(dict.fromkeys(name for cells in cell_names for name in cells))
-        col_of = {name: k for k, name in enumerate(columns)}
-        measure: dict[str, int] = {}
-        for j in range(m):
-            for cells in cell_names:
-                measure.setdefault(cells[j], j)
-        stem_cols = np.zeros((len(stems), m), np.int64)
-        for k, cells in enumerate(cell_names):
-            stem_cols[k] = [col_of[name] for name in cells]
-        self.columns = columns
-        self._stem_cols = stem_cols
-        # A column shows the measure it was first named for, and the later of two attempts
-        # under one name (trials are in order).
-        self._col_measure = np.array([measure[name] for name in columns], np.int64)
-
-    def rows(self, start: int, stop: int) -> dict[str, ColumnData]:
-        """The cells of participants ``start`` to ``stop`` (their ranks)."""
-        if self._whole is not None:
-            part, kept, ranks, stem_of = self._whole
-            lo, hi = np.searchsorted(ranks, [start, stop])
-            rank, rows, trial_stem = ranks[lo:hi], kept[lo:hi], stem_of[lo:hi]
-        else:
-            part = _wide_rows(self._trials, self._marks[start], self._marks[stop])
-            keep = _keep(part, self._practice)
-            rows = np.flatnonzero(keep)
-            rank = _rank_at(self._rank_of, part["participant"].values)[keep]
-            got, which = _distinct_rows(*_quad_keys(part, keep))
-            number = np.array([self._quads[tuple(q)] for q in got.tolist()], np.int64)
-            trial_stem = number[np.asarray(which, np.int64).ravel()]
-        m = len(WIDE_MEASURES)
-        cell_col = self._stem_cols[trial_stem]
-        shown = self._col_measure[cell_col] == np.arange(m)
-        values = np.column_stack([_float_at(part[w.name], rows) for w in WIDE_MEASURES])
-        grid = np.full((stop - start, len(self.columns)), np.nan, order="F")
-        rank = np.repeat(np.asarray(rank, np.int64) - start, m).reshape(-1, m)
-        grid[rank[shown], cell_col[shown]] = values[shown]
-        out = {}
-        for k, name in enumerate(self.columns):
-            column = grid[:, k]
-            if WIDE_MEASURES[self._col_measure[k]].type == FLOAT:
-                out[name] = ColumnData(FLOAT, column)
-            else:
-                missing = np.isnan(column)
-                whole = np.where(missing, 0, column)
-                out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
-        return out
-
-
-def _quad_keys(trials: TableData, keep: np.ndarray) -> tuple[np.ndarray, ...]:
-    """The kept trials' (problem, attempt, session, task): what names their cells."""
-    problem, attempt, session = (np.asarray(trials[name].values)[keep]
-                                 for name in ("problem_id", "attempt", "session"))  # fmt: skip
-    task = (np.asarray(trials["protocol"].values)[keep] if "protocol" in trials.names
-            else np.zeros(len(problem), np.int8))  # fmt: skip
-    return problem, attempt, session, task
-
-
-def _index_type(n: int) -> type:
-    """The integer type of indexes below ``n``: 32 bits when they fit (half the memory)."""
-    return np.int32 if n < 2**31 else np.int64
-
-
-def _float_at(column: ColumnData, rows: np.ndarray) -> np.ndarray:
-    """A numeric column's values at ``rows`` as float64 (NaN where missing)."""
-    out = np.asarray(column.values)[rows].astype(np.float64)
-    if column.missing is not None:
-        out[column.missing[rows]] = np.nan
-    return out
-
-
-def _distinct_rows(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of the columns ``keys`` (sorted as ``np.unique(axis=0)`` sorts them)
-    and each row's index among them; by one number per row when their ranges allow."""
-    if not len(keys[0]):
-        return np.empty((0, len(keys)), np.int64), np.empty(0, np.int64)
-    lows = [int(k.min()) for k in keys]
-    spans = [int(k.max()) - low + 1 for k, low in zip(keys, lows, strict=True)]
-    if float(np.prod(np.array(spans, np.float64))) >= 2.0**62:
-        return np.unique(np.column_stack([k.astype(np.int64) for k in keys]), axis=0,
-                         return_inverse=True)  # fmt: skip
-    number = np.zeros(len(keys[0]), np.int64)
-    for k, low, span in zip(keys, lows, spans, strict=True):  # keys of any integer type
-        number *= span
-        number += k.astype(np.int64) - low
-    uniq, which = np.unique(number, return_inverse=True)
-    rows = np.empty((len(uniq), len(keys)), np.int64)
-    for j in range(len(keys) - 1, -1, -1):
-        uniq, rows[:, j] = np.divmod(uniq, spans[j])
-        rows[:, j] += lows[j]
-    return rows, which
 
 
 def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
@@ -461,30 +268,13 @@ def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
     return ColumnData(BOOLEAN, np.bincount(rank[yes], minlength=n) > 0, ~said)
 
 
-def _spss_name(name: str) -> str:
-    """A variable name SPSS accepts (letters, digits, ``_``; a letter first; at most 64
-    characters). A longer name keeps its first 55 characters and its end, joined by a
-    short hash of the whole name, so that two long names never become one."""
-    out = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    if not out[0].isalpha():
-        out = "p_" + out
-    if len(out) > _SPSS_NAME_MAX:
-        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
-        out = f"{out[:40]}_{digest}_{out[-(_SPSS_NAME_MAX - 48) :]}"
-    return out
-
-
-#: The longest variable name SPSS accepts.
-_SPSS_NAME_MAX = 64
-
-
 def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, str]]:
     """Each wide.csv column's registry entry and its label (its definition, naming the session
     task, problem and measure where the name carries them), from the column registry."""
     fields = {}
     if sessions is not None:
         for name in field_names(sessions.names):
-            fields[_spss_name(name)] = participant_field(name, sessions[name].kind)
+            fields[spss_name(name)] = participant_field(name, sessions[name].kind)
     out: dict[str, tuple[Column, str]] = {
         PARTICIPANT.name: (PARTICIPANT, PARTICIPANT.definition),
         WIDE_SIMULATED.name: (WIDE_SIMULATED, WIDE_SIMULATED.definition),

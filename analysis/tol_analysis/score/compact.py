@@ -5,7 +5,7 @@ string each, and columns' chunks waiting on disk.
 dict of every text, keeping them in a :class:`TextList` (UTF-8 in one buffer): a million
 participants' ids as Python strings in a dict take about 150 MB, as a TextList about 20.
 :class:`ChunkStore` keeps the chunks of columns gathered batch by batch in an unnamed
-temporary file until the table is made (:class:`tol_analysis.tables.TableBuilder`).
+temporary file until the table is made (:class:`tol_analysis.score.builder.TableBuilder`).
 """
 
 from __future__ import annotations

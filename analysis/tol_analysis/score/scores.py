@@ -28,6 +28,7 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.read.logs import SessionLog, give_memory_back
 from tol_analysis.read.logview import LogView, last_in_group
 from tol_analysis.read.spill import Records, Sidecars
+from tol_analysis.score.builder import SpilledTable, TableBuilder
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.replay import Replays
 from tol_analysis.score.sessions import (
@@ -36,7 +37,7 @@ from tol_analysis.score.sessions import (
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.score.tables import SpilledTable, TableBuilder, TableData
+from tol_analysis.score.tables import TableData
 from tol_analysis.score.trials import problem_attempts
 from tol_analysis.score.yoked import copy_trials, empty_copy_columns
 from tol_tasks.session_data import gc_paused
@@ -105,7 +106,7 @@ class Scores:
     def table(self, name: str) -> TableData | SpilledTable:
         """Table ``name`` as columns (see :class:`tol_analysis.score.tables.TableData`); of a
         table in :attr:`written`, the columns kept (of the trials, a
-        :class:`~tol_analysis.score.tables.SpilledTable`: they wait in a temporary file and are
+        :class:`~tol_analysis.score.builder.SpilledTable`: they wait in a temporary file and are
         read back a range of rows at a time)."""
         got = self._tables.get(name)
         return got if got is not None else TableData.from_frame(self._frames[name])

@@ -4,7 +4,7 @@ Computed over the whole trials table at once, with numpy (so it stays fast for
 tens of thousands of sessions); the columns and their order come from
 :data:`tol_analysis.columns.SESSIONS` and :data:`~tol_analysis.columns.SESSION_LEVELS`.
 Sums and means of times are added exactly as pandas' group-by adds them (which
-is how tol-score computed them before; see :func:`_sums`).
+is how tol-score computed them before; see :func:`group_sums`).
 
 Void, missing and failed are kept apart (each rule said once, in the column
 registry): a void attempt (cut off) is in trials.csv but in no summary; a
@@ -31,16 +31,12 @@ from tol_analysis.columns import (
 )
 from tol_analysis.conventions import Conventions
 from tol_analysis.read.spill import KeyIndex
+from tol_analysis.score.builder import SpilledTable
 from tol_analysis.score.compact import Distinct
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.score.tables import (
-    ColumnData,
-    SpilledTable,
-    TableData,
-    code_type,
-    smallest_int_type,
-)
+from tol_analysis.score.sums import group_sums, rows_apart
+from tol_analysis.score.tables import ColumnData, TableData, code_type, smallest_int_type
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -183,14 +179,14 @@ class _Summaries:
                 group = np.concatenate([tail_group, at[keep]])
                 level = np.concatenate([tail_level, min_moves])
                 if len(group):
-                    level_apart = _apart(_pair_keys(group, level)[0])
+                    level_apart = rows_apart(_pair_keys(group, level)[0])
                     cut = np.searchsorted(group, group[-1])  # the last session goes on
                     tail_group, tail_level = group[cut:], level[cut:]
         self._of, self.in_order, self._gaps = of, in_order, gaps
         self.levels = levels.tolist()
         # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt
         # shown (void ones included), which adds a column without a missing value pairwise,
-        # else in order; void attempts then add nothing (see :func:`_sums`). The trials in
+        # else in order; void attempts then add nothing (see :func:`group_sums`). The trials in
         # session order, each session's rows are together.
         self._apart, self._level_apart = False, level_apart
         if not in_order:  # settled over the whole table
@@ -198,8 +194,8 @@ class _Summaries:
             keep = self._flags(part)[2]
             group = of[keep].astype(np.int64)
             min_moves = np.asarray(part["min_moves"].values, np.int64)[keep]
-            self._apart = _apart(group)
-            self._level_apart = (_apart(group * len(self.levels) + np.searchsorted(self.levels,
+            self._apart = rows_apart(group)
+            self._level_apart = (rows_apart(group * len(self.levels) + np.searchsorted(self.levels,
                                                                                    min_moves))
                                  if self.levels else False)  # fmt: skip
         self.fields = _field_kinds(sessions)
@@ -266,14 +262,6 @@ def _trial_rows(trials: TableData | SpilledTable, start: int, stop: int) -> Tabl
     if isinstance(trials, SpilledTable):
         return trials.slice(start, stop, SESSION_TRIALS)
     return trials.slice(start, stop, narrow=False)
-
-
-def _apart(group: np.ndarray) -> bool:
-    """Whether some group's rows are apart (not all together)."""
-    if not len(group):
-        return False
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    return len(starts) != len(np.unique(group))
 
 
 def _ids(sessions: list[SessionInfo]) -> dict[str, ColumnData]:
@@ -436,7 +424,7 @@ def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
                gaps: np.ndarray, apart: bool | None = None) -> dict:  # fmt: skip
     """The summary measures of the kept trials per group (``n`` groups); ``gaps`` says which
-    time columns :func:`_sums` adds in order (see :func:`summarize_sessions`)."""
+    time columns :func:`group_sums` adds in order (see :func:`summarize_sessions`)."""
 
     def values(name: str) -> np.ndarray:
         return trials[name].as_float()[keep]
@@ -462,7 +450,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
         "toldx_time_violations": _total(group, flag("toldx_time_violation").astype(np.float64),
                                         n),
     }  # fmt: skip
-    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps,
+    sums, counts = group_sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps,
                          apart)  # fmt: skip
     for j, (name, _, how) in enumerate(_TIMES):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -528,52 +516,3 @@ def _total(group: np.ndarray, values: np.ndarray, n: int,
     if keep_missing and nan.any():
         return np.where(np.bincount(group, weights=nan, minlength=n) > 0, np.nan, total)
     return total.astype(np.int64)
-
-
-def _sums(group: np.ndarray, values: np.ndarray, n: int, gaps: np.ndarray | None = None,
-          apart: bool | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Per group and column of ``values``, the sum of the values that are not NaN and their
-    count, added as pandas' group-by adds them (tol-score's sums at ab09369, exactly).
-
-    When each group's rows are together and a column has no NaN (``gaps``, per column:
-    whether pandas saw one), pandas adds each group's values with ``numpy.add.reduceat``;
-    otherwise in row order with Kahan's compensation. ``apart``: whether some group's rows
-    are apart, when settled over more rows than these (as pandas saw them).
-    """
-    sums, counts = _kahan(group, values, n)
-    if not len(group):
-        return sums, counts
-    if _apart(group) if apart is None else apart:  # a group's rows are apart
-        return sums, counts
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    if gaps is None:
-        gaps = np.isnan(values).any(axis=0)
-    for j in np.flatnonzero(~gaps):
-        sums[group[starts], j] = np.add.reduceat(np.ascontiguousarray(values[:, j]), starts)
-    return sums, counts
-
-
-def _kahan(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per group and column of ``values``, the sum of the values that are not NaN, added in
-    row order with Kahan's compensation (pandas' group-by sum and mean), and their count."""
-    k = values.shape[1]
-    sums, compensation = np.zeros((n, k)), np.zeros((n, k))
-    order = np.argsort(group, kind="stable")
-    g, v = group[order], values[order]
-    size = np.bincount(g, minlength=n)
-    start = np.cumsum(size) - size
-    for step in range(int(size.max()) if len(size) else 0):
-        live = np.flatnonzero(size > step)
-        val = v[start[live] + step]
-        ok = ~np.isnan(val)
-        s, c = sums[live], compensation[live]
-        y = val - c
-        t = s + y
-        new_c = (t - s) - y
-        new_c[np.isnan(new_c)] = 0.0  # an infinite value: no compensation
-        sums[live] = np.where(ok, t, s)
-        compensation[live] = np.where(ok, new_c, c)
-    counts = np.zeros((n, k), np.int64)
-    for j in range(k):
-        counts[:, j] = np.bincount(g, weights=~np.isnan(v[:, j]), minlength=n)
-    return sums, counts
