@@ -71,7 +71,7 @@ class Distinct:
     def __init__(self) -> None:
         self._texts = TextList()
         self._hashes = np.empty(0, np.int64)  # sorted
-        self._at = np.empty(0, np.int64)  # the code of each of them
+        self._at = np.empty(0, np.int32)  # the code of each of them
         self._recent: dict[int, int] = {}
         self._clashes: dict[str, int] = {}  # texts whose hash another text has
 
@@ -118,11 +118,16 @@ class Distinct:
         return out
 
     def _merge(self) -> None:
-        h = np.concatenate([self._hashes, np.fromiter(self._recent, np.int64, len(self._recent))])
-        at = np.concatenate([self._at, np.fromiter(self._recent.values(), np.int64,
-                                                   len(self._recent))])  # fmt: skip
-        order = np.argsort(h, kind="stable")
-        self._hashes, self._at, self._recent = h[order], at[order], {}
+        """The recent texts' hashes inserted in the sorted arrays, each array copied once
+        (sorting the arrays joined took three copies of each: 56 MB at a million texts)."""
+        new = np.fromiter(self._recent, np.int64, len(self._recent))
+        at = np.fromiter(self._recent.values(), np.int32, len(self._recent))
+        order = np.argsort(new)  # distinct: a text whose hash is taken is among the clashes
+        new, at = new[order], at[order]
+        where = np.searchsorted(self._hashes, new)
+        self._hashes = np.insert(self._hashes, where, new)
+        self._at = np.insert(self._at, where, at)
+        self._recent = {}
 
 
 class ChunkStore:
