@@ -316,10 +316,10 @@ def _kept_at_end_of_scoring(tmp_path: Path, monkeypatch, count: int) -> int:
     scored if they waited in memory)."""
     import numpy as np
 
-    import tol_analysis.score.tables as tables_module
+    import tol_analysis.score.builder as builder_module
 
     seen: list[int] = []
-    done = tables_module.TableBuilder.done
+    done = builder_module.TableBuilder.done
 
     def done_counted(self):
         if self.table.name == "trials":
@@ -328,7 +328,7 @@ def _kept_at_end_of_scoring(tmp_path: Path, monkeypatch, count: int) -> int:
             seen.append(sum(x.nbytes for x in held if isinstance(x, np.ndarray)))
         return done(self)
 
-    monkeypatch.setattr(tables_module.TableBuilder, "done", done_counted)
+    monkeypatch.setattr(builder_module.TableBuilder, "done", done_counted)
     monkeypatch.setattr(score_module, "BATCH_ROWS", BATCH_ROWS)
     folder = _corpus(tmp_path / f"logs-{count}", count)
     try:
@@ -380,3 +380,47 @@ def test_participant_ids_are_kept_compact_in_the_tables_sessions_and_wide_are_ma
         assert (tmp_path / "out" / name).read_bytes() == (
             tmp_path / "as-a-list" / name
         ).read_bytes()
+
+
+def test_spilled_columns_read_back_in_ranges_are_the_values_added(tmp_path):
+    """The kept columns wait in a file (``spill_in``) and are read back a range of rows at
+    a time (``SpilledTable.slice``): any range, across chunks of any size (empty ones too)
+    and of several integer types, gives the values added, with their missing ones."""
+    import numpy as np
+
+    from tol_analysis.columns import TRIALS, Table
+    from tol_analysis.score.builder import SpilledTable, TableBuilder
+
+    table = Table("t", (TRIALS["participant"], TRIALS["moves"], TRIALS["planning_time"],
+                        TRIALS["solved"]))  # fmt: skip
+    rng = np.random.default_rng(7)
+    builder = TableBuilder(table, spill_in=tmp_path)
+    added = {"participant": [], "moves": [], "planning_time": [], "solved": []}
+    for size in (5, 0, 1, 300, 7, 0, 64):
+        who = [None if rng.random() < 0.1 else f"P{int(rng.integers(0, 500))}"
+               for _ in range(size)]  # fmt: skip
+        moves = rng.integers(-5, 40_000 if size == 300 else 100, size).astype(np.float64)
+        moves[rng.random(size) < 0.2] = np.nan  # missing integers
+        times = rng.random(size)
+        times[rng.random(size) < 0.2] = np.nan
+        solved = (rng.random(size) < 0.5).astype(np.float64)
+        builder.add(size, {"participant": who, "moves": moves, "planning_time": times,
+                           "solved": solved})  # fmt: skip
+        for name, values in zip(added, (who, moves, times, solved), strict=True):
+            added[name].extend(list(values))
+    spilled = builder.done()
+    builder.close()
+    assert isinstance(spilled, SpilledTable)
+    assert len(spilled) == 377
+    for start, stop in ((0, 377), (0, 5), (4, 7), (5, 6), (6, 306), (100, 101), (300, 377),
+                        (376, 377), (200, 200)):  # fmt: skip
+        part = spilled.slice(start, stop)
+        who = part["participant"]
+        assert [None if c < 0 else who.categories[c] for c in who.values.tolist()] == \
+            added["participant"][start:stop]  # fmt: skip
+        for name in ("moves", "planning_time", "solved"):
+            got = part[name].as_float().tolist()
+            want = added[name][start:stop]
+            assert [None if g != g else g for g in got] == [None if w != w else w
+                                                            for w in want], name  # fmt: skip
+    spilled.close()

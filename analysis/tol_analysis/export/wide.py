@@ -6,8 +6,6 @@ trials columns kept by scoring and the sessions table.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -17,7 +15,6 @@ import numpy as np
 from tol_analysis.columns import (
     BOOLEAN,
     FLOAT,
-    INTEGER,
     PARTICIPANT,
     STRING,
     WIDE_MEASURES,
@@ -27,10 +24,22 @@ from tol_analysis.columns import (
     participant_field,
 )
 from tol_analysis.conventions import Conventions
+from tol_analysis.export.wide_cells import (
+    ProblemCells,
+    categories_of,
+    cell_stem,
+    distinct_rows,
+    index_type,
+    kept_trials,
+    spss_name,
+    trial_rows,
+)
+from tol_analysis.score.builder import SpilledTable
+from tol_analysis.score.compact import same_texts
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.scores import Scores
 from tol_analysis.score.sessions import field_names
-from tol_analysis.score.tables import ColumnData, TableData, smallest_int_type
+from tol_analysis.score.tables import ColumnData, TableData
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -75,37 +84,43 @@ def write_wide(trials: TableData, conv: Conventions, sessions: TableData | None,
                path: str | Path) -> None:  # fmt: skip
     """Write wide.csv (:func:`wide_table`) to ``path``, :data:`WIDE_ROWS` participants at a
     time: memory holds their cells, not a grid of every participant's."""
-    wide = _Wide(trials, conv, sessions)
+    wide = _Wide(trials, conv, sessions, WIDE_ROWS)
     with TableWriter(path, wide.names) as out:
         for start in range(0, wide.n, WIDE_ROWS):
             out.write(wide.rows(start, min(start + WIDE_ROWS, wide.n)))
 
 
 class _Wide:
-    """wide.csv's columns, made for any range of its rows (participants)."""
+    """wide.csv's columns, made for any range of its rows (participants); ``step``: the
+    participants of a range (:meth:`rows` is then asked for ranges starting at multiples of
+    it, or for every row at once)."""
 
-    def __init__(self, trials: TableData, conv: Conventions, sessions: TableData | None) -> None:
-        keep = ~np.asarray(trials["void"].values, bool) if "void" in trials.names else np.ones(
-            len(trials), bool)  # fmt: skip
-        if not conv.include_practice:
-            keep &= ~np.asarray(trials["practice"].values, bool)
-        who = trials["participant"]
-        people, rank_of, rank = _people(who, keep, sessions)
-        out = {"participant": ColumnData(STRING, np.arange(len(people)).astype(
-            _index_type(len(people))), categories=people, plain=True)}  # fmt: skip
+    def __init__(self, trials: TableData | SpilledTable, conv: Conventions,
+                 sessions: TableData | None, step: int | None = None) -> None:  # fmt: skip
+        self._practice = conv.include_practice
         if sessions is not None:
+            people, rank_of, rank = _people_of_sessions(categories_of(trials, "participant"),
+                                                        sessions)  # fmt: skip
+            out = {"participant": _participant_column(people)}
             out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
                                               rank, len(people))  # fmt: skip
             out.update(_participant_fields(sessions, people, rank))
             out.update(_session_cells(sessions, people, rank))
-        else:
+        else:  # the participants from the trials, in order of first appearance
+            part = trial_rows(trials, 0, len(trials))
+            keep = kept_trials(part, self._practice)
+            who = part["participant"]
+            people, rank_of = _people(who, keep)
             codes = np.asarray(who.values, np.int64)[keep]
-            out["simulated"] = _any_simulated(trials["simulated"], keep, rank_of[codes],
+            out = {"participant": _participant_column(people)}
+            out["simulated"] = _any_simulated(part["simulated"], keep, rank_of[codes],
                                               len(people))  # fmt: skip
-        del rank
+            del part, keep, who, codes
+        rank = None
         self.n = len(people)
         self._whole = TableData(list(out), out, self.n)
-        self._cells = _ProblemCells(trials, keep, rank_of, self.n) if keep.any() else None
+        cells = ProblemCells(trials, self._practice, rank_of, self.n, step or max(1, self.n))
+        self._cells = cells if cells.columns else None
         names = list(out) + (self._cells.columns if self._cells is not None else [])
         self.names = list(dict.fromkeys(names))
 
@@ -116,27 +131,41 @@ class _Wide:
         return TableData(self.names, out, stop - start)
 
 
-def _people(who: ColumnData, keep: np.ndarray,
-            sessions: TableData | None) -> tuple[Sequence[str], np.ndarray, np.ndarray | None]:  # fmt: skip
-    """The participants, in order of first appearance (in the sessions table when given,
-    which holds those without a trial too), each trials participant code's rank among them,
-    and each session's (None without ``sessions``). No dict of every participant when the
-    sessions table's codes are in order of first appearance (as scoring makes them): a
-    million participants' ids as Python strings in a dict take about 150 MB."""
+def _participant_column(people: Sequence[str]) -> ColumnData:
+    return ColumnData(STRING, np.arange(len(people)).astype(index_type(len(people))),
+                      categories=people, plain=True)  # fmt: skip
+
+
+def _people(who: ColumnData, keep: np.ndarray) -> tuple[list[str], np.ndarray]:
+    """The participants of the trials ``keep`` in order of first appearance, and each
+    participant code's rank among them (-1: none; then -1 for a missing one)."""
     codes = np.asarray(who.values, np.int64)[keep]
-    if sessions is not None:
-        column = sessions["participant"]
-        rank = np.asarray(column.values, np.int64)
-        if _in_order(rank, len(column.categories)):
-            people = column.categories
-            return people, _ranks_of(who.categories, people), rank
-        people = list(dict.fromkeys(column.categories[c] for c in rank.tolist()))
-    else:
-        people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
+    people = [who.categories[c] for c in dict.fromkeys(codes.tolist())]
     place = {p: k for k, p in enumerate(people)}
     rank_of = np.array([place.get(c, -1) for c in who.categories] + [-1], np.int64)
-    rank = None if sessions is None else _ranks(sessions["participant"], place)
-    return people, rank_of, rank
+    return people, rank_of
+
+
+def _people_of_sessions(
+    texts: Sequence[str], sessions: TableData
+) -> tuple[Sequence[str], np.ndarray | None, np.ndarray]:
+    """The participants, in order of first appearance in the sessions table (which holds
+    those without a trial too), each trials participant code's rank among them (None: the
+    codes are the ranks; ``texts``: the trials' participants), and each session's. No dict
+    of every participant when the sessions table's codes are in order of first appearance
+    (as scoring makes them): a million participants' ids as Python strings in a dict take
+    about 150 MB."""
+    column = sessions["participant"]
+    rank = np.asarray(column.values, np.int64)
+    if _in_order(rank, len(column.categories)):
+        people = column.categories
+        if same_texts(texts, people):  # every session has trials: the same codes
+            return people, None, rank
+        return people, _ranks_of(texts, people), rank
+    people = list(dict.fromkeys(column.categories[c] for c in rank.tolist()))
+    place = {p: k for k, p in enumerate(people)}
+    rank_of = np.array([place.get(c, -1) for c in texts] + [-1], np.int64)
+    return people, rank_of, _ranks(column, place)
 
 
 def _in_order(codes: np.ndarray, n: int) -> bool:
@@ -185,7 +214,7 @@ def _participant_fields(sessions: TableData, people: list[str],
         who, at = np.unique(rank[with_value], return_index=True)  # the first session's wins
         first[who] = with_value[at]
         take = np.maximum(first, 0)
-        safe = _spss_name(name)  # wide.csv's names are SPSS variable names
+        safe = spss_name(name)  # wide.csv's names are SPSS variable names
         if col.kind == STRING:
             codes = np.where(first >= 0, np.asarray(col.values, np.int64)[take], -1)
             out[safe] = ColumnData(STRING, codes, categories=col.categories)
@@ -205,7 +234,7 @@ def _session_cells(sessions: TableData, people: list[str],
     number = np.asarray(sessions["session"].values, np.int64)
     rows_of: dict[str, np.ndarray] = {}  # each session task's stem, in order of appearance
     if len(number):
-        pairs, which = _distinct_rows(number, np.asarray(task.values, np.int64))
+        pairs, which = distinct_rows(number, np.asarray(task.values, np.int64))
         which = np.asarray(which).ravel()
         firsts = np.full(len(pairs), len(number), np.int64)
         np.minimum.at(firsts, which, np.arange(len(number)))
@@ -213,7 +242,7 @@ def _session_cells(sessions: TableData, people: list[str],
         pair_stem = np.empty(len(pairs), np.int64)
         for j in np.argsort(firsts, kind="stable").tolist():
             n, code = pairs[j].tolist()
-            pair_stem[j] = stem_of.setdefault(_stem(n, task.categories[code]), len(stem_of))
+            pair_stem[j] = stem_of.setdefault(cell_stem(n, task.categories[code]), len(stem_of))
         session_stem = pair_stem[which]
         order = np.argsort(session_stem, kind="stable")  # each stem's sessions, in order
         bounds = np.searchsorted(session_stem[order], np.arange(len(stem_of) + 1))
@@ -224,127 +253,10 @@ def _session_cells(sessions: TableData, people: list[str],
             source = sessions[c.name]
             codes = np.full(len(people), -1, np.asarray(source.values).dtype)
             codes[rank[at]] = np.asarray(source.values)[at]
-            out[_spss_name(f"{stem}_{c.name}")] = ColumnData(
+            out[spss_name(f"{stem}_{c.name}")] = ColumnData(
                 STRING, codes, categories=source.categories
             )
     return out
-
-
-def _stem(session: int, task: str, problem: str | None = None, attempt: int = 1) -> str:
-    """The start of a wide.csv name: ``s<session>_<task>`` (no task part for a log that
-    names none), then ``_<problem>`` and ``_a<attempt>`` for a later attempt."""
-    out = f"s{session}" + (f"_{task}" if task else "")
-    if problem is not None:
-        out += f"_{problem}" + (f"_a{attempt}" if attempt > 1 else "")
-    return out
-
-
-class _ProblemCells:
-    """Each (session, task, problem, attempt) and measure as a column, each participant's
-    last value under each name; made for a range of participants at a time."""
-
-    def __init__(self, trials: TableData, keep: np.ndarray, rank_of: np.ndarray,
-                 n_people: int) -> None:  # fmt: skip
-        # Per-trial arrays in their own (narrow) types, each let go once used: at 100,000
-        # small sessions (a million trials) every int64 array is 8 MB.
-        problem, attempt, session = (np.asarray(trials[name].values)[keep]
-                                     for name in ("problem_id", "attempt", "session"))  # fmt: skip
-        proto = trials["protocol"] if "protocol" in trials.names else None
-        task = (np.asarray(proto.values)[keep] if proto is not None
-                else np.zeros(len(problem), np.int8))  # fmt: skip
-        tasks = proto.categories if proto is not None else [""]
-        # Each trial's stem, made once per distinct (problem, attempt, session, task).
-        quads, which = _distinct_rows(problem, attempt, session, task)
-        del problem, attempt, session, task
-        names = trials["problem_id"].categories
-        stems = [_stem(s, tasks[t], names[p], a) for p, a, s, t in quads.tolist()]
-        rank = rank_of[np.asarray(trials["participant"].values)[keep]].astype(_index_type(n_people))
-        order = np.argsort(rank, kind="stable")  # each participant's attempts, in order
-        trial_stem = np.asarray(which).ravel()[order].astype(_index_type(len(stems)))
-        del which
-        # Every (participant, column) in the order the cells were first filled, the last
-        # value kept.
-        m = len(WIDE_MEASURES)
-        firsts, at = np.unique(trial_stem, return_index=True)
-        used = firsts[np.argsort(at, kind="stable")].tolist()  # stems in the order first filled
-        cell_names = {k: [_spss_name(f"{stems[k]}_{w.name}") for w in WIDE_MEASURES]
-                      for k in used}  # fmt: skip
-        columns = list(dict.fromkeys(name for k in used for name in cell_names[k]))
-        col_of = {name: k for k, name in enumerate(columns)}
-        measure: dict[str, int] = {}
-        for j in range(m):
-            for k in used:
-                measure.setdefault(cell_names[k][j], j)
-        stem_cols = np.zeros((len(stems), m), np.int64)
-        for k in used:
-            stem_cols[k] = [col_of[name] for name in cell_names[k]]
-        self.columns = columns
-        self._stem_cols, self._trial_stem = stem_cols, trial_stem
-        # A column shows the measure it was first named for, and the later of two attempts
-        # under one name (trials are in order).
-        self._col_measure = np.array([measure[name] for name in columns], np.int64)
-        self._rank = rank[order]  # sorted: each participant's trials together
-        del rank
-        rows = np.flatnonzero(keep).astype(_index_type(len(keep)))
-        self._rows = rows[order]  # their rows in the trials table
-        self._measures = [trials[w.name] for w in WIDE_MEASURES]
-
-    def rows(self, start: int, stop: int) -> dict[str, ColumnData]:
-        """The cells of participants ``start`` to ``stop`` (their ranks)."""
-        m = len(WIDE_MEASURES)
-        lo, hi = np.searchsorted(self._rank, [start, stop])
-        cell_col = self._stem_cols[self._trial_stem[lo:hi]]
-        shown = self._col_measure[cell_col] == np.arange(m)
-        rows = self._rows[lo:hi]
-        values = np.column_stack([_float_at(c, rows) for c in self._measures])
-        grid = np.full((stop - start, len(self.columns)), np.nan, order="F")
-        rank = np.repeat(self._rank[lo:hi] - start, m).reshape(-1, m)
-        grid[rank[shown], cell_col[shown]] = values[shown]
-        out = {}
-        for k, name in enumerate(self.columns):
-            column = grid[:, k]
-            if WIDE_MEASURES[self._col_measure[k]].type == FLOAT:
-                out[name] = ColumnData(FLOAT, column)
-            else:
-                missing = np.isnan(column)
-                whole = np.where(missing, 0, column)
-                out[name] = ColumnData(INTEGER, whole.astype(smallest_int_type(whole)), missing)
-        return out
-
-
-def _index_type(n: int) -> type:
-    """The integer type of indexes below ``n``: 32 bits when they fit (half the memory)."""
-    return np.int32 if n < 2**31 else np.int64
-
-
-def _float_at(column: ColumnData, rows: np.ndarray) -> np.ndarray:
-    """A numeric column's values at ``rows`` as float64 (NaN where missing)."""
-    out = np.asarray(column.values)[rows].astype(np.float64)
-    if column.missing is not None:
-        out[column.missing[rows]] = np.nan
-    return out
-
-
-def _distinct_rows(*keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The distinct rows of the columns ``keys`` (sorted as ``np.unique(axis=0)`` sorts them)
-    and each row's index among them; by one number per row when their ranges allow."""
-    if not len(keys[0]):
-        return np.empty((0, len(keys)), np.int64), np.empty(0, np.int64)
-    lows = [int(k.min()) for k in keys]
-    spans = [int(k.max()) - low + 1 for k, low in zip(keys, lows, strict=True)]
-    if float(np.prod(np.array(spans, np.float64))) >= 2.0**62:
-        return np.unique(np.column_stack([k.astype(np.int64) for k in keys]), axis=0,
-                         return_inverse=True)  # fmt: skip
-    number = np.zeros(len(keys[0]), np.int64)
-    for k, low, span in zip(keys, lows, spans, strict=True):  # keys of any integer type
-        number *= span
-        number += k.astype(np.int64) - low
-    uniq, which = np.unique(number, return_inverse=True)
-    rows = np.empty((len(uniq), len(keys)), np.int64)
-    for j in range(len(keys) - 1, -1, -1):
-        uniq, rows[:, j] = np.divmod(uniq, spans[j])
-        rows[:, j] += lows[j]
-    return rows, which
 
 
 def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
@@ -356,30 +268,13 @@ def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
     return ColumnData(BOOLEAN, np.bincount(rank[yes], minlength=n) > 0, ~said)
 
 
-def _spss_name(name: str) -> str:
-    """A variable name SPSS accepts (letters, digits, ``_``; a letter first; at most 64
-    characters). A longer name keeps its first 55 characters and its end, joined by a
-    short hash of the whole name, so that two long names never become one."""
-    out = re.sub(r"[^A-Za-z0-9_]", "_", name)
-    if not out[0].isalpha():
-        out = "p_" + out
-    if len(out) > _SPSS_NAME_MAX:
-        digest = hashlib.sha256(name.encode()).hexdigest()[:6]
-        out = f"{out[:40]}_{digest}_{out[-(_SPSS_NAME_MAX - 48) :]}"
-    return out
-
-
-#: The longest variable name SPSS accepts.
-_SPSS_NAME_MAX = 64
-
-
 def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, str]]:
     """Each wide.csv column's registry entry and its label (its definition, naming the session
     task, problem and measure where the name carries them), from the column registry."""
     fields = {}
     if sessions is not None:
         for name in field_names(sessions.names):
-            fields[_spss_name(name)] = participant_field(name, sessions[name].kind)
+            fields[spss_name(name)] = participant_field(name, sessions[name].kind)
     out: dict[str, tuple[Column, str]] = {
         PARTICIPANT.name: (PARTICIPANT, PARTICIPANT.definition),
         WIDE_SIMULATED.name: (WIDE_SIMULATED, WIDE_SIMULATED.definition),

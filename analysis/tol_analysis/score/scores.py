@@ -28,6 +28,7 @@ from tol_analysis.conventions import Conventions
 from tol_analysis.read.logs import SessionLog, give_memory_back
 from tol_analysis.read.logview import LogView, last_in_group
 from tol_analysis.read.spill import Records, Sidecars
+from tol_analysis.score.builder import SpilledTable, TableBuilder
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.replay import Replays
 from tol_analysis.score.sessions import (
@@ -36,7 +37,7 @@ from tol_analysis.score.sessions import (
     summarize_sessions,
     write_sessions,
 )
-from tol_analysis.score.tables import TableBuilder, TableData
+from tol_analysis.score.tables import TableData
 from tol_analysis.score.trials import problem_attempts
 from tol_analysis.score.yoked import copy_trials, empty_copy_columns
 from tol_tasks.session_data import gc_paused
@@ -53,8 +54,11 @@ BATCH_ROWS = 1 << 18
 
 #: At most this many logs are scored together, however short they are: each log read
 #: holds its sidecar (a validated model, about 20 KB) until its batch is scored, so that a
-#: batch of a few thousand one-trial logs would otherwise hold hundreds of MB.
-BATCH_LOGS = 1024
+#: batch of a few thousand one-trial logs would otherwise hold hundreds of MB. Scoring
+#: 10,000 one-trial sessions peaked at 257 MB with batches of 1,024 logs, 219 with 512 and
+#: 204 with 256, in the same CPU time (benchmarks/README.md); small sessions' batches are
+#: bound by BATCH_ROWS first.
+BATCH_LOGS = 256
 
 
 class Scores:
@@ -99,9 +103,11 @@ class Scores:
         #: these only the columns other tables are made from are kept.
         self.written: dict[str, Path] = dict(written or {})
 
-    def table(self, name: str) -> TableData:
+    def table(self, name: str) -> TableData | SpilledTable:
         """Table ``name`` as columns (see :class:`tol_analysis.score.tables.TableData`); of a
-        table in :attr:`written`, the columns kept."""
+        table in :attr:`written`, the columns kept (of the trials, a
+        :class:`~tol_analysis.score.builder.SpilledTable`: they wait in a temporary file and are
+        read back a range of rows at a time)."""
         got = self._tables.get(name)
         return got if got is not None else TableData.from_frame(self._frames[name])
 
@@ -221,6 +227,7 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
     sink = tables["trials"].sink  # written as scored: the session records spilled beside it
     infos = Records(spill_in=None if sink is None else sink.path.parent)
     sidecars = Sidecars(on_disk=sink is not None)
+    done: dict = {}
     try:
         done = _score_logs_into(tables, logs, conv, replays, on_error, infos, sidecars, warnings)
         if sink is None:
@@ -230,6 +237,8 @@ def _score_into(tables: dict[str, TableBuilder], logs: Iterable[SessionLog], con
             done["sessions"] = write_sessions(done["trials"], infos, conv, path)
     except BaseException:
         sidecars.close()  # an error: its table let go now, not when collected
+        if isinstance(done.get("trials"), SpilledTable):
+            done["trials"].close()  # the kept columns' file too
         raise
     finally:
         infos.close()  # the records' file removed, whatever happened

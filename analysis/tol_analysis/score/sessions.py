@@ -4,7 +4,7 @@ Computed over the whole trials table at once, with numpy (so it stays fast for
 tens of thousands of sessions); the columns and their order come from
 :data:`tol_analysis.columns.SESSIONS` and :data:`~tol_analysis.columns.SESSION_LEVELS`.
 Sums and means of times are added exactly as pandas' group-by adds them (which
-is how tol-score computed them before; see :func:`_sums`).
+is how tol-score computed them before; see :func:`group_sums`).
 
 Void, missing and failed are kept apart (each rule said once, in the column
 registry): a void attempt (cut off) is in trials.csv but in no summary; a
@@ -31,10 +31,12 @@ from tol_analysis.columns import (
 )
 from tol_analysis.conventions import Conventions
 from tol_analysis.read.spill import KeyIndex
+from tol_analysis.score.builder import SpilledTable
 from tol_analysis.score.compact import Distinct
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
-from tol_analysis.score.tables import ColumnData, TableData, code_type
+from tol_analysis.score.sums import group_sums, rows_apart
+from tol_analysis.score.tables import ColumnData, TableData, code_type, smallest_int_type
 
 #: Time summaries: (summary, trials.csv column, "sum" or "mean").
 _TIMES = (
@@ -78,7 +80,7 @@ def summarize_sessions(trials: TableData, infos: list[SessionInfo],
 SESSION_ROWS = 2048
 
 
-def write_sessions(trials: TableData, infos: list[SessionInfo], conv: Conventions,
+def write_sessions(trials: TableData | SpilledTable, infos: list[SessionInfo], conv: Conventions,
                    path: str | Path) -> TableData:  # fmt: skip
     """Write sessions.csv (:func:`summarize_sessions`) to ``path``, :data:`SESSION_ROWS`
     sessions at a time, the same bytes as written whole; return the table's identifying
@@ -114,8 +116,12 @@ class _Gathered:
             if self._texts is None:
                 self._texts = Distinct()
             codes = np.append(self._texts.codes(list(column.categories)), -1)
-            column = ColumnData(STRING, codes[np.asarray(column.values, np.int64)],
+            codes = codes[np.asarray(column.values, np.int64)]  # in as few bytes as they need
+            column = ColumnData(STRING, codes.astype(code_type(len(self._texts))),
                                 plain=column.plain)  # fmt: skip
+        elif column.kind == INTEGER:
+            column = ColumnData(INTEGER, column.values.astype(smallest_int_type(column.values)),
+                                column.missing, plain=column.plain)  # fmt: skip
         self._parts.append(column)
 
     def done(self) -> ColumnData:
@@ -135,7 +141,8 @@ class _Summaries:
     added) is settled once over whole columns, so that the rows of a range are those of the
     whole table."""
 
-    def __init__(self, trials: TableData, infos: list[SessionInfo], conv: Conventions) -> None:
+    def __init__(self, trials: TableData | SpilledTable, infos: list[SessionInfo],
+                 conv: Conventions) -> None:  # fmt: skip
         # Each session task's row: its first record (hashes when the keys are distinct, as
         # scoring gives them: no dict of every key; the records may be on disk).
         index = KeyIndex(info.key for info in infos)
@@ -147,25 +154,50 @@ class _Summaries:
                     index[info.key] = len(sessions)
                     sessions.append(info)
         self.trials, self.sessions, self.n = trials, sessions, len(sessions)
-        shown = np.ones(len(trials), bool)
-        if not conv.include_practice:
-            shown = ~np.asarray(trials["practice"].values, bool)
-        void = np.asarray(trials["void"].values, bool)
-        keep = shown & ~void
-        of = _session_of(trials, index)
-        self._shown, self._void, self._keep, self._of = shown, void, keep, of
-        self.in_order = bool(np.all(of[1:] >= of[:-1]))
+        self._practice = conv.include_practice
+        # Looked over :data:`SCAN_ROWS` trials at a time (read back from disk when they wait
+        # there): each trial's session (4 bytes a trial kept), and what depends on every
+        # session: the levels, which time columns have a gap, whether rows are apart.
+        rows = len(trials)
+        of = np.empty(rows, np.int32 if self.n < 2**31 else np.int64)
+        gaps = np.zeros(len(_TIMES), bool)
+        levels = np.empty(0, np.int64)
+        in_order, last, level_apart = True, -1, False
+        tail_group, tail_level = np.empty(0, np.int64), np.empty(0, np.int64)
+        for lo in range(0, rows, SCAN_ROWS):
+            hi = min(lo + SCAN_ROWS, rows)
+            part = _trial_rows(trials, lo, hi)
+            at = of[lo:hi] = _session_of(part, index)
+            if len(at) and (at[0] < last or np.any(at[1:] < at[:-1])):
+                in_order = False
+            last = int(at[-1]) if len(at) else last
+            shown, _, keep = self._flags(part)
+            gaps |= [np.isnan(part[c].as_float()[shown]).any() for _, c, _ in _TIMES]
+            min_moves = np.asarray(part["min_moves"].values, np.int64)[keep]
+            levels = np.union1d(levels, min_moves)
+            if in_order and not level_apart:  # each (session, level)'s rows together?
+                group = np.concatenate([tail_group, at[keep]])
+                level = np.concatenate([tail_level, min_moves])
+                if len(group):
+                    level_apart = rows_apart(_pair_keys(group, level)[0])
+                    cut = np.searchsorted(group, group[-1])  # the last session goes on
+                    tail_group, tail_level = group[cut:], level[cut:]
+        self._of, self.in_order, self._gaps = of, in_order, gaps
+        self.levels = levels.tolist()
         # Times are added as tol-score 0.2 added them: pandas' group-by over every attempt
         # shown (void ones included), which adds a column without a missing value pairwise,
-        # else in order; void attempts then add nothing.
-        self._gaps = np.array([np.isnan(trials[c].as_float()[shown]).any() for _, c, _ in _TIMES])
-        min_moves = np.asarray(trials["min_moves"].values, np.int64)[keep]
-        self.levels = np.unique(min_moves).tolist()
-        group = of[keep]
-        self._apart = _apart(group)
-        self._level_apart = (_apart(group * len(self.levels) + np.searchsorted(self.levels,
-                                                                               min_moves))
-                             if self.levels else False)  # fmt: skip
+        # else in order; void attempts then add nothing (see :func:`group_sums`). The trials in
+        # session order, each session's rows are together.
+        self._apart, self._level_apart = False, level_apart
+        if not in_order:  # settled over the whole table
+            part = _trial_rows(trials, 0, rows)
+            keep = self._flags(part)[2]
+            group = of[keep].astype(np.int64)
+            min_moves = np.asarray(part["min_moves"].values, np.int64)[keep]
+            self._apart = rows_apart(group)
+            self._level_apart = (rows_apart(group * len(self.levels) + np.searchsorted(self.levels,
+                                                                                   min_moves))
+                                 if self.levels else False)  # fmt: skip
         self.fields = _field_kinds(sessions)
         self.names = [
             *_ids([]),
@@ -174,15 +206,24 @@ class _Summaries:
             *(level_name(k, c.name) for k in self.levels for c in SESSION_LEVELS),
         ]
 
+    def _flags(self, trials: TableData) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Which trials are shown (practice unless included), void, and kept (shown, not
+        void)."""
+        shown = np.ones(len(trials), bool)
+        if not self._practice:
+            shown = ~np.asarray(trials["practice"].values, bool)
+        void = np.asarray(trials["void"].values, bool)
+        return shown, void, shown & ~void
+
     def rows(self, start: int, stop: int) -> TableData:
         """The summaries of sessions ``start`` to ``stop``."""
-        trials, shown, void, keep, of = self.trials, self._shown, self._void, self._keep, self._of
-        if (start, stop) != (0, self.n):
-            if not self.in_order:  # pragma: no cover - write_sessions then writes them whole
-                raise ValueError("the trials are not in session order")
-            lo, hi = np.searchsorted(of, [start, stop])
-            trials = trials.slice(lo, hi)
-            shown, void, keep, of = shown[lo:hi], void[lo:hi], keep[lo:hi], of[lo:hi] - start
+        if (start, stop) != (0, self.n) and not self.in_order:  # pragma: no cover
+            raise ValueError("the trials are not in session order")  # written whole then
+        lo, hi = (np.searchsorted(self._of, [start, stop]).tolist() if self.in_order
+                  else (0, len(self.trials)))  # fmt: skip
+        trials = _trial_rows(self.trials, lo, hi)
+        of = self._of[lo:hi].astype(np.int64) - start
+        shown, void, keep = self._flags(trials)
         sessions = self.sessions[start:stop]
         n = stop - start
         group = of[keep]
@@ -211,12 +252,16 @@ class _Summaries:
         return TableData(list(data), data, n)
 
 
-def _apart(group: np.ndarray) -> bool:
-    """Whether some group's rows are apart (not all together)."""
-    if not len(group):
-        return False
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    return len(starts) != len(np.unique(group))
+#: Trials looked over at once as the sessions are first summed up (:class:`_Summaries`):
+#: read back from disk when they wait there.
+SCAN_ROWS = 1 << 17
+
+
+def _trial_rows(trials: TableData | SpilledTable, start: int, stop: int) -> TableData:
+    """Rows ``start`` to ``stop`` of the trial columns the summaries are made from."""
+    if isinstance(trials, SpilledTable):
+        return trials.slice(start, stop, SESSION_TRIALS)
+    return trials.slice(start, stop, narrow=False)
 
 
 def _ids(sessions: list[SessionInfo]) -> dict[str, ColumnData]:
@@ -379,7 +424,7 @@ def _session_of(trials: TableData, index: KeyIndex | dict) -> np.ndarray:
 def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
                gaps: np.ndarray, apart: bool | None = None) -> dict:  # fmt: skip
     """The summary measures of the kept trials per group (``n`` groups); ``gaps`` says which
-    time columns :func:`_sums` adds in order (see :func:`summarize_sessions`)."""
+    time columns :func:`group_sums` adds in order (see :func:`summarize_sessions`)."""
 
     def values(name: str) -> np.ndarray:
         return trials[name].as_float()[keep]
@@ -405,7 +450,7 @@ def _summaries(trials: TableData, keep: np.ndarray, group: np.ndarray, n: int,
         "toldx_time_violations": _total(group, flag("toldx_time_violation").astype(np.float64),
                                         n),
     }  # fmt: skip
-    sums, counts = _sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps,
+    sums, counts = group_sums(group, np.column_stack([values(c) for _, c, _ in _TIMES]), n, gaps,
                          apart)  # fmt: skip
     for j, (name, _, how) in enumerate(_TIMES):
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -471,52 +516,3 @@ def _total(group: np.ndarray, values: np.ndarray, n: int,
     if keep_missing and nan.any():
         return np.where(np.bincount(group, weights=nan, minlength=n) > 0, np.nan, total)
     return total.astype(np.int64)
-
-
-def _sums(group: np.ndarray, values: np.ndarray, n: int, gaps: np.ndarray | None = None,
-          apart: bool | None = None) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """Per group and column of ``values``, the sum of the values that are not NaN and their
-    count, added as pandas' group-by adds them (tol-score's sums at ab09369, exactly).
-
-    When each group's rows are together and a column has no NaN (``gaps``, per column:
-    whether pandas saw one), pandas adds each group's values with ``numpy.add.reduceat``;
-    otherwise in row order with Kahan's compensation. ``apart``: whether some group's rows
-    are apart, when settled over more rows than these (as pandas saw them).
-    """
-    sums, counts = _kahan(group, values, n)
-    if not len(group):
-        return sums, counts
-    if _apart(group) if apart is None else apart:  # a group's rows are apart
-        return sums, counts
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
-    if gaps is None:
-        gaps = np.isnan(values).any(axis=0)
-    for j in np.flatnonzero(~gaps):
-        sums[group[starts], j] = np.add.reduceat(np.ascontiguousarray(values[:, j]), starts)
-    return sums, counts
-
-
-def _kahan(group: np.ndarray, values: np.ndarray, n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per group and column of ``values``, the sum of the values that are not NaN, added in
-    row order with Kahan's compensation (pandas' group-by sum and mean), and their count."""
-    k = values.shape[1]
-    sums, compensation = np.zeros((n, k)), np.zeros((n, k))
-    order = np.argsort(group, kind="stable")
-    g, v = group[order], values[order]
-    size = np.bincount(g, minlength=n)
-    start = np.cumsum(size) - size
-    for step in range(int(size.max()) if len(size) else 0):
-        live = np.flatnonzero(size > step)
-        val = v[start[live] + step]
-        ok = ~np.isnan(val)
-        s, c = sums[live], compensation[live]
-        y = val - c
-        t = s + y
-        new_c = (t - s) - y
-        new_c[np.isnan(new_c)] = 0.0  # an infinite value: no compensation
-        sums[live] = np.where(ok, t, s)
-        compensation[live] = np.where(ok, new_c, c)
-    counts = np.zeros((n, k), np.int64)
-    for j in range(k):
-        counts[:, j] = np.bincount(g, weights=~np.isnan(v[:, j]), minlength=n)
-    return sums, counts

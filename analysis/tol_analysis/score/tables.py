@@ -1,32 +1,23 @@
-"""Table assembly: columns computed a few logs at a time, gathered into typed tables.
-
-A :class:`TableBuilder` takes, batch by batch, the columns of one registry table
-(:mod:`tol_analysis.columns`) and makes a :class:`TableData` at the end: each
-column a :class:`ColumnData` of its registry type. The CSV writer
+"""Typed tables: each column a :class:`ColumnData` of its registry type
+(:mod:`tol_analysis.columns`), a table a :class:`TableData` (gathered batch by batch by
+:class:`tol_analysis.score.builder.TableBuilder`). The CSV writer
 (:mod:`tol_analysis.score.csvfile`) writes these directly; :meth:`TableData.frame`
 makes the pandas DataFrame that :class:`tol_analysis.score.scores.Scores` gives, with
 text as ``category`` (the same few labels repeat down a table), integers as
 nullable ``Int64``, booleans as nullable ``boolean`` and times as ``float64``
 (NaN when missing). pandas is imported only then: ``tol-score`` writing its
 tables never needs it.
-
-A column's values may be given to :meth:`TableBuilder.add` as: one text for
-every row; a list of texts (``None`` for a missing one);
-:class:`~tol_tasks.session_data.attempts.Coded` texts; a numpy array (NaN marks
-a missing integer or boolean); or a tuple ``(values, missing)``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, STRING, Table
-from tol_analysis.score.compact import IN_MEMORY, ChunkStore, Distinct, TextList
-from tol_tasks.session_data.attempts import Coded
+from tol_analysis.columns import BOOLEAN, FLOAT, INTEGER, STRING
+from tol_analysis.score.compact import Distinct, TextList
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -97,12 +88,12 @@ class ColumnData:
         missing = np.concatenate([p.is_missing() for p in parts])
         return cls(first.kind, values, missing, plain=plain)
 
-    def slice(self, start: int, stop: int) -> ColumnData:
+    def slice(self, start: int, stop: int, narrow: bool = True) -> ColumnData:
         """Rows ``start`` to ``stop`` (views, not copies; text with only the categories
-        they use when they are few of many)."""
+        they use when they are few of many, unless not ``narrow``: the codes kept)."""
         missing = None if self.missing is None else self.missing[start:stop]
         values, categories = self.values[start:stop], self.categories
-        if self.kind == STRING and len(categories) > 2 * len(values) + 64:
+        if narrow and self.kind == STRING and len(categories) > 2 * len(values) + 64:
             codes = np.asarray(values, np.int64)
             used, which = np.unique(codes, return_inverse=True)
             shift = 1 if len(used) and used[0] < 0 else 0
@@ -195,9 +186,10 @@ class TableData:
     def __iter__(self) -> Iterator[str]:
         return iter(self.names)
 
-    def slice(self, start: int, stop: int) -> TableData:
-        """Rows ``start`` to ``stop`` (views of the columns, not copies)."""
-        return TableData(self.names, {name: self.columns[name].slice(start, stop)
+    def slice(self, start: int, stop: int, narrow: bool = True) -> TableData:
+        """Rows ``start`` to ``stop`` (views of the columns, not copies; see
+        :meth:`ColumnData.slice` for ``narrow``)."""
+        return TableData(self.names, {name: self.columns[name].slice(start, stop, narrow)
                                       for name in self.names}, max(0, stop - start))  # fmt: skip
 
     def frame(self, consume: bool = False) -> pd.DataFrame:
@@ -216,83 +208,12 @@ class TableData:
                    {str(c): ColumnData.from_series(df[c]) for c in df.columns}, len(df))  # fmt: skip
 
 
-class _Texts:
-    """A text column's categories, numbered in order of appearance, and its codes so far."""
-
-    def __init__(self, store: ChunkStore | None = None) -> None:
-        self._distinct = Distinct()
-        self.chunks: list = []
-        self._store = IN_MEMORY if store is None else store
-
-    def add(self, n: int, value) -> None:
-        coder = self._distinct
-        if isinstance(value, str):
-            codes = np.full(n, coder.codes([value])[0], np.int64)
-        elif isinstance(value, Coded):
-            codes = coder.codes(value.values)[np.asarray(value.codes)]
-        else:
-            codes = coder.codes(value)
-        self.chunks.append(self._store.put(codes.astype(code_type(len(coder)))))
-
-    def done(self) -> ColumnData:
-        dtype = code_type(len(self._distinct))
-        chunks, self.chunks = self.chunks, []
-        codes = self._store.concat(chunks, dtype)
-        return ColumnData(STRING, codes, categories=self._distinct.categories())
-
-
 def code_type(n: int) -> type:
     """The integer type pandas keeps the codes of ``n`` categories in (-1: missing)."""
     for t in (np.int8, np.int16, np.int32):
         if n < np.iinfo(t).max:
             return t
     return np.int64
-
-
-class _Numbers:
-    """A numeric column so far, in chunks of the smallest type that holds them, with a mask
-    of missing values for the chunks that have one."""
-
-    def __init__(self, kind: str, store: ChunkStore | None = None) -> None:
-        self.kind = kind
-        self.chunks: list[tuple] = []
-        self._store = IN_MEMORY if store is None else store
-
-    def add(self, n: int, value) -> None:
-        values, missing = _values_and_missing(n, value)
-        if not missing.any():
-            missing = None
-        elif self.kind != FLOAT:
-            values = np.where(missing, 0, values)
-        if self.kind == INTEGER:
-            values = values.astype(smallest_int_type(values), copy=False)
-        elif self.kind == BOOLEAN:
-            values = values.astype(bool, copy=False)
-        else:
-            values = values.astype(np.float64, copy=False)
-        put = self._store.put
-        self.chunks.append((put(values), None if missing is None else put(missing)))
-
-    def done(self) -> ColumnData:
-        chunks, self.chunks = self.chunks, []
-        if not chunks:
-            return ColumnData(self.kind, np.empty(0, np.float64 if self.kind == FLOAT else np.int8))
-        store = self._store
-        dtype = np.result_type(*(store.dtype(v) for v, _ in chunks))
-        values = store.concat([v for v, _ in chunks], dtype)
-        missing = None
-        if any(m is not None for _, m in chunks):
-            missing = np.zeros(len(values), bool)
-            start = 0
-            for v, m in chunks:
-                n = store.len(v)
-                if m is not None:
-                    store.read_into(m, missing[start : start + n])
-                start += n
-        if self.kind == FLOAT and missing is not None:
-            values[missing] = np.nan
-            missing = None
-        return ColumnData(self.kind, values, missing)
 
 
 def smallest_int_type(values: np.ndarray) -> type:
@@ -304,76 +225,3 @@ def smallest_int_type(values: np.ndarray) -> type:
         if np.iinfo(t).min <= low and high <= np.iinfo(t).max:
             return t
     return np.int64
-
-
-class TableBuilder:
-    """Gathers one table's columns, a few logs at a time; :meth:`done` makes the table.
-
-    Until then each column is kept in chunks of the smallest type that holds
-    them (text as codes of 1, 2 or 4 bytes, whole numbers in as few bytes as
-    their values need, a mask of missing values only for chunks that have
-    one); the table is then made one column at a time, each column's chunks
-    let go (and their memory given back, by ``release``) as it is made.
-
-    With a ``sink`` (a :class:`tol_analysis.score.csvfile.TableWriter`, or anything with
-    its ``write``), each batch's rows are written there as they come and only the
-    columns named in ``keep`` are gathered: memory then holds those, not the table.
-    With ``spill_in`` (a folder) too, those columns' chunks wait in an unnamed temporary
-    file there until :meth:`done` (memory then holds neither while the logs are scored).
-    """
-
-    def __init__(self, table: Table, release: Callable[[], None] = lambda: None,
-                 sink=None, keep: Iterable[str] | None = None,
-                 spill_in: str | Path | None = None) -> None:  # fmt: skip
-        self.table = table
-        self.rows = 0
-        self.sink = sink
-        self._release = release
-        kept = set(table.names if keep is None else keep)
-        self._names = [c.name for c in table if c.name in kept]
-        self._store = ChunkStore(spill_in) if spill_in is not None else None
-        self._columns = _new_columns(table, self._names, self._store)
-
-    def add(self, n: int, columns: dict) -> None:
-        """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
-        if self.sink is not None and n:
-            batch = _new_columns(self.table, self.table.names)
-            for name, column in batch.items():
-                column.add(n, columns[name])
-            self.sink.write(TableData(self.table.names,
-                                      {k: c.done() for k, c in batch.items()}, n))  # fmt: skip
-        for name, column in self._columns.items():
-            column.add(n, columns[name])
-        self.rows += n
-
-    def done(self) -> TableData:
-        out = {}
-        try:
-            for name in self._names:
-                out[name] = self._columns.pop(name).done()
-                self._release()
-        finally:
-            self.close()
-        return TableData(self._names, out, self.rows)
-
-    def close(self) -> None:
-        """Remove the file the kept chunks wait in (if any)."""
-        if self._store is not None:
-            self._store.close()
-
-
-def _new_columns(table: Table, names: list[str], store: ChunkStore | None = None) -> dict:
-    return {c.name: _Texts(store) if c.type == STRING else _Numbers(c.type, store)
-            for c in table if c.name in names}  # fmt: skip
-
-
-def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
-    if isinstance(value, tuple):
-        values, missing = value
-        return np.asarray(values), np.asarray(missing, bool)
-    values = np.asarray(value)
-    if values.ndim == 0:
-        values = np.full(n, values)
-    if values.dtype.kind == "f":
-        return values, np.isnan(values)
-    return values, np.zeros(n, bool)
