@@ -93,24 +93,12 @@ def build(
             mine = [c for c, o in zip(chunks, owner, strict=True) if o == w]
             forked[w] = _fork(fmt, source, options, mine, [c for c, _ in forked.values()])
         copies.update((w, _Copy(*f)) for w, f in forked.items())
-        here = {
-            i for c, o in zip(chunks, owner, strict=True) if o == 0 for g in c for i in g.indices
-        }
-        source.keep(here)  # the rows this process reads (the copies read theirs)
         for k, chunk in enumerate(chunks):
             w = owner[k]
             got = copies[w].next() if w in copies else None
             if got is None:  # this process's chunk, or a copy's that ended early
                 if w in copies:
                     copies.pop(w).stop()
-                    here.update(
-                        i
-                        for c, o in zip(chunks, owner, strict=True)
-                        if o == w
-                        for g in c
-                        for i in g.indices
-                    )
-                    source.keep(here)
                 for g in chunk:
                     try:
                         yield fmt.session(source, options, g), None
@@ -154,7 +142,6 @@ def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
             c.close()
         _die_with(parent)
         source.reopen()
-        source.keep(i for c in chunks for g in c for i in g.indices)
         sidecars = SidecarTexts()
         for chunk in chunks:
             write.send_bytes(
