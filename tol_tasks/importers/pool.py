@@ -5,7 +5,8 @@ A format that declares :attr:`~tol_tasks.importers.format.Format.groups` and
 by more than one process (:func:`build`). The sessions are dealt in chunks of
 :data:`CHUNK`, in turn: this process builds chunk 0, a forked copy of it (made after the
 file's rows were grouped, so it holds the same index) builds chunk 1, and so on. Each
-copy reads the rows of its own chunks from the file itself and sends back only what the
+copy reads the rows of its own chunks from the file itself (each row from its own bytes,
+whose place the first reading kept) and sends back only what the
 writer needs: each session's log text, its sidecar's text and a few fields (nothing is
 parsed twice in this process, no row is sent between processes). This process writes
 every session, in the file's order, with the same
@@ -56,9 +57,10 @@ Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 #: Chunks a copy may have sent before this process takes them.
 AHEAD = 4
 
-#: This process's share of the chunks (with one copy): less than half, as it also reads the
-#: file first, takes the copies' texts and writes every file.
-SHARE = 0.3
+#: This process's share of the chunks (with one copy): a fifth, as it also reads the file
+#: first (the copy waits for that), takes the copies' texts and writes every file (the file
+#: system's work, in a thread of its own: about a third of this process's time).
+SHARE = 0.2
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 

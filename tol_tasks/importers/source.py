@@ -97,6 +97,12 @@ class Source:
         say whose row it is), parsed again from its bytes in the file when it is asked for."""
         return self.rows[i] if self._reader is None else self._reader.take(i)
 
+    def keep(self, indices) -> None:
+        """Formerly, the rows :meth:`row` would be asked for (a streamed source read the file
+        forward and kept those it passed); each row is now read from its own bytes when it is
+        asked for, in any order, so there is nothing to keep. Formats that call it still work."""
+        del indices
+
     def reopen(self) -> None:
         """Read a streamed file's rows through a file handle of this process's own (a forked
         copy of the process must not share its parent's); nothing to do for a source read
