@@ -57,10 +57,10 @@ Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 #: Chunks a copy may have sent before this process takes them.
 AHEAD = 4
 
-#: This process's share of the chunks (with one copy): 40 %. It also reads the file first
-#: (the copy is forked after that) and takes the copies' texts, and its writer's thread does
-#: the file system's work beside it; the copy, which starts later, must not finish last.
-SHARE = 0.4
+#: This process's share of the chunks (with one copy): a fifth. It also reads the file first
+#: (the copy is forked after that), takes the copies' texts and writes every file (its
+#: writer's thread, beside it), and a chunk costs it more processor time than the copy.
+SHARE = 0.2
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
