@@ -31,17 +31,45 @@ def test_a_streamed_file_gives_the_rows_of_the_file_read_whole(path, chunk, monk
         assert set(light) <= {"subject_id", "worker_id", "trial_type"}
         assert all(light[k] == (row[k] if isinstance(row[k], str) else ELIDED) for k in light)
     assert [streamed.row(i) for i in range(len(whole.rows))] == whole.rows
-    assert streamed.row(0) == whole.rows[0]  # asked again: read again from the start
+    assert streamed.row(0) == whole.rows[0]  # asked again: read again
 
 
-def test_rows_read_ahead_are_kept_only_when_wanted(tmp_path):
-    path = FIXTURES / "expfactory" / "W1002.json"
+@pytest.mark.parametrize(
+    "text",
+    [
+        '\ufeff[{"a": "\u00e9\u20ac"}, {"b": "x"}]',  # a byte-order mark, 2- and 3-byte letters
+        '[\n {"a": "\U0001f600"} ,\r\n\t{"a": [1, {"b": "\u00e9"}]}, {"\u00e9": 1.5}]',
+    ],
+)
+@pytest.mark.parametrize("chunk", [1, 2, 3, 5, 1 << 20])
+def test_each_row_is_read_again_from_its_own_bytes_wherever_the_chunks_cut(tmp_path, text,
+                                                                            chunk, monkeypatch):  # fmt: skip
+    monkeypatch.setattr(stream_module, "CHUNK", chunk)
+    monkeypatch.setattr(stream_module, "WINDOW", chunk * 8)  # a row alone, or several
+    path = tmp_path / "data.json"
+    path.write_text(text, encoding="utf-8")
     whole = read_source(path)
-    streamed = stream_source(path, ())
-    streamed.keep([5, 9])
-    assert streamed.row(9) == whole.rows[9]
-    assert set(streamed._reader.ahead) == {5}
-    assert streamed.row(5) == whole.rows[5]
+    streamed = stream_source(path, ("a",))
+    assert streamed.streamed
+    data = path.read_bytes()
+    spans = streamed._reader.spans
+    for i in range(len(whole.rows)):
+        # each record's bytes, cut out of the file by its span, are that record's JSON alone
+        assert (
+            json.loads(data[spans[2 * i] : spans[2 * i + 1]])
+            == json.loads(text.lstrip("\ufeff"))[i]
+        )
+    assert [streamed.row(i) for i in reversed(range(len(whole.rows)))] == whole.rows[::-1]
+
+
+def test_a_row_whose_bytes_changed_is_an_error_naming_the_file(tmp_path):
+    path = tmp_path / "data.json"
+    path.write_text('[{"a": 1}, {"a": 2}]', encoding="utf-8")
+    streamed = stream_source(path, ("a",))
+    path.write_text('[{"a": 1}]', encoding="utf-8")
+    assert streamed.row(0) == {"a": "1"}
+    with pytest.raises(ImportSourceError, match="changed while it was imported"):
+        streamed.row(1)
 
 
 @pytest.mark.parametrize(

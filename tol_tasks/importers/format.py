@@ -103,7 +103,7 @@ class Format:
         Whether its ``read`` takes a streamed source (:func:`~tol_tasks.importers.stream.stream_source`): it groups
         sessions from ``source.rows``, which then hold only the participant's and
         session's columns and :attr:`index_columns`, and its builders read each whole
-        row once with :meth:`~tol_tasks.importers.source.Source.row` (after :meth:`~tol_tasks.importers.source.Source.keep`), so that memory
+        row once with :meth:`~tol_tasks.importers.source.Source.row`, so that memory
         holds the sessions being built, not the file.
     index_columns : tuple of str
         With ``streams``: the columns its ``read`` looks at in every row, beside the

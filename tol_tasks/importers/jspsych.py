@@ -39,6 +39,9 @@ FIX = "restore the file from jsPsych's own export (jsPsych.data.get().csv() or .
 REQUIRED = ("start_state", "goal_state", "moves", "rt", "time_elapsed")
 CLOCK = "time_elapsed"
 
+#: The pegs a move names (0 is the left one).
+_PEGS = (0, 1, 2)
+
 #: The plugin's defaults for what a trial does not save.
 DEFAULTS = {"peg_capacities": (3, 3, 3), "time_limit": None, "max_moves": None, "end_delay": 1000}
 
@@ -132,7 +135,6 @@ def groups(source: Source, options: ImportOptions) -> list[Group]:
             row=1 if source.kind == "csv" else None,
         )
     found = group_sessions(source, options, rows, clock=CLOCK)
-    source.keep(i for g in found for i in g.indices)
     return found
 
 
@@ -175,7 +177,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
     path = source.path
     b = SessionBuilder(source, NAME, group.participant, group.session)
     letters = Letters()
-    letter = letters.letter
+    letter, of, place = letters.letter, letters.of, b.place
     defaults_used: set[str] = set()
     settings_basis: dict[str, set[str]] = {}
     last_ms = 0.0
@@ -279,16 +281,18 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
         prev = 0.0
         last_move = onset
         for m in moves:
-            if isinstance(m, dict):
+            if type(m) is dict or isinstance(m, dict):
                 a, z, ms, ball = m.get("from"), m.get("to"), m.get("time"), m.get("ball")
-            if (
-                not isinstance(m, dict)
-                or a not in (0, 1, 2)
-                or z not in (0, 1, 2)
-                or not isinstance(ms, (int, float))
-                or not math.isfinite(ms)
-                or ms < prev
-            ):
+                ok = (
+                    a in _PEGS
+                    and z in _PEGS
+                    and isinstance(ms, (int, float))
+                    and math.isfinite(ms)
+                    and ms >= prev
+                )
+            else:
+                ok = False
+            if not ok:
                 raise fault(
                     path,
                     "expected a move {from: 0-2, to: 0-2, ball, time: ms, not "
@@ -300,8 +304,13 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
                 )
             prev = ms
             last_move = onset + ms
-            piece = letter(str(ball)) if ball is not None else None
-            b.place(last_move, a, z, row=n, column="moves", value=m, piece=piece)
+            if ball is None:
+                piece = None
+            else:
+                piece = of.get(ball) if type(ball) is str else None
+                if piece is None:
+                    piece = letter(str(ball))
+            place(last_move, a, z, row=n, column="moves", value=m, piece=piece)
         final = row.get("final_state", "")
         if final not in ("", "null"):
             final_text = letters.text(_state(source, final, row=n, column="final_state"))

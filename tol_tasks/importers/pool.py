@@ -5,7 +5,8 @@ A format that declares :attr:`~tol_tasks.importers.format.Format.groups` and
 by more than one process (:func:`build`). The sessions are dealt in chunks of
 :data:`CHUNK`, in turn: this process builds chunk 0, a forked copy of it (made after the
 file's rows were grouped, so it holds the same index) builds chunk 1, and so on. Each
-copy reads the rows of its own chunks from the file itself and sends back only what the
+copy reads the rows of its own chunks from the file itself (each row from its own bytes,
+whose place the first reading kept) and sends back only what the
 writer needs: each session's log text, its sidecar's text and a few fields (nothing is
 parsed twice in this process, no row is sent between processes). This process writes
 every session, in the file's order, with the same
@@ -56,9 +57,10 @@ Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 #: Chunks a copy may have sent before this process takes them.
 AHEAD = 4
 
-#: This process's share of the chunks (with one copy): less than half, as it also reads the
-#: file first, takes the copies' texts and writes every file.
-SHARE = 0.3
+#: This process's share of the chunks (with one copy): a fifth. It also reads the file first
+#: (the copy is forked after that), takes the copies' texts and writes every file (its
+#: writer's thread, beside it), and a chunk costs it more processor time than the copy.
+SHARE = 0.2
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
@@ -93,24 +95,12 @@ def build(
             mine = [c for c, o in zip(chunks, owner, strict=True) if o == w]
             forked[w] = _fork(fmt, source, options, mine, [c for c, _ in forked.values()])
         copies.update((w, _Copy(*f)) for w, f in forked.items())
-        here = {
-            i for c, o in zip(chunks, owner, strict=True) if o == 0 for g in c for i in g.indices
-        }
-        source.keep(here)  # the rows this process reads (the copies read theirs)
         for k, chunk in enumerate(chunks):
             w = owner[k]
             got = copies[w].next() if w in copies else None
             if got is None:  # this process's chunk, or a copy's that ended early
                 if w in copies:
                     copies.pop(w).stop()
-                    here.update(
-                        i
-                        for c, o in zip(chunks, owner, strict=True)
-                        if o == w
-                        for g in c
-                        for i in g.indices
-                    )
-                    source.keep(here)
                 for g in chunk:
                     try:
                         yield fmt.session(source, options, g), None
@@ -154,7 +144,6 @@ def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
             c.close()
         _die_with(parent)
         source.reopen()
-        source.keep(i for c in chunks for g in c for i in g.indices)
         sidecars = SidecarTexts()
         for chunk in chunks:
             write.send_bytes(

@@ -161,13 +161,10 @@ class SessionBuilder:
         self.last_ms = ms
         t = self.trial
         if t is not None and not t.ended:
-            out = t.head.copy()
-            out["time"] = ms / 1000.0
-            out["trial_time"] = (ms - t.onset_ms) / 1000.0
+            out = {**t.head, "time": ms / 1000.0, "trial_time": (ms - t.onset_ms) / 1000.0,
+                   **event}  # fmt: skip
         else:
-            out = self._head.copy()
-            out["time"] = ms / 1000.0
-        out.update(event)
+            out = {**self._head, "time": ms / 1000.0, **event}
         if mouse:
             out["input"] = "mouse"
         self.rows.append(out)
@@ -334,9 +331,11 @@ class SessionBuilder:
         ``expected``: the configuration the source says followed (checked);
         ``piece``: the piece the source says moved (checked).
         """
-        t = self._open()
+        t = self.trial
+        if t is None or t.ended:
+            raise RuntimeError("no open trial")  # an importer's bug, not the data's
         hit = _step(t.code, t.state, a, b)
-        if isinstance(hit, str):
+        if type(hit) is str:
             raise fault(
                 self.source.path,
                 f"moving the top piece of peg {PEG_LETTERS[a]} onto peg {PEG_LETTERS[b]} "

@@ -236,10 +236,13 @@ class SidecarTexts:
         if kind is dict:
             if not all(type(k) is str for k in value):
                 raise _NotPlainError
-            items = [f"{_text(k)}: {self._json(v, level + 1)}" for k, v in value.items()]
+            items = [
+                f"{_text(k)}: {_text(v) if type(v) is str else self._json(v, level + 1)}"
+                for k, v in value.items()
+            ]  # a text written here, not by a call of its own
             text = "{" + pad + ("," + pad).join(items) + "\n" + "  " * level + "}"
         else:
-            items = [self._json(v, level + 1) for v in value]
+            items = [_text(v) if type(v) is str else self._json(v, level + 1) for v in value]
             text = "[" + pad + ("," + pad).join(items) + "\n" + "  " * level + "]"
         if self._seen.get(id(value)) is value:
             if len(self._shared) >= self.KEEP:

@@ -94,28 +94,21 @@ class Source:
     def row(self, i: int) -> dict:
         """Row ``i`` whole (every column). For a source read whole, ``rows[i]``; for a
         streamed one (:func:`~tol_tasks.importers.stream.stream_source`, whose ``rows`` hold only the columns that
-        say whose row it is), read from the file as it is asked for: ask for each row
-        once, in file order for the least memory (rows read ahead are kept until asked
-        for, only those given to :meth:`keep`)."""
+        say whose row it is), parsed again from its bytes in the file when it is asked for."""
         return self.rows[i] if self._reader is None else self._reader.take(i)
 
-    def record(self, i: int) -> Any:
-        """Row ``i`` as cheaply as it goes to another process: a streamed file's record as
-        parsed (:func:`record_row` makes it the row), else the row itself."""
-        return self.rows[i] if self._reader is None else self._reader.record(i)
-
     def keep(self, indices) -> None:
-        """The rows :meth:`row` will be asked for (a streamed source keeps only those when
-        it reads ahead); nothing to do for a source read whole."""
-        if self._reader is not None:
-            self._reader.wanted = set(indices)
+        """Formerly, the rows :meth:`row` would be asked for (a streamed source read the file
+        forward and kept those it passed); each row is now read from its own bytes when it is
+        asked for, in any order, so there is nothing to keep. Formats that call it still work."""
+        del indices
 
     def reopen(self) -> None:
         """Read a streamed file's rows through a file handle of this process's own (a forked
         copy of the process must not share its parent's); nothing to do for a source read
         whole."""
         if self._reader is not None:
-            self._reader = type(self._reader)(self.path)
+            self._reader = self._reader.reopened()
 
     def require(self, columns, fmt: str, fix: str) -> None:
         """Raise the missing-column error for the first of ``columns`` the file lacks."""

@@ -11,13 +11,18 @@ from __future__ import annotations
 import codecs
 import hashlib
 import json
+import os
 import re
+from array import array
 from pathlib import Path
 
 from .source import ImportSourceError, Source, cell_of, read_source, record_row
 
 #: The size of each read of a streamed file.
 CHUNK = 1 << 20
+
+#: Bytes read at once when a streamed file's rows are read again (a row and those after it).
+WINDOW = 1 << 16
 
 #: A list or object in a streamed source's ``rows`` (the whole value is in :meth:`~tol_tasks.importers.source.Source.row`).
 ELIDED = "[...]"
@@ -38,8 +43,9 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     seen: dict[str, None] = {}
     numbers = src.numbers
     digest = hashlib.sha256()
+    spans = array("q")  # each record's first byte and the byte after it, in the file
     try:
-        for n, record in _records(p, digest):
+        for n, record in _records(p, digest, spans):
             if type(record.get("trialdata")) is dict:
                 record = record_row(record)  # its keys and cells are the unwrapped row's
             if not seen.keys() >= record.keys():
@@ -51,7 +57,7 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     rows.close()
     src.sha256 = digest.hexdigest()
     src.columns = list(seen)
-    src._reader = _Rows(p)
+    src._reader = _Rows(p, spans)
     return src
 
 
@@ -115,22 +121,39 @@ class _NotAStreamError(Exception):
     """The file is not a JSON list of records that decodes as UTF-8: read it whole."""
 
 
-def _records(p: Path, digest=None):
+def _records(p: Path, digest=None, spans: array | None = None):
     """(number from 1, record as parsed: :func:`record_row` makes it a row) of a JSON list,
-    parsed as the file is read; ``digest`` takes the file's bytes."""
-    decode = codecs.getincrementaldecoder("utf-8-sig")()
+    parsed as the file is read; ``digest`` takes the file's bytes, ``spans`` each record's
+    first byte in the file and the byte after its end."""
+    decode = codecs.getincrementaldecoder("utf-8")()
     parse = _DECODER.raw_decode
     buf, pos, n, expect = "", 0, 0, "["
+    at, at_byte = 0, 0  # a place in buf and its byte in the file
     try:
         f = p.open("rb")
     except OSError:
         raise _NotAStreamError from None
+
+    def byte(x: int) -> int:  # the file's byte at buf[x] (x from the last place asked)
+        nonlocal at, at_byte
+        at_byte += x - at if buf.isascii() else len(buf[at:x].encode("utf-8", "surrogatepass"))
+        at = x
+        return at_byte
+
     with f:
+        head = f.read(len(codecs.BOM_UTF8))
+        if head == codecs.BOM_UTF8:  # a byte-order mark: not the text's
+            at_byte = len(head)
+            if digest is not None:
+                digest.update(head)
+        else:
+            f.seek(0)
         while True:
             raw = f.read(CHUNK)
             if digest is not None:
                 digest.update(raw)
             try:
+                at_byte, at = byte(pos), 0
                 buf = buf[pos:] + decode.decode(raw, final=not raw)
             except UnicodeDecodeError:
                 raise _NotAStreamError from None
@@ -155,6 +178,9 @@ def _records(p: Path, digest=None):
                         raise _NotAStreamError from None
                     if not isinstance(record, dict):
                         raise _NotAStreamError
+                    if spans is not None:
+                        spans.append(byte(pos))
+                        spans.append(byte(end))
                     expect, pos, n = ",", end, n + 1
                     yield n, record
                 else:
@@ -170,40 +196,82 @@ _SPACE = re.compile(r"[ \t\n\r]*")
 
 
 class _Rows:
-    """The whole rows of a streamed file, read forward as they are asked for."""
+    """The whole rows of a streamed file, each parsed again from its own bytes (its place in
+    the file, kept by the first reading) when it is asked for: the bytes of the rows that
+    follow it in the file are read with it (up to :data:`WINDOW` bytes, one read), as a
+    session's rows usually follow each other."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, spans: array) -> None:
         self.path = path
-        self.wanted: set[int] | None = None
-        self.ahead: dict[int, dict] = {}
-        self._restart()
-
-    def _restart(self) -> None:
-        self._it = _records(self.path)
-        self.next = 0  # index of the next row the file gives
+        self.spans = spans
+        self._fd: int | None = None
+        self._window = (0, 0, 0, b"")  # first row, row after the last, first byte, bytes
 
     def take(self, i: int) -> dict:
         """Row ``i`` whole (:func:`record_row` of its record)."""
         return record_row(self.record(i))
 
     def record(self, i: int) -> dict:
-        """Record ``i`` as parsed (a list of records read forward as they are asked for)."""
-        got = self.ahead.pop(i, None)
-        if got is not None:
-            return got
-        if i < self.next:  # asked again: read the file again from its start
-            self.ahead.clear()
-            self._restart()
+        """Record ``i`` as parsed, read from its bytes in the file."""
+        spans = self.spans
+        if not 0 <= i < len(spans) // 2:
+            raise IndexError(i)
+        first, last, lo, data = self._window
+        if not first <= i < last:
+            first, last, lo, data = self._window = self._read(i)
         try:
-            while True:
-                _n, row = next(self._it)
-                k, self.next = self.next, self.next + 1
-                if k == i:
-                    return row
-                if self.wanted is None or k in self.wanted:
-                    self.ahead[k] = row
-        except (StopIteration, _NotAStreamError):
-            raise ImportSourceError(
-                f"{self.path}: changed while it was imported (row {i + 1} is gone). Suggested "
-                "fix: import a copy that nothing writes to."
-            ) from None
+            text = data[spans[2 * i] - lo : spans[2 * i + 1] - lo].decode("utf-8")
+            record, stop = _DECODER.raw_decode(text)
+            if stop != len(text):
+                record = None
+        except ValueError:
+            record = None
+        if type(record) is not dict:
+            raise self._changed(i)
+        return record
+
+    def _read(self, i: int) -> tuple[int, int, int, bytes]:
+        """The window from row ``i``: it and the rows after it, up to :data:`WINDOW` bytes."""
+        spans = self.spans
+        lo = spans[2 * i]
+        last, rows = i + 1, len(spans) // 2
+        while last < rows and spans[2 * last + 1] - lo <= WINDOW:
+            last += 1
+        size = spans[2 * last - 1] - lo
+        try:
+            if self._fd is None:
+                self._fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+            data = _pread(self._fd, size, lo)
+        except OSError:
+            raise self._changed(i) from None
+        while last > i and spans[2 * last - 1] - lo > len(data):
+            last -= 1  # the file is shorter now: its rows up to its end
+        if last == i:
+            raise self._changed(i)
+        return i, last, lo, data
+
+    def _changed(self, i: int) -> ImportSourceError:
+        return ImportSourceError(
+            f"{self.path}: changed while it was imported (row {i + 1} is gone). Suggested "
+            "fix: import a copy that nothing writes to."
+        )
+
+    def reopened(self) -> _Rows:
+        """The same rows through a file handle of its own (for a forked copy)."""
+        return type(self)(self.path, self.spans)
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def __del__(self) -> None:
+        self.close()
+
+
+def _pread(fd: int, size: int, offset: int) -> bytes:
+    """``size`` bytes of the file at ``offset`` (fewer at its end)."""
+    if hasattr(os, "pread"):
+        return os.pread(fd, size, offset)
+    os.lseek(fd, offset, os.SEEK_SET)  # Windows
+    return os.read(fd, size)

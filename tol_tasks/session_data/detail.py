@@ -32,7 +32,12 @@ def format_detail(pairs: Mapping[str, Any] | None = None, /, **more: Any) -> str
     'frames=120;frame_period_ms=16.667'
     """
     items = {**(pairs or {}), **more}
-    return ";".join(f"{k}={format_value(v)}" for k, v in items.items())
+    return ";".join(
+        [
+            f"{k}={v}" if type(v) is str or type(v) is int else f"{k}={format_value(v)}"
+            for k, v in items.items()
+        ]
+    )  # a text or an int as it is (format_value's str), in one step
 
 
 def parse_detail(text: str) -> dict[str, str]:

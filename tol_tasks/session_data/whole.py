@@ -14,7 +14,7 @@ import csv
 import io
 import os
 from collections.abc import Callable, Iterable, Mapping
-from functools import cache, lru_cache
+from functools import cache
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
@@ -56,10 +56,11 @@ def event_log_text(rows: Iterable[Mapping[str, Any]]) -> tuple[str, int]:
     """The text of an event log of ``rows`` (what :func:`write_event_log` writes) and the
     number of rows.
 
-    Each row's cells are put in the columns' order by a plan made once for its keys and
-    their values' types (:func:`_plan`): a row costs a few calls in C, not a Python step
-    per cell. A log with a line break inside a cell (which :func:`.eventlog.cell` makes a
-    space) is written again cell by cell.
+    Each row is one ``%`` of a format made once for its keys and their values' types
+    (:func:`_plan`), which takes its cells from the row by name in C: a row costs a few
+    calls, not a Python step per cell. A log whose text needs what the csv module would
+    add (a cell holding a comma, a quote or a line break, which it quotes and
+    :func:`.eventlog.cell` makes a space) is written again cell by cell.
 
     Raises
     ------
@@ -67,20 +68,30 @@ def event_log_text(rows: Iterable[Mapping[str, Any]]) -> tuple[str, int]:
         If a row names a column the event log does not have.
     """
     rows = rows if isinstance(rows, list) else list(rows)
-    buf = io.StringIO()
-    write = csv.writer(buf, lineterminator="\n").writerow
-    write(_layout()[0])
+    cols = _layout()[0]
+    lines = [",".join(cols), "\n"]
+    add = lines.append
+    plans = _PLANS
     n = 0
     for n, values in enumerate(rows, start=1):
-        vals = [n, *values.values(), ""]
-        get, floats, fix = _plan(tuple(values), tuple(map(type, vals)))
-        for i in floats:
-            vals[i] = f"{vals[i]:.6f}"
-        for i, convert in fix:
-            vals[i] = convert(vals[i])
-        write(get(vals))
-    text = buf.getvalue()
-    if "\r" in text or text.count("\n") != n + 1:  # a line break in a cell, quoted by csv
+        vals = (n, *values.values())
+        key = (tuple(values), tuple(map(type, vals)))
+        plan = plans.get(key)
+        if plan is None:
+            plan = _plan(*key)
+        fmt, get, fix = plan
+        if fix:
+            vals = list(vals)
+            for i, convert in fix:
+                vals[i] = convert(vals[i])
+        add(fmt % get(vals))
+    text = "".join(lines)
+    if (
+        '"' in text
+        or "\r" in text
+        or text.count("\n") != n + 1
+        or text.count(",") != (n + 1) * (len(cols) - 1)
+    ):  # a cell the csv module would quote (or whose line breaks cell() makes spaces)
         return _text_cell_by_cell(rows)
     return text, n
 
@@ -89,30 +100,38 @@ def _bool_cell(v: bool) -> str:
     return "1" if v else "0"
 
 
-@lru_cache(maxsize=1024)
-def _plan(keys: tuple[str, ...], types: tuple[type, ...]) -> tuple[Callable, tuple, tuple]:
-    """How a row with these keys, its values of these types, is written: a getter of its
-    cells in the columns' order from ``[row number, *values, ""]``, the floats (six
-    decimals) and the other values whose cell is not the csv module's text (``str``) as
-    (index, function): a bool (1 or 0), any type but a text, an int and None."""
+#: The plans made so far (:func:`_plan`), by a row's keys and its values' types.
+_PLANS: dict[tuple, tuple[str, Callable, tuple]] = {}
+
+
+def _plan(keys: tuple[str, ...], types: tuple[type, ...]) -> tuple[str, Callable, tuple]:
+    """How a row with these keys, its values of these types (after its row number), is
+    written: the line's format (``%s`` for a text, an int and any value :func:`.eventlog.cell`
+    makes text, ``%.6f`` for a float, nothing for a column left out or None), the getter of
+    its cells in the columns' order from ``(row number, *values)``, and the values whose cell
+    is :func:`.eventlog.cell`'s (a bool 1 or 0, any type but a text, an int and a float) as
+    (index, function), converted first."""
     cols, where = _layout()
-    blank = len(keys) + 1
-    place = {}
-    floats = []
+    place: dict[int, int] = {0: 0}
+    cells = ["%s"] + [""] * (len(cols) - 1)
     fix = []
-    for i, (k, kind) in enumerate(zip(keys, types[1:-1], strict=True), start=1):
+    for i, (k, kind) in enumerate(zip(keys, types[1:], strict=True), start=1):
         if kind is type(None):
             continue
         if k not in where:
             raise ValueError(f"not event log columns: {k}")
+        if k == "row":
+            continue  # the row number is the log's own
         place[where[k]] = i
-        if kind is float:
-            floats.append(i)
-        elif kind is not str and kind is not int:
+        cells[where[k]] = "%.6f" if kind is float else "%s"
+        if kind is not str and kind is not int and kind is not float:
             fix.append((i, _bool_cell if kind is bool else cell))
-    place[0] = 0
-    getter = itemgetter(*(place.get(c, blank) for c in range(len(cols))))
-    return getter, tuple(floats), tuple(fix)
+    order = [place[c] for c in sorted(place)]
+    get = itemgetter(*order) if len(order) > 1 else (lambda v, i=order[0]: (v[i],))
+    if len(_PLANS) >= 1024:
+        _PLANS.clear()
+    plan = _PLANS[(keys, types)] = (",".join(cells) + "\n", get, tuple(fix))
+    return plan
 
 
 def _text_cell_by_cell(rows: list[Mapping[str, Any]]) -> tuple[str, int]:
