@@ -93,6 +93,20 @@ def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
 
 
+@pytest.fixture(autouse=True)
+def _environment_of_the_worker(_rescue_folder_of_the_tests):
+    """The worker's environment as it was before each test, after it: a test that imports
+    PsychoPy in this process (test_scanner, for one) leaves ``PATH``, ``PYTHONPATH``,
+    ``PYTHONUSERBASE`` set by PsychoPy's plugin code; left there, every program started
+    after it ran with PsychoPy's user packages on its path, and as a process of its own
+    (its environment no longer the warm interpreters', tests/warm.py)."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _warm_interpreter():
     """The worker's warm interpreter (tests/warm.py), started by the first test that runs a
