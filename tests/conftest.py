@@ -96,7 +96,7 @@ def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
 @pytest.fixture(autouse=True)
 def _environment_of_the_worker(_rescue_folder_of_the_tests):
     """The worker's environment as it was before each test, after it: a test that imports
-    PsychoPy in this process (test_scanner, for one) leaves ``PATH``, ``PYTHONPATH``,
+    PsychoPy in this process leaves ``PATH``, ``PYTHONPATH``,
     ``PYTHONUSERBASE`` set by PsychoPy's plugin code; left there, every program started
     after it ran with PsychoPy's user packages on its path, and as a process of its own
     (its environment no longer the warm interpreters', tests/warm.py)."""
