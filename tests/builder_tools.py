@@ -18,6 +18,7 @@ from pathlib import Path
 import pandas as pd
 
 from tests.runner_tools import running, xdotool
+from tests.warm import warm
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -58,17 +59,17 @@ def compile_example(
     """Copy the example into ``folder``, set Tower ``params`` (and the experiment's
     ``settings``, e.g. ``{"Enable Escape": False}``), compile it to ``target`` with the
     PsychoPy of ``python`` (by default the tests' own), in ``env`` (by default this
-    process's environment)."""
+    process's environment): played by the worker's warm interpreter where ``env`` has a
+    running X display (:func:`tests.warm.warm`)."""
     for name in ("tower_example.psyexp", "conditions.csv"):
         if not (folder / name).exists():
             shutil.copy(EXAMPLE / name, folder / name)
     edits = [f"{k}={v!r}" for k, v in params.items()]
     edits += [f"@{k}={v!r}" for k, v in (settings or {}).items()]
-    return subprocess.run(
-        [python, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
-         str(folder / f"tower_example.{target}"), *edits],
-        cwd=folder, capture_output=True, text=True, timeout=300, check=False, env=env,
-    )  # fmt: skip
+    command = [python, "-c", _EDIT_AND_COMPILE, "tower_example.psyexp", "edited.psyexp",
+               str(folder / f"tower_example.{target}"), *edits]  # fmt: skip
+    return subprocess.run(warm(command, env), cwd=folder, capture_output=True, text=True,
+                          timeout=300, check=False, env=env)  # fmt: skip
 
 
 RUN_SCRIPT = HERE / "data" / "experiments" / "run_builder_script.py"

@@ -30,9 +30,10 @@ sys.dont_write_bytecode = False
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_cmdline_main(config: pytest.Config) -> None:
-    """Both cores by default (``-n auto``), and ``--dist loadfile`` whatever ``-n`` is given,
-    when pytest-xdist is loaded: a test module runs on one worker, so its module fixtures
-    (sessions played, folders scored) are built once, not once on each worker.
+    """One worker more than the cores by default (:func:`_workers`), and ``--dist loadfile``
+    whatever ``-n`` is given, when pytest-xdist is loaded: a test module runs on one worker,
+    so its module fixtures (sessions played, folders scored) are built once, not once on
+    each worker.
 
     ``loadfile``, not ``loadgroup``: with pytest 9.2 and pytest-xdist 3.8 (uv.lock) the
     ``xdist_group`` marks have no effect (xdist renames ``item._nodeid``, pytest 9 reads
@@ -46,13 +47,28 @@ def pytest_cmdline_main(config: pytest.Config) -> None:
     if not hasattr(config.option, "numprocesses"):
         return
     if config.option.numprocesses is None:
-        config.option.numprocesses = "auto"
+        config.option.numprocesses = _workers()
     if config.option.numprocesses and config.option.dist == "no":
         config.option.dist = "loadfile"
         # Modules in the order of pytest_collection_modifyitems below (the longest first),
         # not xdist's default, by number of tests (which left the longest modules, those of a
         # few sessions each, for last: one worker still ran them when the other had finished).
         config.option.loadscopereorder = False
+
+
+def _workers() -> int | str:
+    """One worker more than the cores this process may use (3 on two cores), or xdist's
+    ``auto`` where ``PYTEST_XDIST_AUTO_NUM_WORKERS`` says how many.
+
+    A worker is idle while its test waits in real time (a session played at its pace, a
+    pause, a browser page): the extra worker's tests use that time. On the quiet 2-core
+    machine (main at 3b09918) the everyday loop took 6 min 6 s and 6 min 12 s with 2 workers
+    and 5 min 41 s with 3, for the same processor time (559, 571 and 556 s).
+    """
+    if "PYTEST_XDIST_AUTO_NUM_WORKERS" in os.environ:
+        return "auto"
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return (cores or 1) + 1
 
 
 def _compile_sources(root: Path) -> None:
@@ -77,6 +93,20 @@ def _rescue_folder_of_the_tests(tmp_path_factory) -> None:
     os.environ["XDG_DATA_HOME"] = str(tmp_path_factory.mktemp("xdg-data"))
 
 
+@pytest.fixture(autouse=True)
+def _environment_of_the_worker(_rescue_folder_of_the_tests):
+    """The worker's environment as it was before each test, after it: a test that imports
+    PsychoPy in this process leaves ``PATH``, ``PYTHONPATH``,
+    ``PYTHONUSERBASE`` set by PsychoPy's plugin code; left there, every program started
+    after it ran with PsychoPy's user packages on its path, and as a process of its own
+    (its environment no longer the warm interpreters', tests/warm.py)."""
+    before = dict(os.environ)
+    yield
+    if os.environ != before:
+        os.environ.clear()
+        os.environ.update(before)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _warm_interpreter():
     """The worker's warm interpreter (tests/warm.py), started by the first test that runs a
@@ -93,17 +123,23 @@ def rng() -> random.Random:
     return random.Random(20261122)
 
 
-#: The everyday loop's longest modules, longest first (their tests' set-up and call summed
-#: over two loops, ``--durations=0``, 2026-11-26). Scheduled first, so that the two workers
-#: finish together: a worker given one of them last ran it alone. A module not listed
-#: follows, in file order; a wrong order costs time, never a result.
+#: The everyday loop's longest modules, longest first (their tests' set-up and call summed,
+#: ``--durations=0`` and a per-test timer, the loop of 2026-11-26 16:40, main at f11a55b:
+#: every module of 20 s or more at that load, 15 on two cores). Scheduled
+#: first, so that the workers finish together: a worker given one of them last ran it alone.
+#: A module not listed follows, in file order; a wrong order costs time, never a result.
 _LONGEST_FIRST = (
-    "test_faults", "test_runner", "test_trust_outputs", "test_copy", "test_screens",
-    "test_golden", "test_builder", "test_exports", "test_score_batches", "test_embedding",
-    "test_planning", "test_system_packages", "test_gaze", "test_report_pages",
-    "test_score_memory", "test_web_collect", "test_first_week_scoring", "test_languages",
-    "test_pacing", "test_web_serve", "test_web_browser", "test_one_session", "test_release",
-    "test_quality",
+    "test_faults", "test_builder", "test_runner", "test_contributing", "test_golden",
+    "test_copy", "test_trust_outputs", "test_architecture", "test_web_browser",
+    "test_web_planning", "test_exports", "test_screens", "test_scanner", "test_import",
+    "test_cli_protocol", "test_web_screens", "test_solver_exhaustive", "test_docs",
+    "test_web_collect", "test_trust_damaged", "test_trust_cells", "test_warm", "test_release",
+    "test_planning", "test_languages", "test_analysis", "test_protocol_limits", "test_quality",
+    "test_report_pages", "test_markers", "test_web_serve", "test_screen", "test_plan",
+    "test_timing_check", "test_one_session", "test_input", "test_gaze", "test_pacing",
+    "test_sidecar", "test_fuzz", "test_score_memory", "test_trust_identity",
+    "test_counterbalance", "test_stage", "test_embedding", "test_package",
+    "test_score_batches", "test_properties",
 )  # fmt: skip
 
 

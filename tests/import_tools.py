@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 from tests.reference import bfs, hanoi_graph, london_graph
+from tests.warm import warm
 
 FIXTURES = Path(__file__).parent / "data" / "import"
 
@@ -26,8 +27,11 @@ def exe(name: str) -> str:
 
 
 def run(name: str, *args: str, timeout: float = 600) -> subprocess.CompletedProcess:
+    """The command ``name`` (``tol-import``, ``tol-score``...) to its end, its output captured;
+    played by the worker's warm interpreter where it can be (:func:`tests.warm.warm`)."""
+    command = [exe(name), *map(str, args)]
     return subprocess.run(
-        [exe(name), *map(str, args)], capture_output=True, text=True, timeout=timeout, check=False
+        warm(command), capture_output=True, text=True, timeout=timeout, check=False
     )
 
 

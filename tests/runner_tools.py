@@ -61,7 +61,10 @@ def start_xvfb(screen: str = "1280x1024x24") -> tuple[subprocess.Popen, dict]:
 
 
 def tol_score(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([exe("tol-score"), *args], capture_output=True, text=True, check=False)
+    """``tol-score ARG...`` to its end, its output captured; played by the worker's plain warm
+    interpreter (:func:`tests.warm.warm`)."""
+    command = [exe("tol-score"), *args]
+    return subprocess.run(warm(command), capture_output=True, text=True, check=False)
 
 
 #: Tables whose header the codebook describes by a pattern (a column per level, per problem).

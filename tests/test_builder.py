@@ -179,7 +179,7 @@ def test_use_version_keeps_the_tower_back_to_the_oldest_supported_psychopy(tmp_p
 @pytest.mark.slow
 def test_the_example_runs_simulated_and_scores_like_tol_run(xdisplay, tmp_path):
     # With a yoked copy trial after each problem (the participant's own moves).
-    done = compile_example(tmp_path, simulate=True, simSpeed=20.0, copy="own")
+    done = compile_example(tmp_path, env=xdisplay, simulate=True, simSpeed=20.0, copy="own")
     assert done.returncode == 0, done.stderr
     with running_example(tmp_path, xdisplay) as proc:
         _out, err = proc.communicate(timeout=180)
@@ -220,7 +220,7 @@ def test_running_the_example_again_is_a_new_attempt_of_the_session(xdisplay, tmp
     # Builder's data files are per run and Builder has no resume: running the experiment
     # again for the same participant and session starts a new attempt, said on the console
     # and recorded in the sidecar, so that the scorer can tell the two logs apart.
-    done = compile_example(tmp_path, simulate=True, simSpeed=30.0)
+    done = compile_example(tmp_path, env=xdisplay, simulate=True, simSpeed=30.0)
     assert done.returncode == 0, done.stderr
     for _ in range(2):
         with running_example(tmp_path, xdisplay) as proc:
@@ -239,7 +239,7 @@ def test_running_the_example_again_is_a_new_attempt_of_the_session(xdisplay, tmp
 def test_the_example_runs_with_real_clicks(xdisplay, tmp_path):
     # One problem; the participant (xdotool) solves it along a shortest path found by BFS.
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,60\n")
-    done = compile_example(tmp_path)
+    done = compile_example(tmp_path, env=xdisplay)
     assert done.returncode == 0, done.stderr
     with running_example(tmp_path, xdisplay) as proc:
         meta = wait_for_onset(tmp_path, proc)
@@ -300,7 +300,7 @@ def test_the_ports_reach_the_run_a_scanner_and_a_trigger_box_on_real_lines(xdisp
         return sorted((tmp_path / "data").glob("P001_builder-scan_*.csv"))
 
     try:
-        done = compile_example(tmp_path, mode="protocol", protocol="scan.yaml", simulate=True,
+        done = compile_example(tmp_path, env=xdisplay, mode="protocol", protocol="scan.yaml", simulate=True,
                                simSpeed=10.0, triggerPort=scanner.path, markerPort=box.path)  # fmt: skip
         assert done.returncode == 0, done.stderr
         with running_example(tmp_path, xdisplay) as proc:
@@ -361,7 +361,7 @@ def test_bad_settings_stop_the_script_before_any_window(xdisplay, tmp_path, rows
                                                         expected):  # fmt: skip
     shutil.copy(EXAMPLE / "tower_example.psyexp", tmp_path)
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\n" + rows)
-    done = compile_example(tmp_path, **params)
+    done = compile_example(tmp_path, env=xdisplay, **params)
     assert done.returncode == 0, done.stderr
     run = subprocess.run(warm([sys.executable, str(RUN_SCRIPT), "tower_example.py", "P001"],
                               xdisplay), cwd=tmp_path, env=xdisplay,
@@ -397,7 +397,7 @@ def test_the_quit_key_ends_the_experiment_as_builder_escape_does(escape, xdispla
     # experiment's "Enable Escape" off it ends neither the experiment nor the Tower's
     # problem, which ends by its time limit instead.
     (tmp_path / "conditions.csv").write_text("start,goal,time_limit\nGR|B|,|RB|G,4\n")
-    done = compile_example(tmp_path, settings={"Enable Escape": escape})
+    done = compile_example(tmp_path, env=xdisplay, settings={"Enable Escape": escape})
     assert done.returncode == 0, done.stderr
     assert f"escape={escape}" in (tmp_path / "tower_example.py").read_text()
     with running_example(tmp_path, xdisplay) as proc:

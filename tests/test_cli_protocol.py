@@ -9,15 +9,15 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import exe
+from tests.warm import warm
 
 ROOT = Path(__file__).resolve().parents[1]
 BROKEN = ROOT / "tests" / "data" / "broken"
 
 
 def _run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [exe("tol-protocol"), *args], cwd=cwd, capture_output=True, text=True, check=False
-    )
+    command = warm([exe("tol-protocol"), *args])  # played warm (tests/warm.py)
+    return subprocess.run(command, cwd=cwd, capture_output=True, text=True, check=False)
 
 
 def test_check_valid_and_broken_files():

@@ -3,6 +3,7 @@ program started as a process of its own (exit code, output, signals, kills, envi
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -164,7 +165,7 @@ def test_what_cannot_be_played_the_same_is_started_as_is(xdisplay, monkeypatch):
     unchanged = (
         ([sys.executable, "-X", "importtime", "-c", "pass"], xdisplay),  # interpreter options
         (["/usr/bin/python3", "-c", "pass"], xdisplay),  # another interpreter
-        ([exe("tol-score"), "--help"], xdisplay),  # a command it does not play
+        ([exe("tol-web"), "--help"], xdisplay),  # a command it does not play
         (code, {**xdisplay, "PYTHONPATH": "/elsewhere"}),  # import-time settings differ
         (code, {**xdisplay, "LD_PRELOAD": "libfaketime.so.1"}),  # a library preloaded
         (code, {**xdisplay, "PYTHONMALLOC": "debug"}),  # start-time settings differ
@@ -175,6 +176,35 @@ def test_what_cannot_be_played_the_same_is_started_as_is(xdisplay, monkeypatch):
         assert warm(argv, env) == argv, argv
     monkeypatch.setenv("TOL_TESTS_COLD", "1")
     assert warm(code, xdisplay) == code
+
+
+def test_the_commands_without_psychopy_are_played_the_same_by_a_server_without_it(tmp_path):
+    # No display: tol-score, tol-import and tol-protocol need none (the plain server).
+    env = {k: v for k, v in os.environ.items() if k != "DISPLAY"}
+    broken = Path(__file__).parent / "data" / "broken" / "wrong-min.yaml"
+    golden = Path(__file__).parent / "data" / "golden" / "sessions"
+    cases = (
+        [exe("tol-score"), str(golden), "--verify"],
+        [exe("tol-score"), str(tmp_path / "no-such-folder"), "--output", str(tmp_path / "x")],
+        [exe("tol-protocol"), "check", "demo", str(broken)],
+        [exe("tol-import"), "--list-formats"],
+        [exe("tol-import"), str(broken), "--output", str(tmp_path / "imported")],
+    )
+    for argv in cases:
+        real, played = _both(argv, env)
+        assert warm_module.server("plain").path in warm(argv, env)
+        assert played.returncode == real.returncode, argv
+        assert played.stdout == real.stdout, argv
+        assert played.stderr == real.stderr, argv
+    assert real.returncode == 2  # (the checks can fail)
+    # Its children import no PsychoPy (nor pyglet): what the commands import is theirs.
+    code = (
+        "import sys; print(sorted({m.split('.')[0] for m in sys.modules} & {'psychopy', 'pyglet'}))"
+    )
+    stand_in = [sys.executable, "-I", "-S", str(warm_module.CLIENT), warm_module.server("plain").path,
+                "code", code]  # fmt: skip
+    done = subprocess.run(stand_in, env=env, capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout) == (0, "[]\n"), done.stderr
 
 
 def test_the_modules_of_real_processes_are_never_played_warm(xdisplay, monkeypatch):

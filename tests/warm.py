@@ -58,6 +58,16 @@ WARM_MODULES = (
     "tol_tasks.cli", "tol_tasks.runner.engine", "tol_tasks.builder.component",
 )  # fmt: skip
 
+#: What the plain server imports before it forks, for the commands that need no PsychoPy
+#: (:data:`CONSOLE_SCRIPTS`): their entry points' modules (found from the entry points, not
+#: named here) and the libraries a scoring, import or protocol check imports on its way (the
+#: tables, figures and reports of ``tol-score``, the protocol model). Never PsychoPy: such a
+#: command's child must import no more than the command itself does.
+PLAIN_MODULES = (
+    "numpy", "pandas", "pyarrow", "pydantic", "yaml", "jinja2", "matplotlib",
+    "matplotlib.figure", "matplotlib.backends.backend_agg",
+)  # fmt: skip
+
 #: Environment variables read when those modules are imported (PsychoPy's and matplotlib's
 #: settings folders, the locale, Python's own): a command whose environment differs from the
 #: server's in one of them is run as a process of its own.
@@ -76,8 +86,12 @@ _SAME_AT_IMPORT = (
 #: its own.
 _SAME_AT_START = ("LD_", "PYTHON", "GLIBC_", "MALLOC_", "FAKETIME")
 
-#: The commands of this environment the server plays (console scripts, by name).
-CONSOLE_SCRIPTS = ("tol-run",)
+#: The commands of this environment played warm (console scripts, by name), and the server
+#: that plays each: ``psychopy`` (:data:`WARM_MODULES`, a live X display needed) or ``plain``
+#: (:data:`PLAIN_MODULES`, no display: the commands that never import PsychoPy).
+CONSOLE_SCRIPTS = {
+    "tol-run": "psychopy", "tol-score": "plain", "tol-import": "plain", "tol-protocol": "plain",
+}  # fmt: skip
 
 #: The test modules whose programs are always processes of their own, and why.
 REAL_PROCESS_MODULES = {
@@ -95,12 +109,12 @@ _FORWARDED = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
 
 class _Server:
-    def __init__(self) -> None:
-        self.folder = Path(tempfile.mkdtemp(prefix="tol-warm-"))
+    def __init__(self, kind: str) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix=f"tol-warm-{kind}-"))
         self.path = str(self.folder / "socket")
         env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
         self.env = env
-        self.proc = subprocess.Popen([sys.executable, __file__, self.path], env=env,
+        self.proc = subprocess.Popen([sys.executable, __file__, self.path, kind], env=env,
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE)  # fmt: skip
         line = self.proc.stdout.readline()
         if line != b"ready\n":
@@ -120,20 +134,21 @@ class _Server:
         self.folder.rmdir()
 
 
-_servers: list[_Server] = []
+_servers: dict[str, _Server] = {}
 
 
-def server() -> _Server:
-    """This worker's server, started on first use (about 2 s of processor time)."""
-    if not _servers:
-        _servers.append(_Server())
-    return _servers[0]
+def server(kind: str = "psychopy") -> _Server:
+    """This worker's server of ``kind`` (``psychopy`` or ``plain``), started on first use
+    (about 2 s of processor time for the first, 1 s for the second)."""
+    if kind not in _servers:
+        _servers[kind] = _Server(kind)
+    return _servers[kind]
 
 
 def stop() -> None:
-    """Stop this worker's server, if it was started (the end of the test session)."""
+    """Stop this worker's servers, if they were started (the end of the test session)."""
     while _servers:
-        _servers.pop().stop()
+        _servers.popitem()[1].stop()
 
 
 def warm(argv: list[str], env: dict | None = None) -> list[str]:
@@ -141,12 +156,13 @@ def warm(argv: list[str], env: dict | None = None) -> list[str]:
     or ``argv`` itself where it cannot be run the same there.
 
     Played warm: a console script of :data:`CONSOLE_SCRIPTS` beside this interpreter
-    (``tol-run ARG...``), and this interpreter running a script or code
+    (``tol-run ARG...``, ``tol-score ARG...``), and this interpreter running a script or code
     (``python SCRIPT ARG...``, ``python -c CODE ARG...``), in an environment ``env``
-    (default: this process's) whose ``DISPLAY`` is a running local X server (the child opens
-    its shadow window there, where the program's import of pyglet would have: a program
-    given no display, or a wrong one, runs as a process of its own) and whose import-time
-    settings are the server's; not in the tests of :data:`REAL_PROCESS_MODULES`.
+    (default: this process's) whose import-time settings are the server's; a PsychoPy
+    program (``tol-run``, a script, code) only where ``env``'s ``DISPLAY`` is a running local
+    X server (the child opens its shadow window there, where the program's import of pyglet
+    would have: a program given no display, or a wrong one, runs as a process of its own);
+    not in the tests of :data:`REAL_PROCESS_MODULES`.
     """
     test = os.environ.get("PYTEST_CURRENT_TEST", "").split("::")[0]
     if os.environ.get("TOL_TESTS_COLD") or Path(test).stem in REAL_PROCESS_MODULES:
@@ -154,9 +170,12 @@ def warm(argv: list[str], env: dict | None = None) -> list[str]:
     request = _request_of([str(a) for a in argv])
     if request is None:
         return list(argv)
+    kind = CONSOLE_SCRIPTS[request[1]] if request[0] == "console" else "psychopy"
     env = os.environ if env is None else env
-    current = server()
-    if not _live_display(env.get("DISPLAY", "")) or _differs_at_start(env, current.env):
+    if kind == "psychopy" and not _live_display(env.get("DISPLAY", "")):
+        return list(argv)
+    current = server(kind)
+    if _differs_at_start(env, current.env):
         return list(argv)
     return [sys.executable, "-I", "-S", str(CLIENT), current.path, *request]
 
@@ -191,13 +210,22 @@ def _request_of(argv: list[str]) -> list[str] | None:
 # --- the server's side ---
 
 
-def _serve(path: str):
-    """Import :data:`WARM_MODULES`, then fork a child for each connection; return (in the
-    child only) its request."""
-    import pyglet
+def _serve(path: str, kind: str):
+    """Import :data:`WARM_MODULES` (``kind`` ``psychopy``) or :data:`PLAIN_MODULES` and the
+    plain commands' entry points (``plain``), then fork a child for each connection; return
+    (in the child only) its request."""
+    if kind == "psychopy":
+        import pyglet
 
-    pyglet.options["shadow_window"] = False  # (no display here: each child opens its own)
-    for name in WARM_MODULES:
+        pyglet.options["shadow_window"] = False  # (no display here: each child opens its own)
+        names = WARM_MODULES
+    else:
+        from importlib.metadata import entry_points
+
+        points = entry_points(group="console_scripts")
+        plain = [n for n, k in CONSOLE_SCRIPTS.items() if k == "plain"]
+        names = (*PLAIN_MODULES, *(points[n].module for n in plain))
+    for name in names:
         importlib.import_module(name)
     # What the imports made is never collected here: the collector leaves it alone in every
     # child too (not touched, so not copied page by page, nor walked at the child's exit).
@@ -274,7 +302,7 @@ def _receive(conn: socket.socket) -> tuple[dict, list[int]]:
     return json.loads(body), fds
 
 
-def _become(request: dict, fds: list[int], conn: socket.socket) -> None:
+def _become(request: dict, fds: list[int], conn: socket.socket, kind: str) -> None:
     """Make this forked child the process the test asked for (all but running it)."""
     with contextlib.suppress(PermissionError):
         os.setpgid(0, 0)
@@ -299,11 +327,14 @@ def _become(request: dict, fds: list[int], conn: socket.socket) -> None:
     import random
 
     import numpy
-    import psychopy.clock
 
     random.seed()
     numpy.random.seed()
+    if kind != "psychopy":
+        return
     import time
+
+    import psychopy.clock
 
     # PsychoPy's clock starts at the program's start (its zero and its date), not the server's.
     psychopy.clock.monotonicClock._timeAtLastReset = psychopy.clock.getTime()
@@ -358,8 +389,9 @@ def _start(request: dict) -> None:
 
 if __name__ == "__main__":
     del sys.path[0]  # this folder (tests/): the child puts its program's there
-    _child = _serve(sys.argv[1])
+    _kind = sys.argv[2] if len(sys.argv) > 2 else "psychopy"
+    _child = _serve(sys.argv[1], _kind)
     if _child is None:
         sys.exit(0)
-    _become(*_child)
+    _become(*_child, _kind)
     _run(_child[0])
