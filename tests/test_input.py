@@ -215,41 +215,15 @@ def test_listener_killed_mid_trial_loses_no_click(xdisplay, tmp_path):
     assert time.monotonic() - killed_at < 60
 
 
-def _click_while_stopped(env: dict, meta: dict, pegs: str, pid: int, stop: float) -> list:
-    """Click each peg with XTest while process ``pid`` is stopped (SIGSTOP from just before
-    the press until ``stop`` s after it); for each press, the moments on tol-tasks' clock
-    just before it was sent and once the X server had taken it (a round trip after it)."""
-    from psychopy.clock import getTime
-    from Xlib import X, display
-    from Xlib.ext import xtest
-
-    d = display.Display(env["DISPLAY"])
-    wx, wy = meta["window"]["position"]
-    rects = {r["peg"]: r for r in meta["layout"]["pegs"]}
-    spans = []
+@contextlib.contextmanager
+def _stopped(pid: int, stop: float):
+    """Process ``pid`` stopped (SIGSTOP) from now until ``stop`` s after the block."""
+    os.kill(pid, signal.SIGSTOP)
     try:
-        for peg in pegs:
-            r = rects[peg]
-            x, y = int(wx + r["left"] + r["width"] / 2), int(wy + r["top"] + r["height"] * 0.6)
-            xtest.fake_input(d, X.MotionNotify, x=x, y=y)
-            d.sync()
-            time.sleep(0.05)
-            os.kill(pid, signal.SIGSTOP)
-            try:
-                before = getTime()
-                xtest.fake_input(d, X.ButtonPress, 1)
-                d.sync()
-                spans.append((before, getTime()))
-                time.sleep(0.02)
-                xtest.fake_input(d, X.ButtonRelease, 1)
-                d.sync()
-                time.sleep(stop)
-            finally:
-                os.kill(pid, signal.SIGCONT)
-            time.sleep(0.1)
+        yield
+        time.sleep(stop)
     finally:
-        d.close()
-    return spans
+        os.kill(pid, signal.SIGCONT)
 
 
 @pytest.mark.slow
@@ -264,7 +238,8 @@ def test_a_listener_kept_from_the_processor_stamps_each_press_when_it_came(xdisp
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows), proc=proc)
         meta = sidecar_of(out)
         (listener,) = _children_running(proc.pid, "tol_tasks.runner.xlistener")
-        spans = _click_while_stopped(xdisplay, meta, HANOI3, listener, stop)
+        spans: list = []
+        _inject(xdisplay, meta, HANOI3, around=lambda: _stopped(listener, stop), spans=spans)
         _, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
     rows, clicks = _clicks(out)

@@ -19,8 +19,14 @@ from tol_tasks.session_data.eventlog import read_event_log
 PROTOCOL = short_protocol("timing", "CCC")
 
 
-def _inject(env: dict, meta: dict, pegs: str) -> list[float]:
-    """Click each peg with XTest; return the time of each press on tol-tasks' clock."""
+def _inject(env: dict, meta: dict, pegs: str, around=None, spans=None) -> list[float]:
+    """Click each peg with XTest; return the time of each press on tol-tasks' clock.
+
+    ``around``: a context manager factory wrapped around each press and its release (a
+    process stopped meanwhile, say); ``spans``: a list that gets, for each press, the time
+    just before it was sent and once the X server had taken it (a round trip after it).
+    """
+    import contextlib
     import os
 
     from psychopy.clock import getTime  # the clock tol-tasks stamps with
@@ -39,13 +45,16 @@ def _inject(env: dict, meta: dict, pegs: str) -> list[float]:
             xtest.fake_input(d, X.MotionNotify, x=x, y=y)
             d.sync()
             time.sleep(0.05)
-            t = getTime()
-            xtest.fake_input(d, X.ButtonPress, 1)
-            d.sync()
-            times.append(t)
-            time.sleep(0.02)
-            xtest.fake_input(d, X.ButtonRelease, 1)
-            d.sync()
+            with around() if around is not None else contextlib.nullcontext():
+                t = getTime()
+                xtest.fake_input(d, X.ButtonPress, 1)
+                d.sync()
+                times.append(t)
+                if spans is not None:
+                    spans.append((t, getTime()))
+                time.sleep(0.02)
+                xtest.fake_input(d, X.ButtonRelease, 1)
+                d.sync()
             time.sleep(0.12)
     finally:
         d.close()
