@@ -30,6 +30,10 @@ from .stage import (
     peg_actions,
 )
 
+#: How long the notice of a refused move stays, from the first frame that shows it (the
+#: browser's play.js shows it as long).
+_NOTICE_S = 1.2
+
 __all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
            "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
 
@@ -122,7 +126,7 @@ class ProblemTrial(TrialBase):
         self.state = TrialState(spec, stage.model.rules, attempt=attempt)
         self.event_log = event_log
         self.result: ProblemResult | None = None
-        self.notice: tuple[str, float] | None = None
+        self.notice: tuple[str, float | None] | None = None
         screen, puzzle = stage.screen, spec.puzzle
         board, goal = stage.boards(puzzle)
         self.areas = board.pegs
@@ -159,15 +163,21 @@ class ProblemTrial(TrialBase):
             left = max(0, limit - (st.clock.getTime() - self.t0))
             self.labels["time_left"].draw(msg["time_label"].format(seconds=int(left + 0.999)),
                                           self.time_pos)  # fmt: skip
-        if self.notice and st.clock.getTime() < self.notice[1]:
-            self.labels["notice"].draw(self.notice[0], self.text_pos)
+        if self.notice:
+            text, until = self.notice
+            now = st.clock.getTime()
+            if until is None:  # its first frame: shown for its time from here, however late
+                until = now + _NOTICE_S / st.speed
+                self.notice = (text, until)
+            if now < until:
+                self.labels["notice"].draw(text, self.text_pos)
 
     def _on_event(self, ev, name: str, row: dict) -> None:
         super()._on_event(ev, name, row)
         if row.get("reason") and self.stage.model.display.show_illegal_message:
             text = self.stage.messages.get(f"illegal_{row['reason']}")
             if text:
-                self.notice = (text, self.stage.clock.getTime() + 1.2 / self.stage.speed)
+                self.notice = (text, None)  # its time starts with the frame that shows it
 
     def play(self) -> ProblemResult:
         st, spec = self.stage, self.spec
