@@ -71,6 +71,9 @@ async def _open(page, url: str, tries: int = 120) -> None:
 async def play(context, url: str, who: Crowd, interrupt=None, timeout: float = 900) -> Crowd:
     """Play ``url`` in ``context`` to the end; ``interrupt``: (trial, move index, how) or None."""
     page = await context.new_page()
+    # Fifty pages on two cores: an action may wait long for its page (the whole play has
+    # its own deadline, ``timeout``); Playwright's 30 s default failed a full suite at load 15.
+    page.set_default_timeout(120_000)
     await _open(page, url)
     done: set = set()
     loop = asyncio.get_running_loop()
