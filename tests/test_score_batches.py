@@ -320,6 +320,38 @@ def test_inter_move_times_are_fmean_and_median_of_each_attempts_latencies():
     assert checked > 50
 
 
+@pytest.mark.parametrize("together", [True, False])
+def test_group_means_and_repeats_are_those_of_a_loop_over_the_members(together):
+    """mean_in_group as statistics.fmean of each group's members (groups given together or
+    interleaved), and seen_before as a set filled entry by entry."""
+    import statistics
+
+    from tol_analysis.read.logview import mean_in_group, seen_before
+
+    rng = np.random.default_rng(7)
+    group = rng.integers(0, 300, 5000)
+    if together:
+        group = np.sort(group)
+    values = np.round(rng.exponential(1.0, len(group)), 6) * rng.choice([1e-9, 1, 1e9], len(group))
+    got = mean_in_group(group, 310, values)
+    members: dict[int, list[float]] = {}
+    for g, v in zip(group.tolist(), values.tolist(), strict=True):
+        members.setdefault(g, []).append(v)
+    for g in range(310):
+        if g in members:
+            assert got[g] == statistics.fmean(members[g])
+        else:
+            assert np.isnan(got[g])
+    keys = rng.integers(-50, 50, 3000)
+    seen: set[int] = set()
+    expected = []
+    for k in keys.tolist():
+        expected.append(k in seen)
+        seen.add(k)
+    assert seen_before(keys).tolist() == expected
+    assert seen_before(np.empty(0, np.int64)).tolist() == []
+
+
 @pytest.mark.parametrize(
     ("damage", "why"),
     [

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
+import pandas as pd
 import pytest
 
 import tol_analysis.export.wide as wide_module
 import tol_analysis.read.logs as read_module
+import tol_analysis.score.csvfile as csvfile_module
 import tol_analysis.score.scores as score_module
 import tol_analysis.score.sessions as sessions_module
 from tol_analysis.columns import TRIALS
@@ -18,6 +21,7 @@ from tol_analysis.export.write import export
 from tol_analysis.read.logs import find_logs, read_sessions
 from tol_analysis.score.csvfile import TableWriter, write_table
 from tol_analysis.score.scores import score_sessions
+from tol_analysis.score.tables import TableData
 
 HERE = Path(__file__).parent
 INPUTS = [HERE / "data" / "golden" / "sessions", HERE / "data" / "v1",
@@ -64,15 +68,40 @@ def test_a_table_written_as_scored_is_not_a_dataframe_and_says_where_it_is(tmp_p
     assert scores.rows("sessions") == (tmp_path / "sessions.csv").read_text().count("\n") - 1 > 0
 
 
-def test_a_table_written_in_batches_is_the_table_written_at_once(tmp_path):
+@pytest.mark.parametrize("gather", [False, True])
+def test_a_table_written_in_batches_is_the_table_written_at_once(tmp_path, monkeypatch, gather):
+    """Each batch written as it comes, or batches gathered (three at a time, the last ones
+    when the file is closed): the bytes of the table written at once."""
     scores = _score(find_logs(INPUTS), Conventions())
-    trials = scores.table("trials")
-    write_table(trials, tmp_path / "once.csv")
-    with TableWriter(tmp_path / "batches.csv", trials.names) as out:
-        for start in range(0, len(trials), 7):
-            rows = range(start, min(start + 7, len(trials)))
-            out.write(_rows(trials, rows))
-    assert (tmp_path / "batches.csv").read_bytes() == (tmp_path / "once.csv").read_bytes()
+    for name in ("trials", "moves"):
+        table = scores.table(name)
+        monkeypatch.setattr(csvfile_module, "GATHER_CELLS", 3 * 7 * len(table.names))
+        write_table(table, tmp_path / "once.csv")
+        with TableWriter(tmp_path / "batches.csv", table.names, gather=gather) as out:
+            for start in range(0, len(table), 7):
+                rows = range(start, min(start + 7, len(table)))
+                out.write(_rows(table, rows))  # each with the categories its rows use
+        assert (tmp_path / "batches.csv").read_bytes() == (tmp_path / "once.csv").read_bytes()
+
+
+def test_batches_gathered_are_written_apart_where_booleans_are_written_otherwise(tmp_path):
+    """numpy's booleans are written True/False, nullable ones true/false: batches of both
+    kinds gathered in one writer are written as each kind is (and a batch given before an
+    error is written when the writer closes)."""
+    plain = pd.DataFrame({"who": ["a", "b"], "ok": np.array([True, False])})
+    nullable = pd.DataFrame({"who": ["b", None], "ok": pd.array([None, True], "boolean")})
+    parts = [plain, plain, nullable, plain]
+
+    def write_then_fail() -> None:
+        with TableWriter(tmp_path / "out.csv", ["who", "ok"], gather=True) as out:
+            for df in parts:
+                out.write(TableData.from_frame(df))
+            raise RuntimeError("after the last batch")
+
+    with pytest.raises(RuntimeError, match="after the last batch"):
+        write_then_fail()
+    expected = "who,ok\na,True\nb,False\na,True\nb,False\nb,\n,true\na,True\nb,False\n"
+    assert (tmp_path / "out.csv").read_text() == expected
 
 
 def _rows(table, rows):

@@ -13,7 +13,6 @@ import math
 
 import numpy as np
 
-from tol_analysis.arrow import dictionary_encode, from_numpy, to_numpy
 from tol_analysis.read.logs import LogColumns, SessionLog
 from tol_tasks.session_data.attempts import Coded, attempt_spans
 from tol_tasks.session_data.eventlog import EventLogError
@@ -192,12 +191,16 @@ def mean_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.nd
     out = np.full(n_groups, np.nan)
     if not len(group):
         return out
-    order = np.argsort(group, kind="stable")
-    g, v = group[order], values[order].tolist()
+    if (group[1:] >= group[:-1]).all():  # members already together (as scoring gives them)
+        g, v = group, values.tolist()
+    else:
+        order = np.argsort(group, kind="stable")
+        g, v = group[order], values[order].tolist()
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     stops = np.r_[starts[1:], len(g)]
-    sums = [math.fsum(v[a:b]) for a, b in zip(starts.tolist(), stops.tolist(), strict=True)]
-    out[g[starts]] = np.array(sums) / (stops - starts)
+    spans = map(slice, starts.tolist(), stops.tolist())
+    sums = np.fromiter(map(math.fsum, map(v.__getitem__, spans)), np.float64, len(starts))
+    out[g[starts]] = sums / (stops - starts)
     return out
 
 
@@ -220,9 +223,13 @@ def median_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.
 
 
 def seen_before(keys: np.ndarray) -> np.ndarray:
-    """Per entry, whether the same key came earlier (by hashing: no sort)."""
+    """Per entry, whether the same key came earlier (one stable sort)."""
     if not len(keys):
         return np.zeros(0, bool)
-    # Codes are given in order of first appearance: a code not above every earlier one is a repeat.
-    codes = to_numpy(dictionary_encode(from_numpy(np.asarray(keys, np.int64))).indices)
-    return np.r_[False, codes[1:] <= np.maximum.accumulate(codes)[:-1]]
+    keys = np.asarray(keys)
+    # Equal keys side by side, each run in order of entries: all but a run's first are repeats.
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    out = np.zeros(len(keys), bool)
+    out[order[1:]] = ordered[1:] == ordered[:-1]
+    return out

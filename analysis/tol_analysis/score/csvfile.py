@@ -38,6 +38,12 @@ CHUNK_CELLS = 1 << 21
 #: under 2 GiB).
 CHUNK_BYTES = 1 << 28
 
+#: Rows waiting to be written together, at most this many cells (rows times columns), when
+#: a :class:`TableWriter` gathers its batches (``gather``): writing a batch has a fixed cost
+#: per column (each column rendered, its cells joined), which a trials.csv batch of a few
+#: thousand rows and 67 columns paid as often as there were batches.
+GATHER_CELLS = 1 << 20
+
 #: Adjacent columns are joined from this many rows on (below, joining costs more than
 #: it saves), while their combinations stay at most a quarter of the rows.
 JOIN_ROWS = 8192
@@ -59,14 +65,24 @@ class TableWriter:
     :meth:`write`'s rows, the same bytes as :func:`write_table` of all the rows at once
     (each cell is written by itself: no choice depends on the other rows).
 
-    Used as a context manager; the file is closed when the block ends.
+    With ``gather``, batches wait until they hold :data:`GATHER_CELLS` cells and are then
+    written as one (small batches written together); :meth:`flush` and :meth:`close` write
+    those waiting.
+
+    Used as a context manager; the file is closed when the block ends (what waits written
+    first, also when the block ends with an error: rows given are never lost).
     """
 
-    def __init__(self, path: str | Path, names: list[str], sep: str = ",", na: str = "") -> None:
+    def __init__(self, path: str | Path, names: list[str], sep: str = ",", na: str = "",
+                 gather: bool = False) -> None:  # fmt: skip
         self.path = Path(path)
         self.names = list(names)
         self.rows = 0
         self._sep, self._na = sep, na
+        self._gather = gather
+        self._waiting: list[TableData] = []
+        self._waiting_rows = 0
+        self._plain: list[bool] = []
         self._f = open(self.path, "wb")  # noqa: SIM115 - closed by close() / __exit__
         header = sep.join(_quote(safe_text(str(c)), sep) for c in self.names) + "\n"
         self._f.write(header.encode("utf-8"))
@@ -76,6 +92,27 @@ class TableWriter:
         n = len(table)
         if not n:
             return
+        if not self._gather:
+            self._write(table)
+            return
+        plain = [table[c].plain for c in self.names]  # written apart when it changes
+        if self._waiting and plain != self._plain:
+            self.flush()
+        self._plain = plain
+        self._waiting.append(table)
+        self._waiting_rows += n
+        if self._waiting_rows * len(self.names) >= GATHER_CELLS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Write the batches waiting (with ``gather``), as one."""
+        if not self._waiting:
+            return
+        tables, self._waiting, self._waiting_rows = self._waiting, [], 0
+        self._write(tables[0] if len(tables) == 1 else _joined_rows(tables, self.names))
+
+    def _write(self, table: TableData) -> None:
+        n = len(table)
         rendered = [_render(table[c], self._sep, self._na) for c in self.names]
         cells, first = _every_cell(rendered, self._sep)
         parts = _joined(rendered, first, n // 4 if n >= JOIN_ROWS else 0)
@@ -95,13 +132,44 @@ class TableWriter:
         self.rows += n
 
     def close(self) -> None:
-        self._f.close()
+        if self._f.closed:
+            return
+        try:
+            self.flush()
+        finally:
+            self._f.close()
 
     def __enter__(self) -> TableWriter:
         return self
 
     def __exit__(self, *exc) -> None:
         self.close()
+
+
+def _joined_rows(tables: list[TableData], names: list[str]) -> TableData:
+    """The rows of ``tables`` one after another, for writing only: a text column's
+    categories are each table's, one after another (a text may come twice: it is written
+    the same either way)."""
+    columns = {}
+    for name in names:
+        parts = [t[name] for t in tables]
+        first = parts[0]
+        if first.kind == STRING:
+            categories: list[str] = []
+            codes = []
+            for p in parts:
+                c = np.asarray(p.values, np.int64)
+                codes.append(np.where(c < 0, -1, c + len(categories)))
+                categories += list(p.categories)
+            columns[name] = ColumnData(STRING, np.concatenate(codes), categories=categories,
+                                       plain=first.plain)  # fmt: skip
+            continue
+        values = np.concatenate([p.values for p in parts])
+        missing = None
+        if any(p.missing is not None for p in parts):
+            missing = np.concatenate([p.is_missing() for p in parts])
+        columns[name] = ColumnData(first.kind, values, missing, plain=first.plain)
+    return TableData(names, columns, sum(len(t) for t in tables))
 
 
 def _needs_quotes(text: str, sep: str) -> bool:

@@ -213,7 +213,8 @@ def _builders(write_to, files: ExitStack) -> tuple[dict[str, TableBuilder], dict
             tables[name] = TableBuilder(table, release=give_memory_back)
             continue
         path = written[name] = Path(write_to) / f"{name}.csv"
-        sink = files.enter_context(TableWriter(path, table.names))
+        # Small batches (a few logs' trials) written together: each write costs per column.
+        sink = files.enter_context(TableWriter(path, table.names, gather=True))
         # The kept columns wait on disk beside the tables while the logs are scored.
         tables[name] = files.enter_context(
             closing(TableBuilder(table, release=give_memory_back, sink=sink, keep=keep,

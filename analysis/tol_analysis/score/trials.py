@@ -81,6 +81,8 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
     mean_latency, median_latency = np.full(n, np.nan), np.full(n, np.nan)
     all_moves = []
     place = view.event("place")
+    inside = member >= 0  # rows of a problem attempt (computed once, used for every mask)
+    owner = np.maximum(member, 0)
     for code in np.unique(puz.codes).tolist():
         of = puz.codes == code
         mine = np.flatnonzero(of)
@@ -113,7 +115,8 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
             raise view.error(int(onset[a]), f"trial_onset: the goal {gl.values[gl.codes[a]]} "
                              f"cannot be reached from {st.values[st.codes[a]]}.")  # fmt: skip
         min_moves[of] = d
-        rows = np.flatnonzero(place & (member >= 0) & of[np.maximum(member, 0)])
+        ours = inside & of[owner]  # rows of this puzzle's attempts
+        rows = np.flatnonzero(place & ours)
         group = member[rows]
         r = replay_placements(view, space, rows, group, start_id, st)
         m = move_measures(view, r, goal_id, min_moves, start_key, space)
@@ -133,7 +136,7 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
         mean_latency[lat_n] = mean_in_group(group[later], n, m.latency[later])[lat_n]
         median_latency[lat_n] = median_in_group(group[later], n, m.latency[later])[lat_n]
         # A solved row must find the pieces on the goal.
-        said = np.flatnonzero(view.event("solved") & (member >= 0) & of[np.maximum(member, 0)])
+        said = np.flatnonzero(view.event("solved") & ours)
         a = member[said]
         k = np.searchsorted(rows, said) - 1
         moved = (k >= 0) & (group[np.maximum(k, 0)] == a) if len(rows) else np.zeros(len(a), bool)
@@ -146,26 +149,27 @@ def problem_attempts(view: LogView, replays: Replays, conv: Conventions) -> Prob
             raise view.error(int(said[w]), f"solved, but the replayed configuration {shown} is "
                              f"not the goal {gl.values[gl.codes[t]]}.")  # fmt: skip
     first_optimal[placements == 0] = -1
-    solved = _any(view, "solved", member, n)
-    time_out = _any(view, "time_out", member, n)
-    move_limit = _any(view, "move_limit", member, n)
-    picks = view.event("pick_up") & (member >= 0) & ~np.isnan(view.time)
+    solved = _any(view, "solved", member, inside, n)
+    time_out = _any(view, "time_out", member, inside, n)
+    move_limit = _any(view, "move_limit", member, inside, n)
+    timed = inside & ~np.isnan(view.time)
+    picks = view.event("pick_up") & timed
     first_pick = first_in_group(member[picks], n, view.time[picks])
-    ends = view.events(*_ENDS) & (member >= 0) & ~np.isnan(view.time)
+    ends = view.events(*_ENDS) & timed
     end_time = first_in_group(member[ends], n, view.time[ends])
     end_row = spans.end[idx]
     # An attempt still open at the end of its log ends with the log's last row, if timed.
     log_stop = view.stops[view.attempt_log[idx]]
     at_eof = (end_row < 0) & (spans.stop[idx] == log_stop) & np.isnan(end_time)
     end_time[at_eof] = view.time[log_stop[at_eof] - 1]
-    illegal = view.event("illegal") & (member >= 0)
+    illegal = view.event("illegal") & inside
     reasons = view.texts("reason", np.flatnonzero(illegal))
     kinds = np.array([VIOLATION_KINDS.index(x) if x in VIOLATION_KINDS else len(VIOLATION_KINDS)
                       for x in reasons], np.int64)  # fmt: skip
     by_kind = np.zeros((len(VIOLATION_KINDS) + 1, n), np.int64)
     np.add.at(by_kind, (kinds, member[illegal]), 1)
     violations = by_kind.sum(axis=0)
-    same_peg = count_in_group(member[view.event("same_peg_drop") & (member >= 0)], n)
+    same_peg = count_in_group(member[view.event("same_peg_drop") & inside], n)
     moves = placements.copy()
     if conv.same_peg_drop_counts:
         moves += same_peg
@@ -256,8 +260,8 @@ def toldx_move_score(
     return charged - min_moves, void | (min_moves > TOLDX_MOVES)
 
 
-def _any(view: LogView, event: str, member: np.ndarray, n: int) -> np.ndarray:
-    return count_in_group(member[view.event(event) & (member >= 0)], n) > 0
+def _any(view: LogView, event: str, member: np.ndarray, inside: np.ndarray, n: int) -> np.ndarray:
+    return count_in_group(member[view.event(event) & inside], n) > 0
 
 
 def _frames(view: LogView, end_row: np.ndarray) -> dict:
