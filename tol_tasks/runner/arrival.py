@@ -17,12 +17,15 @@ seen by both is handled once, with the on-arrival stamp (``stamp`` =
 source that lost it) is still handled, stamped ``polled``, and counted
 (``unmatched_presses`` and ``unmatched_keys`` in the sidecar); a copy from the
 source that comes after its press was handled as polled is dropped
-(``late_twins``). With the X Input 2 listener on an X11 window both copies
-carry the X server's time of the event (the window's through
-:mod:`.xwindow`), so they are paired exactly, whatever the delay between them;
-a window event without its twin waits for the listener to confirm, by a round
-trip to the X server, that it has none. With ioHub they are paired by how
-close their stamps are. If the source dies mid-session (or leaves a request
+(``late_twins``). On an X11 window both copies carry the X server's time of
+the event (the window's through :mod:`.xwindow`; the listener's from the raw
+event, ioHub's as its ``device_time``), so they are paired exactly, whatever
+the delay between them. A window event without its twin waits for the
+listener to confirm, by a round trip to the X server, that it has none; with
+ioHub (which cannot be asked) it waits a moment, then is handled as polled,
+and a twin that comes later is known by its time at the server and dropped.
+Where the copies carry no server time (ioHub on Windows and macOS) they are
+paired by how close their stamps are. If the source dies mid-session (or leaves a request
 unanswered for :data:`SYNC_TIMEOUT_S`) the session goes on with the window's
 events alone, and the engine logs when and why (an ``input_lost`` row).
 """
@@ -60,8 +63,14 @@ class ReconciledInput(PolledInput):
         super().__init__(win, screen, clock, keys)
         self.source = source
         self.method = source.method
-        self.window_events = window_events if source.syncs else None
-        self.reconciler = Reconciler(mode="time" if self.window_events is None else "ident")
+        self.window_events = window_events
+        # By identity where both streams carry the X server's time, waiting for the source's
+        # word where it can sync (the listener), else a moment (ioHub); else by time.
+        if window_events is None or not source.idents:
+            mode = "time"
+        else:
+            mode = "ident" if source.syncs else "ident-hold"
+        self.reconciler = Reconciler(mode=mode)
         self.lost: tuple[float, str] | None = None
         self.on_lost = None
 
@@ -92,7 +101,7 @@ class ReconciledInput(PolledInput):
             if (
                 self.source.alive
                 and since is not None
-                and self.reconciler.by_ident
+                and self.reconciler.syncs
                 and (now - since > SYNC_TIMEOUT_S)
             ):
                 self.source.alive = False
@@ -143,6 +152,7 @@ class XListenerSource:
     method = "xinput2-raw"
     #: It answers sync requests (:meth:`request_sync`), and its events carry the X server's time.
     syncs = True
+    idents = True
 
     def __init__(self, proc: subprocess.Popen, version: str = ""):
         self.proc = proc
@@ -218,10 +228,17 @@ class XListenerSource:
 
 
 class IohubSource:
-    """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process."""
+    """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process.
+
+    On Linux/X11 ioHub reads the X server's events (its pyXHook, through the RECORD
+    extension) and keeps each one's X server time as ``device_time`` (seconds: the server's
+    milliseconds times 0.001); it is given to the events as ``ident``, the time the window's
+    copies carry (:class:`~.xwindow.XWindowEvents`), so that the two copies of a press are
+    paired exactly. Elsewhere ``device_time`` is another clock and ``ident`` stays None.
+    """
 
     method = "iohub"
-    #: ioHub's events carry no X server time: they are paired with the window's by time.
+    #: ioHub cannot be asked to sync: a window event waits :data:`~.events.HOLD_S` for its twin.
     syncs = False
 
     def __init__(self, io, win, keys: list[str]):
@@ -237,6 +254,9 @@ class IohubSource:
         self._press = EventConstants.MOUSE_BUTTON_PRESS
         self._release = EventConstants.MOUSE_BUTTON_RELEASE
         self._monotonic_zero = core.monotonicClock.getLastResetTime()
+        #: Every event carries the X server's time (``ident``): Linux/X11, and the keyboard
+        #: view made to keep it (else none does, so that all are paired and ordered by time).
+        self.idents = _x11() and _keep_device_time(self.keyboard, EventConstants.KEYBOARD_PRESS)
         # ioHub reports positions on the display, in the window's units (height here),
         # origin at the display's centre; the window's pixels are found from its place.
         self._win = win
@@ -255,6 +275,12 @@ class IohubSource:
     def request_sync(self, n: int, events=()) -> None:  # pragma: no cover - syncs is False
         """ioHub cannot be asked to sync."""
 
+    def _ident(self, device_time) -> int | None:
+        """The X server's time of an event (milliseconds) from its ``device_time``, or None."""
+        if not self.idents or device_time is None:
+            return None
+        return round(float(device_time) * 1000)
+
     def read(self, clock) -> tuple[list[InputEvent], None]:
         """The events since the last read (no sync answers: ioHub has none)."""
         # ioHub times are on PsychoPy's monotonic clock; the session clock's zero differs.
@@ -265,18 +291,51 @@ class IohubSource:
                 continue
             x, y = self._to_window_pixels(e.x_position, e.y_position)
             kind = "press" if e.type == self._press else "release"
-            out.append(InputEvent(kind, e.time + offset, x, y, stamp="arrival"))
+            out.append(InputEvent(kind, e.time + offset, x, y, stamp="arrival",
+                                  ident=self._ident(e.device_time)))  # fmt: skip
         for e in self.keyboard.getPresses():
             key = str(e.key).lower()
             if key in self.keys:
+                ident = self._ident(getattr(e, "device_time", None))
                 out.append(InputEvent("key", e.time + offset, key=key, source="key",
-                                      stamp="arrival"))  # fmt: skip
+                                      stamp="arrival", ident=ident))  # fmt: skip
         out.sort(key=lambda ev: ev.t)
         return out, None
 
     def close(self) -> None:
         with contextlib.suppress(Exception):
             self.io.quit()
+
+
+def _x11() -> bool:
+    """Whether this is Linux with an X display (ioHub's events then carry the X server's
+    time)."""
+    return sys.platform.startswith("linux") and bool(os.environ.get("DISPLAY"))
+
+
+def _keep_device_time(keyboard, press_type: int) -> bool:
+    """Have ioHub's keyboard view keep each press's ``device_time``.
+
+    The view (``psychopy.iohub.client.keyboard.Keyboard``) makes its press events from
+    ioHub's event arrays through its ``_type2class`` table, and they drop ``device_time``;
+    the table given to this view makes them keep it. A view without that table (another
+    PsychoPy) is left as it is, and False returned.
+    """
+    from psychopy.iohub.devices import DeviceEvent
+
+    table = getattr(keyboard, "_type2class", None)
+    if not isinstance(table, dict) or press_type not in table:
+        return False
+    base = table[press_type]
+    index = DeviceEvent.EVENT_DEVICE_TIME_INDEX
+
+    class _PressWithDeviceTime(base):
+        def __init__(self, ioe_array):
+            super().__init__(ioe_array)
+            self.device_time = ioe_array[index]
+
+    keyboard._type2class = {**table, press_type: _PressWithDeviceTime}
+    return True
 
 
 def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource | None, str | None]:
@@ -359,7 +418,8 @@ def open_arrival_input(win, screen, clock, keys, method: str = "auto"):
     reasons = []
     order = {"auto": ("xinput2", "iohub"), "xinput2": ("xinput2",), "iohub": ("iohub",)}[method]
     for name in order:
-        hook = XWindowEvents.install(win, clock, keys) if name == "xinput2" else None
+        # The window's copies with the X server's time, for either source (None: not X11).
+        hook = XWindowEvents.install(win, clock, keys)
         if name == "xinput2":
             source, reason = _start_xlistener(win, keys, pointer=hook is None)
         else:
