@@ -17,10 +17,18 @@ delays either). The reconciler hands each press on exactly once:
   trip to the X server and answers once it has read every event the server
   sent before it). Once the answer is in, a twin that has not come never will:
   the window's copy is handled, stamped ``polled``, and counted.
-- **By time** (``mode="time"``; sources without the server's time, such as
-  ioHub): copies of one kind (and key) whose stamps are close
+- **By identity, without sync** (``mode="ident-hold"``; ioHub beside an X11
+  window, whose events keep the X server's time as ``device_time``): paired
+  exactly as above, and handed on in the server's order; ioHub cannot be asked
+  to sync, so a window event waits :data:`HOLD_S` for its twin, then is
+  handled stamped ``polled``. Stamps cannot pair close presses when one copy
+  is hundreds of milliseconds late, or stamped late (ioHub stamps what it
+  reads when it reads it): the server's time can.
+- **By time** (``mode="time"``; sources without the server's time: ioHub on
+  Windows and macOS): copies of one kind (and key) whose stamps are close
   (:data:`MATCH_BEFORE_S`, :data:`MATCH_AFTER_S`) are one press. A window
   event waits :data:`HOLD_S` for its twin, then is handled stamped ``polled``.
+  Where both copies carry an identity they are paired by it even here.
 
 Either way a twin that comes after its press was handled (the window's copy
 handled as polled, then the source's late copy) is recognised and dropped
