@@ -16,6 +16,10 @@ import sys
 
 from .events import InputEvent
 
+#: ioHub's names of keys that PsychoPy's window (and so a protocol) names otherwise: on Linux
+#: ioHub names the space bar by its character.
+_KEY_NAMES = {" ": "space"}
+
 
 class IohubSource:
     """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process.
@@ -84,7 +88,7 @@ class IohubSource:
             out.append(InputEvent(kind, e.time + offset, x, y, stamp="arrival",
                                   ident=self._ident(e.device_time)))  # fmt: skip
         for e in self.keyboard.getPresses():
-            key = str(e.key).lower()
+            key = _KEY_NAMES.get(str(e.key), str(e.key).lower())
             if key in self.keys:
                 ident = self._ident(getattr(e, "device_time", None))
                 out.append(InputEvent("key", e.time + offset, key=key, source="key",
