@@ -17,12 +17,15 @@ seen by both is handled once, with the on-arrival stamp (``stamp`` =
 source that lost it) is still handled, stamped ``polled``, and counted
 (``unmatched_presses`` and ``unmatched_keys`` in the sidecar); a copy from the
 source that comes after its press was handled as polled is dropped
-(``late_twins``). With the X Input 2 listener on an X11 window both copies
-carry the X server's time of the event (the window's through
-:mod:`.xwindow`), so they are paired exactly, whatever the delay between them;
-a window event without its twin waits for the listener to confirm, by a round
-trip to the X server, that it has none. With ioHub they are paired by how
-close their stamps are. If the source dies mid-session (or leaves a request
+(``late_twins``). On an X11 window both copies carry the X server's time of
+the event (the window's through :mod:`.xwindow`; the listener's from the raw
+event, ioHub's as its ``device_time``), so they are paired exactly, whatever
+the delay between them. A window event without its twin waits for the
+listener to confirm, by a round trip to the X server, that it has none; with
+ioHub (which cannot be asked) it waits a moment, then is handled as polled,
+and a twin that comes later is known by its time at the server and dropped.
+Where the copies carry no server time (ioHub on Windows and macOS) they are
+paired by how close their stamps are. If the source dies mid-session (or leaves a request
 unanswered for :data:`SYNC_TIMEOUT_S`) the session goes on with the window's
 events alone, and the engine logs when and why (an ``input_lost`` row).
 """
@@ -32,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import os
 import select
-import socket
 import subprocess
 import sys
 
@@ -40,6 +42,7 @@ from psychopy import event
 
 from .events import InputEvent, Reconciler
 from .inputs import PolledInput
+from .iohub_input import start_iohub
 from .xwindow import XWindowEvents
 
 #: Seconds to wait for the X listener to start.
@@ -60,8 +63,14 @@ class ReconciledInput(PolledInput):
         super().__init__(win, screen, clock, keys)
         self.source = source
         self.method = source.method
-        self.window_events = window_events if source.syncs else None
-        self.reconciler = Reconciler(mode="time" if self.window_events is None else "ident")
+        self.window_events = window_events
+        # By identity where both streams carry the X server's time, waiting for the source's
+        # word where it can sync (the listener), else a moment (ioHub); else by time.
+        if window_events is None or not source.idents:
+            mode = "time"
+        else:
+            mode = "ident" if source.syncs else "ident-hold"
+        self.reconciler = Reconciler(mode=mode)
         self.lost: tuple[float, str] | None = None
         self.on_lost = None
 
@@ -92,7 +101,7 @@ class ReconciledInput(PolledInput):
             if (
                 self.source.alive
                 and since is not None
-                and self.reconciler.by_ident
+                and self.reconciler.syncs
                 and (now - since > SYNC_TIMEOUT_S)
             ):
                 self.source.alive = False
@@ -143,6 +152,7 @@ class XListenerSource:
     method = "xinput2-raw"
     #: It answers sync requests (:meth:`request_sync`), and its events carry the X server's time.
     syncs = True
+    idents = True
 
     def __init__(self, proc: subprocess.Popen, version: str = ""):
         self.proc = proc
@@ -217,68 +227,6 @@ class XListenerSource:
             self.proc.stdout.close()
 
 
-class IohubSource:
-    """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process."""
-
-    method = "iohub"
-    #: ioHub's events carry no X server time: they are paired with the window's by time.
-    syncs = False
-
-    def __init__(self, io, win, keys: list[str]):
-        from psychopy import core
-        from psychopy.iohub.constants import EventConstants
-
-        self.io = io
-        self.mouse = io.devices.mouse
-        self.keyboard = io.devices.keyboard
-        self.keys = set(keys)
-        self.alive = True
-        self.reason: str | None = None
-        self._press = EventConstants.MOUSE_BUTTON_PRESS
-        self._release = EventConstants.MOUSE_BUTTON_RELEASE
-        self._monotonic_zero = core.monotonicClock.getLastResetTime()
-        # ioHub reports positions on the display, in the window's units (height here),
-        # origin at the display's centre; the window's pixels are found from its place.
-        self._win = win
-        screen = win.winHandle.screen
-        self._display_size = (int(screen.width), int(screen.height))
-
-    def _to_window_pixels(self, x: float, y: float) -> tuple[float, float]:
-        dw, dh = self._display_size
-        px, py = x * dh + dw / 2, dh / 2 - y * dh
-        try:
-            wx, wy = self._win.winHandle.get_location()
-        except Exception:  # pragma: no cover - a backend without window positions
-            wx, wy = 0, 0
-        return px - wx, py - wy
-
-    def request_sync(self, n: int, events=()) -> None:  # pragma: no cover - syncs is False
-        """ioHub cannot be asked to sync."""
-
-    def read(self, clock) -> tuple[list[InputEvent], None]:
-        """The events since the last read (no sync answers: ioHub has none)."""
-        # ioHub times are on PsychoPy's monotonic clock; the session clock's zero differs.
-        offset = self._monotonic_zero - clock.getLastResetTime()
-        out = []
-        for e in self.mouse.getEvents():
-            if e.type not in (self._press, self._release) or e.button_id != 1:
-                continue
-            x, y = self._to_window_pixels(e.x_position, e.y_position)
-            kind = "press" if e.type == self._press else "release"
-            out.append(InputEvent(kind, e.time + offset, x, y, stamp="arrival"))
-        for e in self.keyboard.getPresses():
-            key = str(e.key).lower()
-            if key in self.keys:
-                out.append(InputEvent("key", e.time + offset, key=key, source="key",
-                                      stamp="arrival"))  # fmt: skip
-        out.sort(key=lambda ev: ev.t)
-        return out, None
-
-    def close(self) -> None:
-        with contextlib.suppress(Exception):
-            self.io.quit()
-
-
 def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource | None, str | None]:
     """The listener process, or None and why not. ``pointer``: it asks the server where the
     pointer is at each press (not needed when the window's copies say it: a round trip a
@@ -320,36 +268,6 @@ def _start_xlistener(win, keys, pointer: bool = True) -> tuple[XListenerSource |
     return None, f"the X Input 2 listener could not start: {reason}"
 
 
-def iohub_port() -> int:
-    """A UDP port free on this machine, for this session's ioHub server.
-
-    ioHub's server listens on one fixed port (9036) unless told otherwise: a second session on
-    the machine (or a test worker beside another) would then talk to the first session's
-    server and read its events, or none (on macOS, ioHub even kills the process holding the
-    port). Each session's server gets a port of its own.
-    """
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        probe.bind(("", 0))
-        return probe.getsockname()[1]
-
-
-def _start_iohub(win, keys) -> tuple[IohubSource | None, str | None]:
-    try:
-        from psychopy.iohub import launchHubServer
-
-        io = launchHubServer(window=win, udp_port=iohub_port())
-    except Exception as exc:
-        return None, f"the ioHub server could not start ({type(exc).__name__}: {exc})"
-    if io is None:
-        return None, "the ioHub server could not start"
-    try:
-        return IohubSource(io, win, keys), None
-    except Exception as exc:
-        with contextlib.suppress(Exception):
-            io.quit()
-        return None, f"the ioHub devices could not be used ({exc})"
-
-
 def open_arrival_input(win, screen, clock, keys, method: str = "auto"):
     """The reconciled on-arrival input, or polled input and the reason it could not be had.
 
@@ -359,11 +277,12 @@ def open_arrival_input(win, screen, clock, keys, method: str = "auto"):
     reasons = []
     order = {"auto": ("xinput2", "iohub"), "xinput2": ("xinput2",), "iohub": ("iohub",)}[method]
     for name in order:
-        hook = XWindowEvents.install(win, clock, keys) if name == "xinput2" else None
+        # The window's copies with the X server's time, for either source (None: not X11).
+        hook = XWindowEvents.install(win, clock, keys)
         if name == "xinput2":
             source, reason = _start_xlistener(win, keys, pointer=hook is None)
         else:
-            source, reason = _start_iohub(win, keys)
+            source, reason = start_iohub(win, keys)
         if source is not None:
             return ReconciledInput(win, screen, clock, keys, source, hook), None
         if hook is not None:

@@ -17,10 +17,18 @@ delays either). The reconciler hands each press on exactly once:
   trip to the X server and answers once it has read every event the server
   sent before it). Once the answer is in, a twin that has not come never will:
   the window's copy is handled, stamped ``polled``, and counted.
-- **By time** (``mode="time"``; sources without the server's time, such as
-  ioHub): copies of one kind (and key) whose stamps are close
+- **By identity, without sync** (``mode="ident-hold"``; ioHub beside an X11
+  window, whose events keep the X server's time as ``device_time``): paired
+  exactly as above, and handed on in the server's order; ioHub cannot be asked
+  to sync, so a window event waits :data:`HOLD_S` for its twin, then is
+  handled stamped ``polled``. Stamps cannot pair close presses when one copy
+  is hundreds of milliseconds late, or stamped late (ioHub stamps what it
+  reads when it reads it): the server's time can.
+- **By time** (``mode="time"``; sources without the server's time: ioHub on
+  Windows and macOS): copies of one kind (and key) whose stamps are close
   (:data:`MATCH_BEFORE_S`, :data:`MATCH_AFTER_S`) are one press. A window
   event waits :data:`HOLD_S` for its twin, then is handled stamped ``polled``.
+  Where both copies carry an identity they are paired by it even here.
 
 Either way a twin that comes after its press was handled (the window's copy
 handled as polled, then the source's late copy) is recognised and dropped
@@ -87,7 +95,9 @@ class Reconciler:
     """Pairs on-arrival events with the window's events (see the module's description).
 
     ``mode``: ``ident`` (both streams carry the X server's time; undecided window
-    events wait for a sync) or ``time`` (paired by stamps; they wait :data:`HOLD_S`).
+    events wait for a sync), ``ident-hold`` (both carry it, the source cannot sync:
+    undecided window events wait :data:`HOLD_S`) or ``time`` (paired by stamps where
+    either copy has no identity; undecided window events wait :data:`HOLD_S`).
 
     Attributes
     ----------
@@ -96,7 +106,7 @@ class Reconciler:
         twin ever came).
     late_twins : int
         On-arrival events dropped as the twin of a press already handled as polled (the
-        source was late, by time only).
+        source was late; by identity or by time, not where the source syncs).
     request : int or None
         A sync the caller should ask the source for (set by :meth:`add`; by identity).
     requested : list of InputEvent
@@ -119,6 +129,12 @@ class Reconciler:
 
     @property
     def by_ident(self) -> bool:
+        """Both streams carry the X server's time: paired, and handed on in order, by it."""
+        return self.mode in ("ident", "ident-hold")
+
+    @property
+    def syncs(self) -> bool:
+        """Undecided window events wait for the source's sync (else :data:`HOLD_S`)."""
         return self.mode == "ident"
 
     @staticmethod
@@ -184,7 +200,7 @@ class Reconciler:
                 continue
             if found is not None:  # its window copy was waiting: handled once, here
                 w = found
-                if self.by_ident and w.ident == a.ident:
+                if w.ident is not None and w.ident == a.ident:
                     a.x, a.y = w.x, w.y  # where the window says it was
             else:
                 self._arrivals.append(a)
@@ -193,7 +209,7 @@ class Reconciler:
             twin = self._twin_of(w)
             if twin is None:
                 self._pending.append(_Pending(w, now))
-            elif self.by_ident and twin.ident == w.ident:
+            elif w.ident is not None and twin.ident == w.ident:
                 # The window's copy says exactly where the press was (the source only where
                 # the pointer was when it read it); it is not handed on yet, or just now.
                 twin.x, twin.y = w.x, w.y
@@ -205,7 +221,8 @@ class Reconciler:
     def _twin_of(self, w: InputEvent) -> InputEvent | None:
         """Remove and return the on-arrival copy of the window event ``w``, if it came."""
         for i, a in enumerate(self._arrivals):
-            if self._twin(a, w) and (a.ident is not None or self._is_closest(a, w)):
+            exact = a.ident is not None and w.ident is not None
+            if self._twin(a, w) and (exact or self._is_closest(a, w)):
                 del self._arrivals[i]
                 return a
         return None
@@ -223,7 +240,7 @@ class Reconciler:
             if not alive:
                 self._ready.append(p.event)  # no source: the window's events are all there is
                 continue
-            if self.by_ident and p.request is None:
+            if self.syncs and p.request is None:
                 # A sync answers for what happened before it was asked: one asked now (one a
                 # poll at most, for every window event read in it).
                 if self.request is None:
@@ -231,15 +248,18 @@ class Reconciler:
                     self.request = self._asked
                 p.request = self._asked
                 self.requested.append(p.event)
-            answered = (p.request <= self._synced if self.by_ident
+            answered = (p.request <= self._synced if self.syncs
                         else now - p.seen >= HOLD_S)  # fmt: skip
             if not answered:
                 keep.append(p)
                 continue
             w = p.event
-            # Last chance, by time: a source whose copy carries another identity (a touch
-            # the server stamped twice) must still not give one press twice.
-            if self._take([(self._arrivals, lambda a: a)], w, self._near, arrival=False):
+            # Last chance, by time: the listener's copy may carry another identity (a touch
+            # the server stamped twice) and must still not give one press twice. ioHub's
+            # copies are not guessed about: where both carry an identity, one with another
+            # identity is another press (a close click), never this one's twin.
+            last = self._near if self.syncs else self._twin
+            if self._take([(self._arrivals, lambda a: a)], w, last, arrival=False):
                 continue
             self.unmatched_presses += w.kind == "press"
             self.unmatched_keys += w.kind == "key"

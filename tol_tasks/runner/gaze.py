@@ -31,7 +31,7 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.neuro import EyeTracking
 from tol_tasks.session_data.sidecar import EyeTrackingRecord
 
-from .arrival import iohub_port
+from .iohub_input import iohub_port
 
 #: The columns of the samples file.
 SAMPLE_COLUMNS = ("time", "x", "y", "pupil", "valid")

@@ -29,6 +29,7 @@ from tol_tasks.session_data.sidecar import (
 )
 
 from .clock import COUNTER
+from .events import HOLD_S
 from .prepare import Prepared
 from .screen import UNITS
 
@@ -36,6 +37,7 @@ from .screen import UNITS
 _ARRIVAL_RESOLUTION_S = {"xinput2-raw": 0.001, "iohub": 0.001}
 
 
+_HOLD_MS = round(HOLD_S * 1000)
 #: How the two copies of each press were paired, in words (the sidecar's input_reconciled).
 _RECONCILED = {
     "ident": "each press, release and key is handled once: the on-arrival source's copy and "
@@ -44,9 +46,15 @@ _RECONCILED = {
     "window's position; a window event without a twin is handled, stamped polled and counted "
     "(unmatched_presses, unmatched_keys) once the source has confirmed, by a round trip to "
     "the X server, that it has none",
+    "ident-hold": "each press, release and key is handled once: the on-arrival source's copy "
+    "and the window's are paired by the X server's own time of the event (the same for both), "
+    "whatever the delay between them; the paired press keeps the arrival stamp and the "
+    f"window's position; a window event whose twin has not come within {_HOLD_MS} ms is handled, "
+    "stamped polled, and counted (unmatched_presses, unmatched_keys) unless its twin comes "
+    "later, which is then known by that time and dropped (late_twins)",
     "time": "each press, release and key is handled once: the on-arrival source's copy and "
     "the window's are paired by their stamps (same kind and key, closest in time); a window "
-    "event whose twin has not come within 60 ms is handled, stamped polled, and counted "
+    f"event whose twin has not come within {_HOLD_MS} ms is handled, stamped polled, and counted "
     "(unmatched_presses, unmatched_keys) unless its twin comes later, which is then dropped "
     "(late_twins)",
     "polled": "no on-arrival source: every press is the window's own, stamped polled",
@@ -55,6 +63,7 @@ _RECONCILED = {
 
 def inp_mode(inp) -> str:
     """How the session's input pairs its streams: ``ident``, ``time`` or ``polled``."""
+    inp = getattr(inp, "inner", inp)  # under the scanner's, eye tracker's or focus's taps
     reconciler = getattr(inp, "reconciler", None)
     return reconciler.mode if reconciler is not None else "polled"
 
