@@ -424,3 +424,28 @@ def test_spilled_columns_read_back_in_ranges_are_the_values_added(tmp_path):
             assert [None if g != g else g for g in got] == [None if w != w else w
                                                             for w in want], name  # fmt: skip
     spilled.close()
+
+
+@pytest.mark.parametrize("step", [1, 2, 3, 1 << 16])
+def test_wide_finds_codes_in_order_of_first_appearance_a_range_at_a_time(monkeypatch, step):
+    # wide.csv takes the sessions table's participant codes as the participants' ranks when
+    # they first appear in order 0, 1, ... (looked over a range of codes at a time): the
+    # same answer as listing each code at its first appearance, for any range.
+    import numpy as np
+
+    import tol_analysis.export.wide as wide_module
+
+    monkeypatch.setattr(wide_module, "_STEP", step)
+    rng = np.random.default_rng(3)
+    cases = [[0], [1], [0, 0, 1, 0, 2, 1], [0, 2, 1], [0, 1, 1, 3, 2], [-1, 0], [0, 1, 2]]
+    for _ in range(300):
+        n = int(rng.integers(1, 9))
+        codes = rng.integers(0, n, int(rng.integers(1, 20)))
+        cases.append(codes.tolist())
+        first = list(dict.fromkeys(codes.tolist()))
+        cases.append([first.index(c) for c in codes.tolist()])  # renumbered: in order
+    for codes in cases:
+        for n in {max(codes) + 1, max(codes) + 2}:
+            expected = min(codes) >= 0 and list(dict.fromkeys(codes)) == list(range(n))
+            got = wide_module._in_order(np.array(codes, np.int32), n)
+            assert got == expected, (codes, n)

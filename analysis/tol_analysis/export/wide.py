@@ -34,6 +34,7 @@ from tol_analysis.export.wide_cells import (
     spss_name,
     trial_rows,
 )
+from tol_analysis.read.logs import give_memory_back
 from tol_analysis.score.builder import SpilledTable
 from tol_analysis.score.compact import same_texts
 from tol_analysis.score.csvfile import TableWriter
@@ -84,7 +85,9 @@ def write_wide(trials: TableData, conv: Conventions, sessions: TableData | None,
                path: str | Path) -> None:  # fmt: skip
     """Write wide.csv (:func:`wide_table`) to ``path``, :data:`WIDE_ROWS` participants at a
     time: memory holds their cells, not a grid of every participant's."""
+    give_memory_back()  # what sessions.csv freed, before wide.csv's columns are made
     wide = _Wide(trials, conv, sessions, WIDE_ROWS)
+    give_memory_back()  # what settling them took, before the rows are made
     with TableWriter(path, wide.names) as out:
         for start in range(0, wide.n, WIDE_ROWS):
             out.write(wide.rows(start, min(start + WIDE_ROWS, wide.n)))
@@ -102,8 +105,8 @@ class _Wide:
             people, rank_of, rank = _people_of_sessions(categories_of(trials, "participant"),
                                                         sessions)  # fmt: skip
             out = {"participant": _participant_column(people)}
-            out["simulated"] = _any_simulated(sessions["simulated"], np.ones(len(sessions), bool),
-                                              rank, len(people))  # fmt: skip
+            out["simulated"] = _any_simulated(sessions["simulated"], slice(None), rank,
+                                              len(people))  # fmt: skip
             out.update(_participant_fields(sessions, people, rank))
             out.update(_session_cells(sessions, people, rank))
         else:  # the participants from the trials, in order of first appearance
@@ -132,7 +135,7 @@ class _Wide:
 
 
 def _participant_column(people: Sequence[str]) -> ColumnData:
-    return ColumnData(STRING, np.arange(len(people)).astype(index_type(len(people))),
+    return ColumnData(STRING, np.arange(len(people), dtype=index_type(len(people))),
                       categories=people, plain=True)  # fmt: skip
 
 
@@ -156,7 +159,7 @@ def _people_of_sessions(
     (as scoring makes them): a million participants' ids as Python strings in a dict take
     about 150 MB."""
     column = sessions["participant"]
-    rank = np.asarray(column.values, np.int64)
+    rank = np.asarray(column.values, index_type(len(column.categories)))  # 4 bytes a session
     if _in_order(rank, len(column.categories)):
         people = column.categories
         if same_texts(texts, people):  # every session has trials: the same codes
@@ -169,11 +172,24 @@ def _people_of_sessions(
 
 
 def _in_order(codes: np.ndarray, n: int) -> bool:
-    """Whether ``codes`` use each of ``n`` codes, first appearing in order 0, 1, ..."""
+    """Whether ``codes`` use each of ``n`` codes, first appearing in order 0, 1, ...: each
+    code at most one above the highest before it (so that each new one is the next), the
+    highest ``n - 1``. Looked over :data:`_STEP` codes at a time (no sort of every code)."""
     if not len(codes) or codes.min() < 0:
         return False
-    used, first = np.unique(codes, return_index=True)
-    return len(used) == n and bool(np.all(np.diff(first) > 0))
+    high = -1  # the highest code so far
+    for lo in range(0, len(codes), _STEP):
+        part = np.asarray(codes[lo : lo + _STEP], np.int64)
+        before = np.maximum.accumulate(np.concatenate([[high], part[:-1]]))
+        if np.any(part > before + 1):
+            return False
+        high = max(high, int(part.max()))
+    return high == n - 1
+
+
+#: Sessions looked over at once by :func:`_in_order` and :func:`_session_cells` (arrays
+#: of a few bytes a session, not of every session).
+_STEP = 1 << 16
 
 
 def _ranks_of(texts: Sequence[str], people: Sequence[str]) -> np.ndarray:
@@ -229,43 +245,55 @@ def _participant_fields(sessions: TableData, people: list[str],
 def _session_cells(sessions: TableData, people: list[str],
                    rank: np.ndarray) -> dict[str, ColumnData]:  # fmt: skip
     """Per session task, what describes it (:data:`~tol_analysis.columns.WIDE_SESSION`;
-    ``rank``: each session's participant's rank)."""
+    ``rank``: each session's participant's rank): each participant's last session of the
+    task. Made :data:`_STEP` sessions at a time, in order (each stem's columns in order of
+    first appearance)."""
     task = sessions["protocol"]
-    number = np.asarray(sessions["session"].values, np.int64)
-    rows_of: dict[str, np.ndarray] = {}  # each session task's stem, in order of appearance
-    if len(number):
-        pairs, which = distinct_rows(number, np.asarray(task.values, np.int64))
+    number, tasks = np.asarray(sessions["session"].values), np.asarray(task.values)
+    sources = [(c.name, sessions[c.name]) for c in WIDE_SESSION]
+    cells: dict[str, list[np.ndarray]] = {}  # each session task's stem: its columns' codes
+    number_of: dict[str, int] = {}  # each stem's number, in order of first appearance
+    for lo in range(0, len(number), _STEP):
+        hi = min(lo + _STEP, len(number))
+        pairs, which = distinct_rows(number[lo:hi], tasks[lo:hi])
         which = np.asarray(which).ravel()
-        firsts = np.full(len(pairs), len(number), np.int64)
-        np.minimum.at(firsts, which, np.arange(len(number)))
-        stem_of: dict[str, int] = {}
+        _, firsts = np.unique(which, return_index=True)
         pair_stem = np.empty(len(pairs), np.int64)
         for j in np.argsort(firsts, kind="stable").tolist():
             n, code = pairs[j].tolist()
-            pair_stem[j] = stem_of.setdefault(cell_stem(n, task.categories[code]), len(stem_of))
+            stem = cell_stem(n, task.categories[code])
+            if stem not in cells:
+                number_of[stem] = len(cells)
+                cells[stem] = [np.full(len(people), -1, np.asarray(source.values).dtype)
+                               for _, source in sources]  # fmt: skip
+            pair_stem[j] = number_of[stem]
         session_stem = pair_stem[which]
         order = np.argsort(session_stem, kind="stable")  # each stem's sessions, in order
-        bounds = np.searchsorted(session_stem[order], np.arange(len(stem_of) + 1))
-        rows_of = {stem: order[bounds[k] : bounds[k + 1]] for stem, k in stem_of.items()}
+        here = np.unique(session_stem)
+        bounds = np.searchsorted(session_stem[order], np.r_[here, here[-1] + 1])
+        columns = list(cells.values())
+        for k, s in enumerate(here.tolist()):
+            at = order[bounds[k] : bounds[k + 1]] + lo
+            for codes, (_, source) in zip(columns[s], sources, strict=True):
+                codes[rank[at]] = np.asarray(source.values)[at]
     out: dict[str, ColumnData] = {}
-    for stem, at in rows_of.items():
-        for c in WIDE_SESSION:
-            source = sessions[c.name]
-            codes = np.full(len(people), -1, np.asarray(source.values).dtype)
-            codes[rank[at]] = np.asarray(source.values)[at]
-            out[spss_name(f"{stem}_{c.name}")] = ColumnData(
-                STRING, codes, categories=source.categories
-            )
+    for stem, columns in cells.items():
+        for codes, (name, source) in zip(columns, sources, strict=True):
+            out[spss_name(f"{stem}_{name}")] = ColumnData(STRING, codes,
+                                                          categories=source.categories)  # fmt: skip
     return out
 
 
-def _any_simulated(simulated: ColumnData, keep: np.ndarray, rank: np.ndarray,
+def _any_simulated(simulated: ColumnData, keep: np.ndarray | slice, rank: np.ndarray,
                    n: int) -> ColumnData:  # fmt: skip
-    """Per participant: any session simulated (missing when no session says)."""
+    """Per participant: any session simulated (missing when no session says); ``keep``: the
+    rows looked at (``rank``: their participants' ranks)."""
     known = ~simulated.is_missing()[keep]
     yes = np.asarray(simulated.values, bool)[keep] & known
-    said = np.bincount(rank[known], minlength=n) > 0
-    return ColumnData(BOOLEAN, np.bincount(rank[yes], minlength=n) > 0, ~said)
+    said, any_yes = np.zeros(n, bool), np.zeros(n, bool)
+    said[rank[known]] = True
+    any_yes[rank[yes]] = True
+    return ColumnData(BOOLEAN, any_yes, ~said)
 
 
 def describe_wide(names, sessions: TableData | None) -> dict[str, tuple[Column, str]]:

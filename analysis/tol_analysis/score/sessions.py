@@ -32,7 +32,7 @@ from tol_analysis.columns import (
 from tol_analysis.conventions import Conventions
 from tol_analysis.read.spill import KeyIndex
 from tol_analysis.score.builder import SpilledTable
-from tol_analysis.score.compact import Distinct
+from tol_analysis.score.compact import Distinct, same_texts
 from tol_analysis.score.csvfile import TableWriter
 from tol_analysis.score.infos import SessionInfo, session_info  # noqa: F401 - also here
 from tol_analysis.score.sums import group_sums, rows_apart
@@ -99,7 +99,19 @@ def write_sessions(trials: TableData | SpilledTable, infos: list[SessionInfo], c
                 got.add(rows[name])
     if summaries.n:
         kept = {name: got.done() for name, got in parts.items()}
+        kept["participant"] = _shared_texts(kept["participant"], trials, "participant")
     return TableData(summaries.names, kept, summaries.n)
+
+
+def _shared_texts(column: ColumnData, trials: TableData | SpilledTable, name: str) -> ColumnData:
+    """``column`` with the trials column ``name``'s distinct texts when they are the same
+    texts in the same order (as when every session has trials): one copy of a million
+    participants' ids kept for wide.csv, not two."""
+    theirs = (trials.categories(name) if isinstance(trials, SpilledTable)
+              else trials[name].categories)  # fmt: skip
+    if theirs is column.categories or not same_texts(theirs, column.categories):
+        return column
+    return ColumnData(STRING, column.values, categories=theirs, plain=column.plain)
 
 
 class _Gathered:
@@ -128,8 +140,8 @@ class _Gathered:
         parts, self._parts = self._parts, []
         if self._texts is None:
             return ColumnData.concat(parts)
-        codes = np.concatenate([p.values for p in parts])
-        return ColumnData(STRING, codes.astype(code_type(len(self._texts))),
+        codes = np.concatenate([p.values for p in parts], dtype=code_type(len(self._texts)))
+        return ColumnData(STRING, codes,
                           categories=self._texts.categories(),
                           plain=all(p.plain for p in parts))  # fmt: skip
 
