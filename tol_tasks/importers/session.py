@@ -368,9 +368,13 @@ class SessionBuilder:
                 column=column,
                 value=value,
             )
+        if ms < self.last_ms - 1e-9:  # _emit's check, made here: a move is most rows
+            self._emit({}, ms, row=row)  # raises, naming the times
         t.state = after
         t.moves += 1
-        self._emit(rows.place_row(after, t.moves, moved, a, b), ms, row=row, mouse=True)
+        self.last_ms = ms
+        self.rows.append({**t.head, "time": ms / 1000.0, "trial_time": (ms - t.onset_ms) / 1000.0,
+                          **rows.place_row(after, t.moves, moved, a, b), "input": "mouse"})  # fmt: skip
         return after
 
     def move_to(self, ms: float, new_state: str, *, row: int, column: str, value) -> str | None:
