@@ -15,9 +15,7 @@ so the files, the report and the error that stops an import are those of one pro
 alone. A copy is at most :data:`AHEAD` chunks ahead (it waits for room), so memory
 follows the chunks, not the file. When this process needs a copy's chunk that has not
 come yet, it builds that chunk itself unless the copy has started it (:class:`_Claims`):
-the work follows the processor time each process gets. While it waits for a chunk its copy is building, it builds the next copy's chunk not yet
-started (at most :data:`AHEAD` ahead, kept as a copy's results until its turn). A copy
-ends with this process (a kill of the import
+the work follows the processor time each process gets. A copy ends with this process (a kill of the import
 kills it too); a copy that ends early has its chunks built here.
 
 Only where the system can fork (Linux, macOS); elsewhere (Windows) one process builds.
@@ -101,27 +99,9 @@ def build(
             forked[w] = _fork(fmt, source, options, chunks, mine, claims,
                               [c for c, _ in forked.values()])  # fmt: skip
         copies.update((w, _Copy(*f)) for w, f in forked.items())
-        ahead: dict[int, list] = {}  # copies' chunks built here while waiting for another's
-        sidecars = SidecarTexts()
-
-        def build_ahead(k: int) -> bool:
-            """While chunk ``k`` is being built by its copy: build the next copy's chunk no
-            copy has started (at most :data:`AHEAD` ahead), as a copy would; whether one was."""
-            for m in range(k + 1, min(k + 1 + AHEAD, len(chunks))):
-                if owner[m] != 0 and m not in ahead and claims.take_over(m):
-                    try:
-                        ahead[m] = [_made(fmt, source, options, g, sidecars) for g in chunks[m]]
-                    except RuntimeError:  # a session of another source: built in its turn
-                        ahead[m] = None
-                    return True
-            return False
-
         for k, chunk in enumerate(chunks):
             w = owner[k]
-            if k in ahead:
-                got = ahead.pop(k)
-            else:
-                got = copies[w].take(k, claims, lambda k=k: build_ahead(k)) if w in copies else None
+            got = copies[w].take(k, claims) if w in copies else None
             if got is None:  # this process's chunk, one it took over, or a copy's that ended
                 if w in copies and copies[w].ended:
                     copies.pop(w).stop()
@@ -271,19 +251,16 @@ class _Copy:
         except (EOFError, OSError):
             self.queue.put(None)
 
-    def take(self, k: int, claims: _Claims, idle) -> list[Any] | None:
+    def take(self, k: int, claims: _Claims) -> list[Any] | None:
         """The copy's results for chunk ``k``, or None when this process is to build it: the
         copy has not sent it and this process claimed it first, or the copy ended without
-        sending it (:attr:`ended`). While the copy builds it, ``idle()`` is called (work
-        done meanwhile; false when there is none, then this process waits)."""
+        sending it (:attr:`ended`)."""
         while True:
             try:
                 got = self.queue.get_nowait()
             except queue.Empty:
                 if claims.take_over(k):
                     return None  # the copy is behind: built here, the copy skips it
-                if idle():
-                    continue
                 got = self.queue.get()  # the copy is building it
             if got is None:
                 self.queue.put(None)  # asked again: the same answer
