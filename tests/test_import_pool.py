@@ -97,21 +97,21 @@ def test_a_copy_that_lags_has_its_chunks_taken_over_here(tmp_path, small_chunks,
     the report are those of one process alone."""
     source = _grow(tmp_path / "data.json", 40)
     here, taken = os.getpid(), []
-    real_made, real_take_over = pool._made, pool._Claims.take_over
+    real_made, real_claim = pool._made, pool._Claims.claim
 
     def slow_made(*args):
         if os.getpid() != here:
             time.sleep(0.05)
         return real_made(*args)
 
-    def take_over(self, k):
-        got = real_take_over(self, k)
-        if got:
+    def claim(self, k, timeout=None):
+        got = real_claim(self, k, timeout)
+        if got and os.getpid() == here:
             taken.append(k)
         return got
 
     monkeypatch.setattr(pool, "_made", slow_made)
-    monkeypatch.setattr(pool._Claims, "take_over", take_over)
+    monkeypatch.setattr(pool._Claims, "claim", claim)
     two = import_files([source], tmp_path / "two", workers=2)
     one = import_files([source], tmp_path / "one", workers=1)
     owner = pool._owners(-(-40 // pool.CHUNK), 2)
@@ -119,25 +119,6 @@ def test_a_copy_that_lags_has_its_chunks_taken_over_here(tmp_path, small_chunks,
     assert all(owner[k] == 1 for k in taken)  # the copy's chunks, built here
     assert [p.name for p in two.written] == [p.name for p in one.written]
     assert (two.trials, two.events, two.warnings) == (one.trials, one.events, one.warnings)
-    assert _files(tmp_path / "two") == _files(tmp_path / "one")
-
-
-def test_without_a_shared_lock_each_process_builds_what_it_was_dealt(
-    tmp_path, small_chunks, monkeypatch
-):
-    """A system without sem_open (some containers): no chunk is taken over, the files are
-    those of one process alone."""
-
-    def no_sem_open():
-        raise OSError(38, "Function not implemented")
-
-    monkeypatch.setattr(pool.multiprocessing, "Lock", no_sem_open)
-    claims = pool._Claims(4)
-    assert (claims.take_over(0), claims.claim(0)) == (False, True)
-    source = _grow(tmp_path / "data.json", 20)
-    two = import_files([source], tmp_path / "two", workers=2)
-    import_files([source], tmp_path / "one", workers=1)
-    assert len(two.written) == 20
     assert _files(tmp_path / "two") == _files(tmp_path / "one")
 
 

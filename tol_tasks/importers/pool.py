@@ -202,28 +202,16 @@ class _Claims:
     whichever claims it first. A copy claims each of its chunks as it starts it; this
     process claims a copy's chunk when it needs it and the copy has not sent it yet (the
     copy is behind: this process builds it rather than wait), so the work follows the
-    cores each process gets, whatever else runs. Where the system has no shared lock
-    (``sem_open``), each process builds the chunks it was dealt."""
+    cores each process gets, whatever else runs."""
 
     def __init__(self, chunks: int) -> None:
         self._taken = multiprocessing.RawArray("b", max(chunks, 1))
-        try:
-            self._lock = multiprocessing.Lock()
-        except (OSError, ImportError):  # no working sem_open (some containers)
-            self._lock = None
+        self._lock = multiprocessing.Lock()
 
-    def claim(self, k: int) -> bool:
-        """In a copy: whether it builds chunk ``k`` (this process did not take it over)."""
-        return self._lock is None or self._first(k, None)
-
-    def take_over(self, k: int) -> bool:
-        """In this process: whether it builds a copy's chunk ``k`` (the copy has not
-        claimed it)."""
-        return self._lock is not None and self._first(k, 1.0)
-
-    def _first(self, k: int, timeout: float | None) -> bool:
+    def claim(self, k: int, timeout: float | None = None) -> bool:
+        """Whether the caller may build chunk ``k`` (no other process claimed it)."""
         if not self._lock.acquire(True, timeout):
-            return False  # a copy ended while it held the lock: its chunk is waited for
+            return False  # a copy ended while it held the lock: wait for its chunk instead
         try:
             if self._taken[k]:
                 return False
@@ -259,7 +247,7 @@ class _Copy:
             try:
                 got = self.queue.get_nowait()
             except queue.Empty:
-                if claims.take_over(k):
+                if claims.claim(k, timeout=1.0):
                     return None  # the copy is behind: built here, the copy skips it
                 got = self.queue.get()  # the copy is building it
             if got is None:
