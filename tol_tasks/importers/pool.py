@@ -13,9 +13,7 @@ every session, in the file's order, with the same
 :class:`~tol_tasks.importers.write.Writer` (durability unchanged: a copy writes no file),
 so the files, the report and the error that stops an import are those of one process
 alone. A copy is at most :data:`AHEAD` chunks ahead (it waits for room), so memory
-follows the chunks, not the file. When this process needs a copy's chunk that has not
-come yet, it builds that chunk itself unless the copy has started it (:class:`_Claims`):
-the work follows the processor time each process gets. A copy ends with this process (a kill of the import
+follows the chunks, not the file. A copy ends with this process (a kill of the import
 kills it too); a copy that ends early has its chunks built here.
 
 Only where the system can fork (Linux, macOS); elsewhere (Windows) one process builds.
@@ -90,20 +88,18 @@ def build(
     stop the copies."""
     chunks = [groups[i : i + CHUNK] for i in range(0, len(groups), CHUNK)]
     owner = _owners(len(chunks), workers)
-    claims = _Claims(len(chunks))
     copies: dict[int, _Copy] = {}
     try:
         forked: dict[int, tuple[Connection, int]] = {}
         for w in range(1, workers):  # every copy forked before any thread starts here
-            mine = [k for k, o in enumerate(owner) if o == w]
-            forked[w] = _fork(fmt, source, options, chunks, mine, claims,
-                              [c for c, _ in forked.values()])  # fmt: skip
+            mine = [c for c, o in zip(chunks, owner, strict=True) if o == w]
+            forked[w] = _fork(fmt, source, options, mine, [c for c, _ in forked.values()])
         copies.update((w, _Copy(*f)) for w, f in forked.items())
         for k, chunk in enumerate(chunks):
             w = owner[k]
-            got = copies[w].take(k, claims) if w in copies else None
-            if got is None:  # this process's chunk, one it took over, or a copy's that ended
-                if w in copies and copies[w].ended:
+            got = copies[w].next() if w in copies else None
+            if got is None:  # this process's chunk, or a copy's that ended early
+                if w in copies:
                     copies.pop(w).stop()
                 for g in chunk:
                     try:
@@ -131,10 +127,8 @@ def _owners(chunks: int, workers: int) -> list[int]:
     return owner
 
 
-def _fork(fmt, source, options, chunks, mine, claims, others) -> tuple[Connection, int]:
-    """A copy of this process building the chunks numbered ``mine`` (each unless this
-    process took it over first, :class:`_Claims`); (the end its results come from, its
-    pid)."""
+def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
+    """A copy of this process building ``chunks``; (the end its results come from, its pid)."""
     read, write = multiprocessing.Pipe(duplex=False)
     parent = os.getpid()
     sys.stdout.flush()
@@ -151,12 +145,10 @@ def _fork(fmt, source, options, chunks, mine, claims, others) -> tuple[Connectio
         _die_with(parent)
         source.reopen()
         sidecars = SidecarTexts()
-        for k in mine:
-            if not claims.claim(k):
-                write.send_bytes(pickle.dumps((k, None)))  # built by this process's parent
-                continue
-            made = [_made(fmt, source, options, g, sidecars) for g in chunks[k]]
-            write.send_bytes(pickle.dumps((k, made)))
+        for chunk in chunks:
+            write.send_bytes(
+                pickle.dumps([_made(fmt, source, options, g, sidecars) for g in chunk])
+            )
     except BaseException:  # this process's chunks are then built by its parent
         code = 1
     finally:
@@ -197,37 +189,12 @@ def _session(source: Source, result: tuple) -> Built:
     return s, result[2]
 
 
-class _Claims:
-    """Which process builds each chunk, in memory the processes share: a chunk is built by
-    whichever claims it first. A copy claims each of its chunks as it starts it; this
-    process claims a copy's chunk when it needs it and the copy has not sent it yet (the
-    copy is behind: this process builds it rather than wait), so the work follows the
-    cores each process gets, whatever else runs."""
-
-    def __init__(self, chunks: int) -> None:
-        self._taken = multiprocessing.RawArray("b", max(chunks, 1))
-        self._lock = multiprocessing.Lock()
-
-    def claim(self, k: int, timeout: float | None = None) -> bool:
-        """Whether the caller may build chunk ``k`` (no other process claimed it)."""
-        if not self._lock.acquire(True, timeout):
-            return False  # a copy ended while it held the lock: wait for its chunk instead
-        try:
-            if self._taken[k]:
-                return False
-            self._taken[k] = 1
-            return True
-        finally:
-            self._lock.release()
-
-
 class _Copy:
     """A forked copy: its pid and a thread that takes its chunks as they come (up to
     :data:`AHEAD` of them), so that it builds on while this process builds its own."""
 
     def __init__(self, conn: Connection, pid: int) -> None:
         self.conn, self.pid = conn, pid
-        self.ended = False
         self.queue: queue.Queue = queue.Queue(AHEAD)
         self.thread = threading.Thread(target=self._take, daemon=True)
         self.thread.start()
@@ -239,27 +206,13 @@ class _Copy:
         except (EOFError, OSError):
             self.queue.put(None)
 
-    def take(self, k: int, claims: _Claims) -> list[Any] | None:
-        """The copy's results for chunk ``k``, or None when this process is to build it: the
-        copy has not sent it and this process claimed it first, or the copy ended without
-        sending it (:attr:`ended`)."""
-        while True:
-            try:
-                got = self.queue.get_nowait()
-            except queue.Empty:
-                if claims.claim(k, timeout=1.0):
-                    return None  # the copy is behind: built here, the copy skips it
-                got = self.queue.get()  # the copy is building it
-            if got is None:
-                self.queue.put(None)  # asked again: the same answer
-                self.ended = True
-                return None
-            done, made = pickle.loads(got)
-            if done < k:
-                continue  # a chunk this process took over (the copy said it skipped it)
-            if done != k or made is None:
-                raise RuntimeError(f"a copy sent chunk {done} for chunk {k}")
-            return made
+    def next(self) -> list[Any] | None:
+        """The copy's next chunk, or None if it ended without sending it."""
+        got = self.queue.get()
+        if got is None:
+            self.queue.put(None)  # asked again: the same answer
+            return None
+        return pickle.loads(got)
 
     def stop(self) -> None:
         """End the copy (finished or not) and collect it and its thread."""
