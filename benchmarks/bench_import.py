@@ -10,10 +10,13 @@ repeating their participants under new ids until it holds the requested
 number of rows: the Experiment Factory's per-click rows (several hundred
 workers in one CSV, as a published multi-worker file is), PEBL's per-step TOL
 rows, and the jsPsych-contrib plugin's per-trial rows. Each import runs into
-an empty folder (every session written: event log and sidecar, made durable) and the
+an empty folder (every session written: event log and sidecar, made durable), kept until
+the benchmark ends (removing a run's tens of thousands of files just before the next run
+would slow the next run's file creation on a file system without a journal, whose inode
+allocator passes over inodes freed in the last minutes), and the
 best of ``--repeat`` runs is reported, with rows per second, CPU seconds (the import's
-process and the forked copy that builds part of a large file's sessions on the other
-core: ``workers`` is the copy's) and peak memory (the import's process; ``worker MB``, the
+process, ``user`` and ``sys`` of it, and the forked copy that builds part of a large file's
+sessions on the other core: ``workers`` is the copy's) and peak memory (the import's process; ``worker MB``, the
 copy's, which counts the pages it shares with the import's process since the fork); each
 import runs in a fresh process, with ``--before``'s code
 interleaved with today's. The machine is
@@ -83,36 +86,37 @@ def make_sources(folder: Path, rows: int) -> dict[str, tuple[Path, int, tuple[st
 
 
 _CHILD = """
-import json, resource, sys, tempfile, time
+import json, resource, sys, time
 sys.path.insert(0, sys.argv[1])
 from tol_tasks.importers import ImportOptions, import_files
 options = ImportOptions(capacities=(3, 2, 1)) if sys.argv[3] == "caps" else ImportOptions()
-def children():
-    r = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return r.ru_utime + r.ru_stime
-with tempfile.TemporaryDirectory() as out:
-    t0, c0, k0 = time.perf_counter(), time.process_time(), children()
-    report = import_files([sys.argv[2]], out, options=options)
-    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    workers = children() - k0  # the import's worker processes (ended: counted)
+def usage():
+    s, c = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return s.ru_utime, s.ru_stime, c.ru_utime + c.ru_stime
+t0, u0 = time.perf_counter(), usage()
+report = import_files([sys.argv[2]], sys.argv[4], options=options)
+wall, u1 = time.perf_counter() - t0, usage()
+user, system, workers = (b - a for a, b in zip(u0, u1))  # workers: ended, so counted
 try:  # this process's own peak: ru_maxrss also counts the parent's pages the fork copied
     with open("/proc/self/status") as f:
         peak = next(int(ln.split()[1]) for ln in f if ln.startswith("VmHWM:")) / 1024
 except (OSError, StopIteration):
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-print(json.dumps({"wall": wall, "cpu": cpu + workers, "workers_cpu": workers,
-                  "sessions": len(report.written), "trials": report.trials,
-                  "events": report.events, "peak_mb": peak,
+print(json.dumps({"wall": wall, "cpu": user + system + workers, "user": user, "system": system,
+                  "workers_cpu": workers, "sessions": len(report.written),
+                  "trials": report.trials, "events": report.events, "peak_mb": peak,
                   "workers_peak_mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
                   if workers > 0.05 else 0.0}))  # not a helper such as platform's uname
 """
 
 
-def run_once(checkout: Path, path: Path, extra: tuple[str, ...]) -> dict:
-    """One import in a fresh process of ``checkout``'s code: wall and CPU time of the
-    library call (import excluded), sessions, trials, events and the process's peak RSS."""
+def run_once(checkout: Path, path: Path, extra: tuple[str, ...], out: Path) -> dict:
+    """One import into the new folder ``out`` in a fresh process of ``checkout``'s code: wall
+    and CPU time of the library call (import excluded; the import's process, user and
+    system, and its workers), sessions, trials, events and the process's peak RSS."""
     done = subprocess.run(
-        [sys.executable, "-c", _CHILD, str(checkout), str(path), "caps" if extra else "-"],
+        [sys.executable, "-c", _CHILD, str(checkout), str(path), "caps" if extra else "-",
+         str(out)],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     if done.returncode != 0:
@@ -142,20 +146,21 @@ def main(argv=None) -> int:
         sources = make_sources(work, args.rows)
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
         print(f"{'format':<14}{'code':>7}{'source rows':>12}{'sessions':>10}{'events':>11}"
-              f"{'wall s':>8}{'cpu s':>7}{'workers':>8}{'rows/s':>9}{'peak MB':>8}"
-              f"{'worker MB':>10}")  # fmt: skip
+              f"{'wall s':>8}{'cpu s':>7}{'user':>6}{'sys':>6}{'workers':>8}{'rows/s':>9}"
+              f"{'peak MB':>8}{'worker MB':>10}")  # fmt: skip
         for fmt, (path, n, extra) in sources.items():
             if args.formats and fmt not in args.formats:
                 continue
             best: dict[str, dict] = {}
-            for _ in range(args.repeat):
+            for r in range(args.repeat):
                 for name, checkout in checkouts.items():  # interleaved
-                    got = run_once(checkout, path, extra)
+                    got = run_once(checkout, path, extra, work / f"out-{fmt}-{name}-{r}")
                     if name not in best or got["wall"] < best[name]["wall"]:
                         best[name] = got
             for name, got in best.items():
                 print(f"{fmt:<14}{name:>7}{n:>12,}{got['sessions']:>10,}{got['events']:>11,}"
-                      f"{got['wall']:>8.2f}{got['cpu']:>7.2f}{got['workers_cpu']:>8.2f}"
+                      f"{got['wall']:>8.2f}{got['cpu']:>7.2f}{got['user']:>6.2f}"
+                      f"{got['system']:>6.2f}{got['workers_cpu']:>8.2f}"
                       f"{n / got['wall']:>9,.0f}{got['peak_mb']:>8.0f}"
                       f"{got['workers_peak_mb']:>10.0f}")  # fmt: skip
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

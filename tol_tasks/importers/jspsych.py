@@ -161,10 +161,11 @@ def _state(source: Source, text: str, *, row: int, column: str) -> list[list[str
     return value
 
 
-def _setting(source, row: dict, n: int, column: str, option, defaults_used: set):
-    """A trial parameter: its saved column (empty or null: saved as none), else the option,
-    else the plugin's default."""
-    if column in source.columns:
+def _setting(saved: frozenset, row: dict, n: int, column: str, option, defaults_used: set):
+    """A trial parameter: its saved column (``saved``: the file's columns among
+    :data:`DEFAULTS`; empty or null: saved as none), else the option, else the plugin's
+    default."""
+    if column in saved:
         text = row.get(column, "")
         return (None if text in ("", "null") else text), "saved"
     if option is not None:
@@ -180,6 +181,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
     letter, of, place = letters.letter, letters.of, b.place
     defaults_used: set[str] = set()
     settings_basis: dict[str, set[str]] = {}
+    saved = frozenset(DEFAULTS).intersection(source.columns)  # once, not per trial
     last_ms = 0.0
     for k, i in enumerate(group.indices, start=1):
         row, n = source.row(i), source.numbers[i]
@@ -188,7 +190,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
         letters.learn(start)
         letters.learn(goal)
         caps_value, basis = _setting(
-            source, row, n, "peg_capacities", options.capacities, defaults_used
+            saved, row, n, "peg_capacities", options.capacities, defaults_used
         )
         settings_basis.setdefault("peg_capacities", set()).add(basis)
         if basis == "saved" and caps_value is None:
@@ -196,7 +198,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
             defaults_used.add("peg_capacities")
         capacities = _capacities(source, caps_value, n) if basis == "saved" else tuple(caps_value)
         limit_value, basis = _setting(
-            source,
+            saved,
             row,
             n,
             "time_limit",
@@ -209,16 +211,14 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
             if basis == "saved" and limit_value is not None
             else limit_value
         )
-        moves_value, basis = _setting(
-            source, row, n, "max_moves", options.move_limit, defaults_used
-        )
+        moves_value, basis = _setting(saved, row, n, "max_moves", options.move_limit, defaults_used)
         settings_basis.setdefault("max_moves", set()).add(basis)
         max_moves = (
             int_value(path, moves_value, row=n, column="max_moves")
             if basis == "saved" and moves_value is not None
             else moves_value
         )
-        delay_value, basis = _setting(source, row, n, "end_delay", options.end_delay, defaults_used)
+        delay_value, basis = _setting(saved, row, n, "end_delay", options.end_delay, defaults_used)
         settings_basis.setdefault("end_delay", set()).add(basis)
         if basis == "saved" and delay_value is None:
             delay_value, basis = DEFAULTS["end_delay"], "default"
