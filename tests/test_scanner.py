@@ -88,8 +88,13 @@ def test_every_trigger_is_logged_and_the_scan_starts_after_the_dummy_volumes(sca
     assert dummies == ["True"] * DUMMIES + ["False"] * (len(triggers) - DUMMIES)
     times = [float(parse_detail(r["detail"])["at"]) for r in triggers]  # the triggers' own
     assert all(float(r["time"]) >= t for r, t in zip(triggers, times, strict=True))  # seen after
-    gaps = [b - a for a, b in itertools.pairwise(times)]
-    assert all(0.5 * TR < g < 1.5 * TR for g in gaps)  # one trigger per TR: none missed
+    # None missed: every trigger the emulator typed up to the last one logged is logged, each
+    # stamped after it was typed (a loaded machine delays the emulator's thread, and it then
+    # types the late ones in a burst: their spacing is not checked here).
+    emitted = json.loads((scan.parent / "emitted.json").read_text())
+    # (1 ms: the log writes microseconds of a time converted from PsychoPy's clock; TR 0.5 s)
+    assert len(triggers) == sum(e <= times[-1] + 1e-3 for e in emitted)
+    assert all(t >= e - 1e-3 for t, e in zip(times, emitted, strict=False))
     assert {r["input"] for r in triggers} == {"scanner"}
     start = [r for r in rows if r["event"] == "scan_start"]
     assert len(start) == 1

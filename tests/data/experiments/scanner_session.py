@@ -2,14 +2,18 @@
 TowerTask runs a protocol with a ``scanner`` section on the same window.
 
     python scanner_session.py PROTOCOL DATA_FOLDER TR VOLUMES [--simulate]
+
+The moment the emulator typed each trigger (the session clock) goes to ``emitted.json``
+beside DATA_FOLDER: what the log must hold, counted apart from the task.
 """
 
+import json
 import sys
 import threading
 import time
 from pathlib import Path
 
-from psychopy import core, plugins, visual
+from psychopy import core, event, plugins, visual
 
 from tol_tasks.runner import TowerTask
 
@@ -23,6 +27,18 @@ clock = core.Clock()
 task = TowerTask(win, protocol, participant="P001", output=out, clock=clock,
                  simulate="--simulate" in sys.argv)  # fmt: skip
 sync = SyncGenerator(TR=tr, volumes=volumes, sync="5")
+emitted = []
+_type_key = event._onPygletKey
+
+
+def _typed(*args, **kwargs):
+    """The emulator's key, noted as it is typed (then typed as before)."""
+    if kwargs.get("emulated"):
+        emitted.append(clock.getTime())
+    return _type_key(*args, **kwargs)
+
+
+event._onPygletKey = _typed
 
 
 def start_scanner() -> None:
@@ -36,5 +52,6 @@ threading.Thread(target=start_scanner, daemon=True).start()
 task.run()
 sync.stop()
 sync.join(timeout=5)
+(out.parent / "emitted.json").write_text(json.dumps(emitted))
 win.close()
 core.quit()
