@@ -353,8 +353,10 @@ def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
         held.bind(("", IOHUB_DEFAULT_PORT))
     out, running = _start(tmp_path, "I1", "--input-timing", "iohub", env=xdisplay)
     with held, running as proc:
+        # Two Python processes importing PsychoPy (tol-run, ioHub's server) before the first
+        # trial: at load 30 on two cores that took over 120 s once (how fast is not this test's).
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=120, proc=proc)  # fmt: skip
+                      timeout=300, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         injected = _inject(xdisplay, meta, HANOI3)
         _, err = proc.communicate(timeout=60)
