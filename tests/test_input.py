@@ -455,6 +455,9 @@ def test_iohub_held_back_neither_loses_nor_doubles_close_clicks(xdisplay, tmp_pa
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
                       timeout=120, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
+        # ioHub's server must have started (within its own 30 s; at load 50 it once did not,
+        # and the session went on without it, saying why in the sidecar).
+        assert meta["timing"]["input_method"] == "iohub", meta["timing"]["input_fallback_reason"]
         (server,) = _children_running(proc.pid, "start_iohub_process")
         heads = itertools.cycle((0.05, 0.1, 0.2))
         around = lambda: _runner_first(proc.pid, server, next(heads), 0.5)  # noqa: E731

@@ -152,6 +152,8 @@ def test_each_program_draws_its_own_random_numbers_and_starts_its_clocks(xdispla
         done = subprocess.run(warm([sys.executable, "-c", code], xdisplay), env=xdisplay,
                               capture_output=True, text=True, timeout=60)  # fmt: skip
         lasted = time.monotonic() - started
+        assert done.returncode == 0, done.stderr  # (its output was once empty, in a full suite)
+        assert done.stdout, done.stderr
         draw, numpy_draw, clock = done.stdout.split()
         assert 0 <= float(clock) < lasted  # started in this program, not in the server
         draws.append((draw, numpy_draw))
