@@ -241,7 +241,13 @@ def _serve(path: str, kind: str):
         for key, _ in jobs.select():
             what, job = key.data
             if what == "stdin":
-                if not os.read(0, 4096):  # the tests ended (or their worker died)
+                if not os.read(0, 4096):  # the tests ended (or their worker died): and so
+                    # do the programs still running (a session left to itself under Xvfb
+                    # draws ~550 frames a second: one ran on for 54 min after a killed run)
+                    for other in jobs.get_map().values():
+                        if other.data[0] == "exit":
+                            with contextlib.suppress(ProcessLookupError, PermissionError):
+                                os.killpg(other.data[1]["pid"], signal.SIGKILL)
                     return None
             elif what == "accept":
                 conn, _ = listener.accept()
