@@ -223,6 +223,47 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
     assert ends["m1"] == "move_limit"
 
 
+STALLED = """\
+format: 1
+name: stalled
+task: {type: hanoi, disks: 3}
+display: {fullscreen: false}
+timing: {inter_trial_interval: 0, feedback_duration: 0.1}
+blocks:
+  - name: one
+    problems:
+      - {id: s1, start: AAA, goal: CCC, time_limit: 60}
+"""
+
+
+@pytest.mark.slow
+def test_a_stalled_machine_does_not_use_up_the_simulated_participants_time(xdisplay, tmp_path):
+    """At speed 10 the 60 s limit is 6 s of the clock; the whole program stopped for 8 s
+    (SIGSTOP, as a loaded machine may) once it has moved. Counted on the clock times the
+    speed, the stop alone is 80 s and the problem timed out (test_golden did so in a full
+    suite); a stall counts at most ``STALL_S`` a frame, and the problem is solved."""
+    proto = tmp_path / "stalled.yaml"
+    proto.write_text(STALLED)
+    out = tmp_path / "data"
+    with running_tol_run(str(proto), "--simulate", "--seed", "1", "--speed", "10", "--windowed",
+                         "--output", str(out), env=xdisplay, real=True) as proc:  # fmt: skip
+        wait_for_rows(out, lambda rows: any(r["event"] == "place" for r in rows), 240, proc)
+        os.killpg(proc.pid, signal.SIGSTOP)
+        try:
+            time.sleep(8)
+        finally:
+            os.killpg(proc.pid, signal.SIGCONT)
+        _, err = proc.communicate(timeout=240)
+    assert proc.returncode == 0, err
+    rows = read_event_log(session_files(out)[0]).rows
+    replay(rows)
+    events = [r["event"] for r in rows if r["problem_id"] == "s1"]
+    assert "time_out" not in events
+    assert [r["reason"] for r in rows if r["event"] == "trial_end"] == ["solved"]
+    times = [float(r["time"]) for r in rows if r["event"] in ("trial_onset", "trial_end")]
+    assert times[1] - times[0] > 8  # the stop fell inside the trial
+
+
 @pytest.mark.psychopy_compat
 @pytest.mark.parametrize("mode", ["keys", "drag"])
 def test_simulated_participant_in_keys_and_drag_modes(mode, xdisplay, tmp_path):

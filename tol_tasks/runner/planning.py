@@ -103,7 +103,7 @@ class PlanningTrial(TrialBase):
                 now = st.clock.getTime()
                 if self.outcome is None and st.simulate and now - t0 >= SIMULATED_THINK / st.speed:
                     self._choose(spec.min_moves, now, "simulated", "clock", None, None)
-                if self.outcome is None and limit is not None and now - t0 >= limit:
+                if self.outcome is None and limit is not None and self.limit_time(now) >= limit:
                     self.outcome = "time_out"
                 if self.outcome is None:
                     self.draw()

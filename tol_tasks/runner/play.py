@@ -34,6 +34,11 @@ from .stage import (
 #: browser's play.js shows it as long).
 _NOTICE_S = 1.2
 
+#: Under ``--simulate``, the most one frame adds to the time a limit counts (seconds of the
+#: session clock): a machine that stalls the program longer (a loaded test machine) must
+#: not make the simulated participant run out of time.
+STALL_S = 0.25
+
 __all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
            "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
 
@@ -50,6 +55,21 @@ class TrialBase:
         self.first_pick: float | None = None
         self.drag = None
         self._onset: list[float] = []  # receives the onset (the first frame's flip time)
+        self._counted = (0.0, None)  # the time a limit counts so far, and the clock then
+
+    def limit_time(self, now: float) -> float:
+        """The time the trial's limits count at session time ``now``.
+
+        For a person, the time since the onset. For the simulated participant, that time
+        times its speed, with each frame adding at most :data:`STALL_S` of the clock: a
+        stalled process does not eat the simulated participant's time.
+        """
+        if not self.stage.simulate:
+            return now - self.t0
+        counted, last = self._counted
+        step = min(max(now - (self.t0 if last is None else last), 0.0), STALL_S)
+        self._counted = (counted + step * self.stage.speed, now)
+        return self._counted[0]
 
     def draw(self) -> None:  # pragma: no cover - each kind draws its own
         raise NotImplementedError
@@ -94,7 +114,7 @@ class TrialBase:
                     self._on_event(ev, name, r)
             now = st.clock.getTime()
             st.input.after(trial, now)
-            for r in trial.tick((now - t0) * st.speed if st.simulate else now - t0):
+            for r in trial.tick(self.limit_time(now)):
                 st.write(time=now, trial_time=now - t0, stamp="clock",
                          event_name=r.pop("event"), **base, **r)  # fmt: skip
             if mode == "drag" and trial.held is not None and not st.simulate:
@@ -160,7 +180,7 @@ class ProblemTrial(TrialBase):
             self.labels["moves"].draw(msg["moves_label"].format(moves=trial.moves), self.moves_pos)
         limit = self.spec.time_limit
         if d.show_time_left and limit and self._onset:
-            left = max(0, limit - (st.clock.getTime() - self.t0))
+            left = max(0, limit - self.limit_time(st.clock.getTime()))
             self.labels["time_left"].draw(msg["time_label"].format(seconds=int(left + 0.999)),
                                           self.time_pos)  # fmt: skip
         if self.notice:

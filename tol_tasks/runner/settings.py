@@ -153,7 +153,8 @@ class RunSettings:
         only_with={"simulate": "a person plays without one; only the simulated participant "
                    "draws its moves and times from a seed"}))
     speed: float = field(default=1.0, metadata=_about(
-        "with simulate: how many times faster than a person it plays (1)",
+        "with simulate: how many times faster than a person it plays (1); its time limits "
+        "count its time, a stall of the machine at most 0.25 s a frame",
         fronts=(CLI, TASK, BUILDER),
         only_with={"simulate": "only the simulated participant can play faster than a person"}))
     fsync: bool = field(default=True, metadata=_about(
