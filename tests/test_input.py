@@ -440,6 +440,29 @@ def _runner_first(runner: int, server: int, runner_at: float, server_at: float):
 
 
 @pytest.mark.slow
+def test_an_iohub_server_slow_to_start_is_waited_for(xdisplay, tmp_path):
+    # ioHub's own wait for its server is 30 s; at load 50 the server (which imports PsychoPy)
+    # took longer and the session went on without ioHub. Here the server is stopped for 40 s
+    # from its start: the session waits for it and takes its events.
+    out, running = _start(tmp_path, "S1", "--input-timing", "iohub", env=xdisplay)
+    with running as proc:
+        end = time.monotonic() + 240
+        while not (server := _children_running(proc.pid, "start_iohub_process")):
+            assert proc.poll() is None, "the session ended before ioHub's server started"
+            assert time.monotonic() < end, "no ioHub server started"
+            time.sleep(0.005)
+        os.kill(server[0], signal.SIGSTOP)
+        try:
+            time.sleep(40)
+        finally:
+            os.kill(server[0], signal.SIGCONT)
+        wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
+                      timeout=300, proc=proc)  # fmt: skip
+        meta = sidecar_of(out)
+        assert meta["timing"]["input_method"] == "iohub", meta["timing"]["input_fallback_reason"]
+
+
+@pytest.mark.slow
 @pytest.mark.psychopy_compat
 def test_iohub_held_back_neither_loses_nor_doubles_close_clicks(xdisplay, tmp_path):
     # A loaded machine keeps ioHub's server process waiting for a core longer than the

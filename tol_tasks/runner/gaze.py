@@ -31,7 +31,7 @@ from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.neuro import EyeTracking
 from tol_tasks.session_data.sidecar import EyeTrackingRecord
 
-from .iohub_input import iohub_port
+from .iohub_input import iohub_port, launch
 
 #: The columns of the samples file.
 SAMPLE_COLUMNS = ("time", "x", "y", "pupil", "valid")
@@ -62,12 +62,10 @@ class GazeRecorder:
     """An ioHub eye tracker recording into the session's samples file (see the module)."""
 
     def __init__(self, win, spec: EyeTracking, clock, path: Path):
-        from psychopy.iohub import launchHubServer
-
         self.win, self.spec, self.clock, self.path = win, spec, clock, path
         config = {spec.tracker: {"name": "tracker", **spec.settings}}
         try:
-            self.io = launchHubServer(window=win, udp_port=iohub_port(), **config)
+            self.io = launch(win, iohub_port(), **config)
         except Exception as exc:
             raise GazeError(f"ioHub could not start the eye tracker {spec.tracker} ({exc}).",
                             field="eyetracking.tracker", value=spec.tracker,

@@ -20,6 +20,10 @@ from .events import InputEvent
 #: ioHub names the space bar by its character.
 _KEY_NAMES = {" ": "space"}
 
+#: How long tol-run waits for ioHub's server to say it runs (ioHub's own wait is 30 s, which
+#: a loaded machine passed: the server imports PsychoPy, and at load 50 it took longer).
+START_WAIT_S = 180.0
+
 
 class IohubSource:
     """Mouse and keyboard events stamped on arrival by PsychoPy's ioHub server process.
@@ -145,11 +149,32 @@ def iohub_port() -> int:
         return probe.getsockname()[1]
 
 
+def launch(win, port: int, **devices):
+    """ioHub's ``launchHubServer`` for ``win`` on ``port`` (and ``devices``, as it takes them),
+    waiting :data:`START_WAIT_S` for its server.
+
+    ioHub reads that wait from its configuration (``start_process_timeout``), which
+    ``launchHubServer`` does not pass on: the connection it makes is given the key on the way.
+    """
+    from psychopy.iohub.client import connect
+
+    made = connect.ioHubConnection
+
+    class _Patient(made):
+        def __init__(self, config, *args, **kwargs):
+            config.setdefault("start_process_timeout", START_WAIT_S)
+            super().__init__(config, *args, **kwargs)
+
+    connect.ioHubConnection = _Patient
+    try:
+        return connect.launchHubServer(window=win, udp_port=port, **devices)
+    finally:
+        connect.ioHubConnection = made
+
+
 def start_iohub(win, keys) -> tuple[IohubSource | None, str | None]:
     try:
-        from psychopy.iohub import launchHubServer
-
-        io = launchHubServer(window=win, udp_port=iohub_port())
+        io = launch(win, iohub_port())
     except Exception as exc:
         return None, f"the ioHub server could not start ({type(exc).__name__}: {exc})"
     if io is None:
