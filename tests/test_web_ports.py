@@ -176,3 +176,24 @@ if __name__ == "__main__":
         sys.exit("usage: python tests/test_web_ports.py --update")
     sys.path.insert(0, str(ROOT))
     _update()
+
+
+def test_the_browser_reads_the_display_models_constants_and_restates_none():
+    """web/src/generated/display.json (written at build time) holds the display model's
+    lengths and the notice's time as Python has them, and layout.js and play.js read them
+    from it instead of writing their own numbers (play.js once had its own 1.2 s)."""
+    import json
+
+    from tol_tasks.display import layout, planning
+
+    got = json.loads((SRC / "generated" / "display.json").read_text(encoding="utf-8"))
+    assert got["NOTICE_S"] == layout.NOTICE_S == 1.2
+    assert got["CHOICE_BOX"] == planning.CHOICE_BOX
+    for name, value in got.items():
+        module = planning if name.startswith("CHOICE_") else layout
+        assert value == getattr(module, name), name
+    for js in ("layout.js", "play.js"):
+        text = (SRC / js).read_text(encoding="utf-8")
+        restated = [n for n in got if re.search(rf"\b{n}\s*=\s*[\d.]", text)]
+        assert not restated, f"{js} restates {restated}: read them from generated/display.json"
+    assert "+ 1.2" not in (SRC / "play.js").read_text(encoding="utf-8")

@@ -65,6 +65,8 @@ PAGE_BOARD_UP = 0.235
 #: The gap between the participant's board and a goal at its side, and the box's margins.
 SIDE_GAP = 0.08
 SIDE_MARGIN = 0.04
+#: How long the notice of a refused move stays, in seconds, from the first frame that shows it.
+NOTICE_S = 1.2
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from tol_tasks.display.layout import NOTICE_S
 from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.session_data import trial_rows as rows
 from tol_tasks.session_data.detail import format_detail
@@ -29,10 +30,6 @@ from .stage import (
     on_screen,
     peg_actions,
 )
-
-#: How long the notice of a refused move stays, from the first frame that shows it (the
-#: browser's play.js shows it as long).
-_NOTICE_S = 1.2
 
 #: Under ``--simulate``, the most one frame adds to the time a limit counts (seconds of the
 #: session clock): a machine that stalls the program longer (a loaded test machine) must
@@ -187,7 +184,7 @@ class ProblemTrial(TrialBase):
             text, until = self.notice
             now = st.clock.getTime()
             if until is None:  # its first frame: shown for its time from here, however late
-                until = now + _NOTICE_S / st.speed
+                until = now + NOTICE_S / st.speed
                 self.notice = (text, until)
             if now < until:
                 self.labels["notice"].draw(text, self.text_pos)

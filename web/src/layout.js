@@ -5,25 +5,14 @@
 // ("layout"). Listed in web/ports.toml; tests/test_web_js.py compares the two.
 // Box units: the height of a 4:3 design box, origin at its centre, y up.
 
-export const BOX_WIDTH = 4 / 3;
-const GOAL_FRACTION = 0.6;
-const MAX_UNIT = 0.11;
-const BOARD_WIDTH = 1.15;
-const LABEL_HEIGHT = 0.03;
-const TEXT_HEIGHT = 0.038;
-const COUNTER_Y = 0.45;
-/** The counters' distance from the box's sides: moves drawn from its left end, time up to its right end. */
-const COUNTER_MARGIN = 0.05;
-const BOTTOM = -0.47;
-const BAND = 0.08;
-const GOAL_LABEL = 0.045;
-const BASE_HEIGHT = 0.014;
-const ROD_WIDTH = 0.018;
-const LIFT_CENTRE = 0.8;
-const LIFT_ROOM = 1.3;
-const PEG_SHARE = 0.92;
-const SIDE_GAP = 0.08;
-const SIDE_MARGIN = 0.04;
+import DISPLAY from "./generated/display.json" with { type: "json" };
+
+// The lengths are the display model's (tol_tasks/display/layout.py, planning.py), written
+// into generated/display.json at build time by tol_tasks.web.jsdata: declared once.
+export const BOX_WIDTH = DISPLAY.BOX_WIDTH;
+const { GOAL_FRACTION, MAX_UNIT, BOARD_WIDTH, LABEL_HEIGHT, TEXT_HEIGHT, COUNTER_Y } = DISPLAY;
+const { COUNTER_MARGIN, BOTTOM, BAND, GOAL_LABEL, BASE_HEIGHT, ROD_WIDTH } = DISPLAY;
+const { LIFT_CENTRE, LIFT_ROOM, PEG_SHARE, SIDE_GAP, SIDE_MARGIN } = DISPLAY;
 
 function board(kind, caps, unit, scale, width, x0, bottom, largest) {
   const n = caps.length;
@@ -130,12 +119,7 @@ export function pieceXY(b, i, level) {
 
 // The page view and the planning screen (tol_tasks/display/layout.py ScreenLayout.page_view,
 // tol_tasks/display/planning.py planning_screen), for the plugin's planning-only problems.
-const PAGE_BOARD_SCALE = 0.5;
-const PAGE_BOARD_UP = 0.235;
-const CHOICE_BOX = 0.08;
-const CHOICE_STEP = 1.4;
-const CHOICE_ROW = 0.9;
-const CHOICE_TEXT = 0.5;
+const { PAGE_BOARD_SCALE, PAGE_BOARD_UP, CHOICE_BOX, CHOICE_STEP, CHOICE_ROW, CHOICE_TEXT } = DISPLAY;
 
 /** A board of a layout with every length times `f`, moved up by `dy` (BoardLayout.scaled, .shifted). */
 function scaledBoard(b, f, dy) {

@@ -12,6 +12,7 @@
 // ({pageShown(id, t), pageLeft(id, t, input)}).
 
 import { BoardView } from "./board.js";
+import DISPLAY from "./generated/display.json" with { type: "json" };
 import { fromCode } from "./puzzle.js";
 import { CopyState } from "./trial.js";
 import { drawShown, sleep } from "./runtime.js";
@@ -358,7 +359,7 @@ export async function playProblem(ui, run, { feedback }) {
     for (const { fields } of rows) {
       if (fields.reason && d.show_illegal_message) {
         const text = ui.msg[`illegal_${fields.reason}`];
-        if (text) notice = [text, ui.clock.now() + 1.2];
+        if (text) notice = [text, ui.clock.now() + DISPLAY.NOTICE_S]; // the display model's time
       }
       labels(ui.clock.now());
     }
