@@ -13,6 +13,7 @@ import itertools
 import os
 import signal
 import socket
+import subprocess
 import time
 from pathlib import Path
 
@@ -238,6 +239,21 @@ def _clicks(out: Path) -> tuple[list[dict], list[dict]]:
     return rows, [r for r in rows if r["event"] in ("pick_up", "place")]
 
 
+def _ended(proc, out: Path, timeout: float = 180) -> str:
+    """Wait for the session to end on its own after its last click; its stderr. Still running
+    after ``timeout`` s, it fails with what the log holds: the press rows made, and whether
+    the problem was solved (a lost click leaves it unsolved; a slow end has them all)."""
+    try:
+        return proc.communicate(timeout=timeout)[1]
+    except subprocess.TimeoutExpired:
+        rows = read_event_log(session_files(out)[0]).rows
+        made = [(r["event"], r["from_peg"] or r["to_peg"]) for r in rows
+                if r["event"] in PRESS_ROWS]  # fmt: skip
+        ends = [r["reason"] for r in rows if r["event"] == "trial_end"]
+        raise AssertionError(f"the session did not end within {timeout} s of its last click: "
+                             f"{len(made)} press rows {made}, trial_end {ends}") from None  # fmt: skip
+
+
 def _start(tmp_path: Path, participant: str, *extra: str, env: dict):
     proto = tmp_path / "timing.yaml"
     proto.write_text(PROTOCOL)
@@ -359,7 +375,7 @@ def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
                       timeout=300, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         injected = _inject(xdisplay, meta, HANOI3)
-        _, err = proc.communicate(timeout=60)
+        err = _ended(proc, out)
     assert proc.returncode == 0, err
     meta = sidecar_of(out)
     assert meta["timing"]["input_method"] == "iohub"
@@ -485,7 +501,7 @@ def test_iohub_held_back_neither_loses_nor_doubles_close_clicks(xdisplay, tmp_pa
         heads = itertools.cycle((0.05, 0.1, 0.2))
         around = lambda: _runner_first(proc.pid, server, next(heads), 0.5)  # noqa: E731
         spans = _inject_close_pairs(xdisplay, meta, BACK_AND_FORTH + HANOI3, around)
-        _, err = proc.communicate(timeout=60)
+        err = _ended(proc, out)
     assert proc.returncode == 0, err
     meta = sidecar_of(out)
     assert meta["timing"]["input_method"] == "iohub"
