@@ -491,8 +491,9 @@ def test_iohub_held_back_neither_loses_nor_doubles_close_clicks(xdisplay, tmp_pa
     # once: none lost, none added, in the order made.
     out, running = _start(tmp_path, "H1", "--input-timing", "iohub", env=xdisplay)
     with running as proc:
+        # Two processes importing PsychoPy before the first trial (as in the test above): 300 s.
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=120, proc=proc)  # fmt: skip
+                      timeout=300, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         # ioHub's server must have started (within its own 30 s; at load 50 it once did not,
         # and the session went on without it, saying why in the sidecar).
