@@ -251,9 +251,10 @@ def main() -> int:
     unknown = [m for m in methods if m not in RECORDED]
     if unknown:
         ap.error(f"--methods: {', '.join(unknown)}: use xinput2, iohub or polled")
-    xvfb = subprocess.Popen(["Xvfb", "-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"],
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)  # fmt: skip
-    env = dict(os.environ, DISPLAY=":" + xvfb.stdout.readline().strip())
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.runner_tools import start_xvfb  # the tests' X server (-noreset: see there)
+
+    xvfb, env = start_xvfb()
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
     results, failures = {}, []
     try:

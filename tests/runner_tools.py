@@ -33,7 +33,14 @@ def short_protocol(name: str, goal: str) -> str:
 
 def start_xvfb(screen: str = "1280x1024x24") -> tuple[subprocess.Popen, dict]:
     """A new Xvfb server on a free display (its screen ``WIDTHxHEIGHTxDEPTH``); returns it and
-    the environment that uses it."""
+    the environment that uses it.
+
+    ``-noreset``: an X server resets when its last client closes, and a client connecting
+    during the reset is refused ("Cannot connect", "Can't open display"). A killed session's
+    window is often the last client, and the next session (a warm child connects within
+    milliseconds) then failed at its first window: twice in a CI run, and 2-3 times in 60
+    kills of a pyglet window followed at once by xdotool, at load 6 (0 with ``-noreset``).
+    """
     import os
 
     read_fd, write_fd = os.pipe()
@@ -47,6 +54,7 @@ def start_xvfb(screen: str = "1280x1024x24") -> tuple[subprocess.Popen, dict]:
             screen,
             "-nolisten",
             "tcp",
+            "-noreset",
         ],
         pass_fds=(write_fd,),
         stdout=subprocess.DEVNULL,
