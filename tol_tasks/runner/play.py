@@ -21,6 +21,7 @@ from tol_tasks.session_data.trial import CopyState, TrialState
 from tol_tasks.session_data.trial_rows import moves_text
 
 from .results import ProblemResult
+from .simulation import STALL_S
 from .stage import (
     CONTROLS,
     QUIT_CONFIRM,
@@ -30,11 +31,6 @@ from .stage import (
     on_screen,
     peg_actions,
 )
-
-#: Under ``--simulate``, the most one frame adds to the time a limit counts (seconds of the
-#: session clock): a machine that stalls the program longer (a loaded test machine) must
-#: not make the simulated participant run out of time.
-STALL_S = 0.25
 
 __all__ = ["CONTROLS", "QUIT_CONFIRM", "RESUME_READY", "AbortSession", "CopyTrial",
            "ProblemTrial", "Stage", "feedback_text", "peg_actions"]  # fmt: skip
@@ -58,7 +54,7 @@ class TrialBase:
         """The time the trial's limits count at session time ``now``.
 
         For a person, the time since the onset. For the simulated participant, that time
-        times its speed, with each frame adding at most :data:`STALL_S` of the clock: a
+        times its speed, with each frame adding at most :data:`.simulation.STALL_S` of the clock: a
         stalled process does not eat the simulated participant's time.
         """
         if not self.stage.simulate:

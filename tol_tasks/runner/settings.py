@@ -37,7 +37,7 @@ from tol_tasks.session_data.identity import (
     session_from_text,
 )
 
-from .simulation import SimulatedTimes
+from .simulation import STALL_S, SimulatedTimes
 
 #: The fastest the simulated participant may play (times a person's speed).
 MAX_SPEED = 1000.0
@@ -154,7 +154,7 @@ class RunSettings:
                    "draws its moves and times from a seed"}))
     speed: float = field(default=1.0, metadata=_about(
         "with simulate: how many times faster than a person it plays (1); its time limits "
-        "count its time, a stall of the machine at most 0.25 s a frame",
+        f"count its time, a stall of the machine at most {STALL_S:g} s a frame",
         fronts=(CLI, TASK, BUILDER),
         only_with={"simulate": "only the simulated participant can play faster than a person"}))
     fsync: bool = field(default=True, metadata=_about(

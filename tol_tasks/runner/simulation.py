@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 
+#: Under ``--simulate``, the most one frame adds to the time a limit counts (seconds of the
+#: session clock): a machine that stalls the program longer (a loaded test machine) must
+#: not make the simulated participant run out of time.
+STALL_S = 0.25
+
 
 @dataclass(frozen=True)
 class SimulatedTimes:
