@@ -103,7 +103,11 @@ def test_every_trigger_is_logged_and_the_scan_starts_after_the_dummy_volumes(sca
     assert all(float(r["time"]) > times[DUMMIES] for r in onsets)
     side = json.loads(session_files(scan)[1].read_text())["scanner"]
     assert side["volumes"] == len(triggers)
-    assert side["missed_triggers"] == 0
+    # A trigger is "missed" where two come over 1.5 TR apart (the codebook's definition): none
+    # was lost above, but a loaded machine can keep the emulator from typing one in time (a
+    # loop failed with 1). Counted here from the rows' own trigger times.
+    gaps = [b - a for a, b in itertools.pairwise(times)]
+    assert side["missed_triggers"] == sum(round(g / TR) - 1 for g in gaps if g > 1.5 * TR)
     assert side["start"] == pytest.approx(times[DUMMIES], abs=1e-5)
 
 
