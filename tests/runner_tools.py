@@ -199,6 +199,11 @@ def session_files(folder: Path) -> tuple[Path, Path]:
     return logs[0], sidecars[0]
 
 
+#: Seconds an ioHub session may take to its first trial: two processes import PsychoPy
+#: first (tol-run and ioHub's server); at load 30-50 on two cores that took over 120 s.
+IOHUB_FIRST_TRIAL_S = 300.0
+
+
 def wait_for_rows(folder: Path, predicate, timeout: float = 120.0, proc=None):
     """Wait until the session's log has rows satisfying ``predicate(rows)``; return the rows
     (a tol-run took over 60 s to its first move at load 18: a session that ends early still

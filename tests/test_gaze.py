@@ -15,6 +15,7 @@ import pytest
 
 from tests.neuro_tools import keys_protocol
 from tests.runner_tools import (
+    IOHUB_FIRST_TRIAL_S,
     codebook_describes_every_table,
     exe,
     running_tol_run,
@@ -64,9 +65,8 @@ def session(xdisplay, tmp_path_factory):
     moves = []  # (region, time.monotonic() when the pointer got there)
     with running_tol_run(str(root / "gaze.yaml"), "--participant", "P1", "--windowed",
                          "--output", str(out), env=xdisplay) as proc:  # fmt: skip
-        # tol-run and ioHub's server both import PsychoPy first: over 120 s at load 50.
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=300, proc=proc)  # fmt: skip
+                      timeout=IOHUB_FIRST_TRIAL_S, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         for name, seconds in PATH:
             x, y = _centre(meta, name)

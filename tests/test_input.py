@@ -19,7 +19,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.runner_tools import running_tol_run, session_files, sidecar_of, wait_for_rows
+from tests.runner_tools import (
+    IOHUB_FIRST_TRIAL_S,
+    running_tol_run,
+    session_files,
+    sidecar_of,
+    wait_for_rows,
+)
 from tests.test_timing import PROTOCOL, _inject
 from tol_tasks.runner.events import MATCH_AFTER_S, InputEvent, Reconciler
 from tol_tasks.session_data.eventlog import read_event_log
@@ -369,10 +375,10 @@ def test_iohub_stamps_real_clicks_on_arrival(xdisplay, tmp_path):
         held.bind(("", IOHUB_DEFAULT_PORT))
     out, running = _start(tmp_path, "I1", "--input-timing", "iohub", env=xdisplay)
     with held, running as proc:
-        # Two Python processes importing PsychoPy (tol-run, ioHub's server) before the first
-        # trial: at load 30 on two cores that took over 120 s once (how fast is not this test's).
+        # Two Python processes import PsychoPy before the first trial (how fast is not this
+        # test's): IOHUB_FIRST_TRIAL_S.
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=300, proc=proc)  # fmt: skip
+                      timeout=IOHUB_FIRST_TRIAL_S, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         injected = _inject(xdisplay, meta, HANOI3)
         err = _ended(proc, out)
@@ -473,7 +479,7 @@ def test_an_iohub_server_slow_to_start_is_waited_for(xdisplay, tmp_path):
         finally:
             os.kill(server[0], signal.SIGCONT)
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=300, proc=proc)  # fmt: skip
+                      timeout=IOHUB_FIRST_TRIAL_S, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         assert meta["timing"]["input_method"] == "iohub", meta["timing"]["input_fallback_reason"]
 
@@ -491,9 +497,8 @@ def test_iohub_held_back_neither_loses_nor_doubles_close_clicks(xdisplay, tmp_pa
     # once: none lost, none added, in the order made.
     out, running = _start(tmp_path, "H1", "--input-timing", "iohub", env=xdisplay)
     with running as proc:
-        # Two processes importing PsychoPy before the first trial (as in the test above): 300 s.
         wait_for_rows(out, lambda rows: any(r["event"] == "trial_onset" for r in rows),
-                      timeout=300, proc=proc)  # fmt: skip
+                      timeout=IOHUB_FIRST_TRIAL_S, proc=proc)  # fmt: skip
         meta = sidecar_of(out)
         # ioHub's server must have started (within its own 30 s; at load 50 it once did not,
         # and the session went on without it, saying why in the sidecar).
