@@ -52,6 +52,9 @@ SESSION_SCRIPT = HERE / "data" / "experiments" / "copy_session.py"
 #: Fixed times of the simulated participant (seconds; spread 0: no randomness in time).
 TIMES = {"plan": 0.8, "think": 0.3, "reach": 0.2, "carry": 0.15, "click": 0.05, "spread": 0,
          "error_rate": 0.3, "illegal_rate": 0, "copy_error_rate": 0}  # fmt: skip
+#: The whole-protocol session plays at twice a person's speed (pages, pauses and the times
+#: above all halved): the same checks in half the time.
+SPEED = 2.0
 
 
 # ----------------------------------------------------------------- pure parts
@@ -211,10 +214,13 @@ def _resolution(meta: dict, trials: set[int]) -> float:
 
 def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, tmp_path):
     out = tmp_path / "data"
-    _run_script(out, xdisplay)
+    _run_script(out, xdisplay, "--speed", str(SPEED))
     log, side = session_files(out)
     rows = read_event_log(log).rows
     meta = read_sidecar(side)
+    assert meta["simulate"]["speed"] == SPEED
+    # The participant played at SPEED times a person's speed: every time set is divided by it.
+    times = {k: TIMES[k] / SPEED for k in ("plan", "think", "reach")}
     onsets = [r for r in rows if r["event"] == "copy_onset"]
     assert [(r["problem_id"], r["detail"].split(";")[0]) for r in onsets] == [
         ("o1", "source=own"), ("o2", "source=own"), ("x1", "source=optimal"),
@@ -239,10 +245,10 @@ def test_simulated_copies_give_back_the_thinking_times_that_were_set(xdisplay, t
             assert row["copy_moves"] == bfs(graph, goal)[0][start]
         else:
             assert row["copy_moves"] == row["placements"]
-        assert row["copy_first_move_latency"] == pytest.approx(TIMES["reach"], abs=tol)
-        assert row["initial_thinking_time"] == pytest.approx(TIMES["plan"], abs=tol), pid
+        assert row["copy_first_move_latency"] == pytest.approx(times["reach"], abs=tol)
+        assert row["initial_thinking_time"] == pytest.approx(times["plan"], abs=tol), pid
         per_move = row["subsequent_thinking_time_per_move"]
-        assert per_move == pytest.approx(TIMES["think"], abs=tol), pid
+        assert per_move == pytest.approx(times["think"], abs=tol), pid
         assert row["subsequent_thinking_time"] == pytest.approx(
             per_move * (row["placements"] - 1), rel=1e-9
         )
