@@ -188,11 +188,13 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
     proto = tmp_path / "limits.yaml"
     proto.write_text(LIMITS)
     out = tmp_path / "data"
-    # Speed 1: the simulated participant plans for about 3 s, far beyond 0.5 s. With seed 3
-    # its three moves in m1 do not reach the goal (seed 2's do: it solved m1 in the last move).
-    done = tol_run(
-        str(proto), "--simulate", "--seed", "3", "--windowed", "--output", str(out), env=xdisplay
-    )
+    # Speed 4: the simulated participant plans for about 3 s of its time (0.7 s of the clock),
+    # far beyond the 0.5 s limit (0.125 s of the clock: limits count at the same speed). With
+    # seed 3 its three moves in m1 do not reach the goal (seed 2's do: it solved m1 in the
+    # last move); the speed changes no draw of the seed.
+    speed = 4
+    done = tol_run(str(proto), "--simulate", "--seed", "3", "--speed", str(speed), "--windowed",
+                   "--output", str(out), env=xdisplay)  # fmt: skip
     assert done.returncode == 0, done.stderr
     log = session_files(out)[0]
     assert f"event log: {log}" in done.stdout
@@ -206,7 +208,7 @@ def test_time_limit_discontinue_and_move_limit(xdisplay, tmp_path):
     for r in (r for r in timed if r["event"] == "time_out"):
         # Never before the limit; how soon after it is a figure of the benchmarks (a loaded
         # machine made it 1.13 s once), not a bound here: what matters is that it ends the trial.
-        assert float(r["time"]) - onset[r["problem_id"]] >= 0.5
+        assert float(r["time"]) - onset[r["problem_id"]] >= 0.5 / speed
         after = [x["event"] for x in timed if x["problem_id"] == r["problem_id"]
                  and float(x["time"]) >= float(r["time"])]  # fmt: skip
         assert after[:1] == ["time_out"]
