@@ -26,10 +26,14 @@ the largest puzzle of each bundled protocol and an 8-disk Tower of Hanoi:
   piece, shared TextStims given new text several times a frame) and once with
   today's :mod:`tol_tasks.runner.screen`. The ratio is old / new.
 
-The engine columns add the dropped frames its sidecar reports and the share
-of frames whose work alone exceeds a 60 Hz or 144 Hz frame. Xvfb has no
-vsync, so flips return at once; the machine is shared (2 cores):
-compare figures of one run, not runs.
+The engine columns add the dropped frames its sidecar reports, the frame
+period they are counted against (a frame is dropped when its interval is over
+1.5 periods) and the mean interval, and the share of frames whose work alone
+exceeds a 60 Hz or 144 Hz frame. Xvfb has no vsync, so flips return at once:
+the period is the refresh the window measured at its start (how fast it could
+flip then), so the dropped count moves with that period from run to run and
+says nothing of a regression; the work figures do. The machine is shared (2
+cores): compare figures of one run, not runs.
 """
 
 from __future__ import annotations
@@ -199,6 +203,7 @@ def _engine_run(win, name, start, goal, puzzle, out, **settings) -> dict:
         "max_ms": stats["frame_work_max_ms"],
         "frames": stats["frames"],
         "dropped": stats["dropped_frames"],
+        "period_ms": stats.get("frame_period_ms", float("nan")),
         "interval_mean_ms": stats.get("frame_interval_mean_ms"),
         # Frames whose work alone would miss a 60 Hz (16.7 ms) or 144 Hz (6.9 ms) flip.
         "over_60hz": sum(w > 1 / 60 for w in work) / len(work),
@@ -365,7 +370,8 @@ def _run(args: argparse.Namespace) -> int:
         f"load average {os.getloadavg()[0]:.2f}"
     )
     head = f"{'case':34} {'old med/p99/max':>20} {'new med/p99/max':>20} {'ratio med':>9} " \
-           f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
+           f"{'engine med/p99/max':>20} {'frames':>6} {'dropped':>7} {'period':>6} {'mean':>6} "\
+           f"{'>16.7ms':>7} {'>6.9ms':>7}"  # fmt: skip
     print(head)
     for r in rows:
         o, n, e = r["old"], r["new"], r["engine"]
@@ -377,7 +383,8 @@ def _run(args: argparse.Namespace) -> int:
             ratio = f"{o['median_ms'] / n['median_ms']:.1f}x"
         print(f"{r['case']:34} {olds:>20} {news:>20} "
               f"{ratio:>9} {fmt.format(**e):>20} "
-              f"{e['frames']:6d} {e['dropped']:7d} {e['over_60hz']:7.2%} {e['over_144hz']:7.2%}")  # fmt: skip
+              f"{e['frames']:6d} {e['dropped']:7d} {e['period_ms']:6.2f} {e['interval_mean_ms']:6.2f} "
+              f"{e['over_60hz']:7.2%} {e['over_144hz']:7.2%}")  # fmt: skip
     worst_med = max(r["engine"]["median_ms"] for r in rows)
     worst_p99 = max(r["engine"]["p99_ms"] for r in rows)
     print(
