@@ -26,7 +26,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-import pytest
+from tests.system_tools import unavailable
 
 TOL_WEB = str(Path(sys.executable).parent / "tol-web")
 
@@ -117,15 +117,16 @@ class ServeProcess:
 
 
 def postgres_bin() -> Path:
-    """Debian's PostgreSQL server programs; the test is skipped, saying how to install them."""
+    """Debian's PostgreSQL server programs; the test is skipped, saying how to install them
+    (failed in CI: :func:`tests.system_tools.unavailable`)."""
     for base in sorted(Path("/usr/lib/postgresql").glob("*/bin"), reverse=True):
         if (base / "initdb").is_file() and (base / "postgres").is_file():
             return base
     found = shutil.which("initdb")
     if found and shutil.which("postgres"):
         return Path(found).parent
-    pytest.skip("PostgreSQL's server programs are not installed: apt-get install postgresql "
-                "(scripts/setup.sh installs it)")  # fmt: skip
+    unavailable("PostgreSQL's server programs (initdb, postgres) are not installed",
+                "run bash scripts/setup.sh, or apt-get install postgresql")  # fmt: skip
 
 
 @contextlib.contextmanager

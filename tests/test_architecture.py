@@ -204,6 +204,36 @@ def test_every_module_has_its_tests_listed_in_the_index():
     assert all(index.values()), "every module has at least one test file"
 
 
+def _direct_skips(folder: Path) -> list[str]:
+    """``file:line`` of every ``pytest.skip(...)`` or ``pytest.importorskip(...)`` call in the
+    test modules of ``folder`` but tests/system_tools.py."""
+    found = []
+    for path in sorted(folder.glob("*.py")):
+        if path.name == "system_tools.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("skip", "importorskip")
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "pytest"):  # fmt: skip
+                found.append(f"{path.name}:{node.lineno}")
+    return found
+
+
+def test_a_missing_program_or_extra_skips_only_through_system_tools(tmp_path):
+    """tests/system_tools.py's unavailable(), program() and extra() skip a test whose program
+    or extra is missing and fail it in CI (scripts/test.sh, .ci/run), so that a green run
+    hides no test; a direct pytest.skip or pytest.importorskip skipped it in CI too (the
+    PostgreSQL, nginx, libfaketime, pyreadstat, jinja2 and matplotlib tests did)."""
+    assert _direct_skips(ROOT / "tests") == [], "call tests.system_tools' unavailable or extra"
+    # The check sees both calls (and not pytest.mark.skip, which needs its own reason).
+    (tmp_path / "test_x.py").write_text(
+        "import pytest\n@pytest.mark.skip\ndef test_a():\n    pytest.skip('x')\n"
+        "def test_b():\n    pytest.importorskip('y')\n",
+        encoding="utf-8",
+    )
+    assert _direct_skips(tmp_path) == ["test_x.py:4", "test_x.py:6"]
+
+
 #: Private names still imported from another package, each with the issue that removes it
 #: (none left: tol_analysis's two went public when it was grouped into faces, issue 33).
 PRIVATE_CROSSINGS: dict[str, str] = {}

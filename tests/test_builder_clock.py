@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.builder_tools import builder_csv, compile_example, running_example, tower_logs
+from tests.system_tools import extra
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
@@ -50,7 +51,7 @@ def _watch(folder: Path, proc, offset: Path) -> list[tuple[dict, float]]:
 
 @pytest.fixture(scope="module")
 def stepped(xdisplay, tmp_path_factory):
-    libfaketime = pytest.importorskip("libfaketime")
+    libfaketime = extra("libfaketime", "dev")
     folder = tmp_path_factory.mktemp("builder-clock")
     done = compile_example(folder, simulate=True, simSpeed=2.0)
     assert done.returncode == 0, done.stderr

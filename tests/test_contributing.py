@@ -30,8 +30,11 @@ def _bare_env(**extra: str) -> dict[str, str]:
 
 
 def _pytest(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess:
+    """pytest in one process (``-n 0``): run from an xdist worker (PYTEST_XDIST_WORKER set)
+    tests/conftest.py starts no workers, run otherwise it would, and a run on workers
+    reports no "deselected"; one process says the same whichever way the suite is run."""
     return subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=",
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-o", "addopts=", "-n", "0",
          "--strict-markers", "-rsf", *args],
         cwd=ROOT, env=env, capture_output=True, text=True, timeout=300, check=False,
     )  # fmt: skip

@@ -440,6 +440,22 @@ def test_a_signal_at_the_start_writes_nothing_or_a_resumable_session(xdisplay, t
         (log,) = logs
         if not never_started(log):
             assert read_sidecar(log.with_suffix(".json"))["status"] == "interrupted"
+    # The delays above may all fall before the log begins (at load 9 all three did: killed
+    # before the handlers, then "nothing was written" twice), leaving the resumable half
+    # unchecked: a hang-up once the log's first row is written is an interrupted session
+    # that --resume completes.
+    begun = tmp_path / "begun"
+    with running_tol_run("demo", *SIM, "--participant", "H3", "--output", str(begun),
+                         env=xdisplay) as proc:  # fmt: skip
+        wait_for_rows(begun, lambda rows: len(rows) >= 1, proc=proc)
+        proc.send_signal(signal.SIGHUP)
+        _, stderr = proc.communicate(timeout=60)
+    _no_traceback(stderr)
+    assert proc.returncode == 129, stderr
+    (log,) = begun.glob("H3_*.csv")
+    assert not never_started(log)
+    assert read_sidecar(log.with_suffix(".json"))["status"] == "interrupted"
+    _resume_completes(log, xdisplay)
 
 
 def _hangup_to_self(ignored_at_start: bool) -> Interrupts:

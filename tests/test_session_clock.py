@@ -14,6 +14,8 @@ import textwrap
 
 import pytest
 
+from tests.system_tools import extra
+
 pytestmark = pytest.mark.skipif(sys.platform != "linux", reason="libfaketime is for Linux")
 
 _PROBE = textwrap.dedent(
@@ -52,7 +54,7 @@ _PROBE = textwrap.dedent(
 
 @pytest.fixture(scope="module")
 def stepped(tmp_path_factory):
-    libfaketime = pytest.importorskip("libfaketime")
+    libfaketime = extra("libfaketime", "dev")
     offset = tmp_path_factory.mktemp("clock") / "offset"
     offset.write_text("+0\n")
     _, preload = libfaketime.get_reload_information()

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_tools import extra
 from tests.trust_tools import SESSIONS, formula_cells, formula_cells_of, place, read_csv
 from tol_analysis.cli import main as tol_score_main
 
@@ -81,7 +82,7 @@ def test_each_formula_looking_text_is_written_with_a_quote_before_it(scored):
 
 
 def test_spss_files_hold_the_escaped_text(scored):
-    pyreadstat = pytest.importorskip("pyreadstat", reason="the spss extra is installed by setup")
+    pyreadstat = extra("pyreadstat", "spss")
     wide, _ = pyreadstat.read_sav(str(scored / "wide.sav"))
     assert wide["participant"].tolist() == ["'=1+1"]
     assert wide["note"].tolist() == ["'" + FORMULAS["note"]]
@@ -115,7 +116,7 @@ def test_a_field_value_that_breaks_its_type_is_left_empty_with_a_warning(tmp_pat
             "a whole number. Left empty in the tables") in err  # fmt: skip
     (session,) = read_csv(tmp_path / "out" / "sessions.csv")
     assert (session["age"], session["group"]) == ("", "control")
-    pyreadstat = pytest.importorskip("pyreadstat", reason="the spss extra is installed by setup")
+    pyreadstat = extra("pyreadstat", "spss")
     _, meta = pyreadstat.read_sav(str(tmp_path / "out" / "wide.sav"), metadataonly=True)
     assert meta.readstat_variable_types["age"] == "double"  # a number, as declared
     assert meta.column_names_to_labels["age"].startswith("Participant field 'age'")

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.system_tools import extra
 from tests.trust_tools import SESSIONS, place, read_csv
 from tol_analysis.cli import main as tol_score_main
 from tol_tasks.session_data.session_key import (
@@ -160,8 +161,8 @@ def test_where_a_log_came_from_decides_the_fix(sidecar, expected):
 
 
 def test_a_visit_with_two_protocols_gets_a_report_per_task(tmp_path):
-    pytest.importorskip("jinja2")
-    pytest.importorskip("matplotlib")
+    extra("jinja2", "report")
+    extra("matplotlib", "plots")
     _visit(tmp_path / "data")
     code, _, err = tol_score(tmp_path / "data", "--output", tmp_path / "out", "--report")
     assert code == 0, err

@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import exe
+from tests.system_tools import extra
 from tests.trust_tools import GOLDEN, read_csv
 from tol_analysis.cli import main as tol_score_main
 from tol_analysis.export.manifest import CURRENT, MANIFEST, STATE
@@ -51,7 +52,7 @@ def _digests(folder: Path) -> dict[str, str]:
 
 
 def test_replace_leaves_raw_logs_a_users_file_and_a_folder_named_like_an_output(tmp_path):
-    pytest.importorskip("matplotlib")
+    extra("matplotlib", "plots")
     data = _data(tmp_path / "data", "demo", "hanoi-classic")
     out = tmp_path / "out"
     # The lab keeps other raw logs, a letter and its own BIDS dataset in the folder.
@@ -107,8 +108,8 @@ def test_files_named_like_outputs_but_never_recorded_are_refused_even_with_repla
     out = tmp_path / "out"
     out.mkdir()
     (out / "sessions.csv").write_text("participant,age\nP01,34\n")  # a participant list
-    for extra in ([], ["--replace"]):
-        code, _, err = tol_score(data, "--output", out, *extra)
+    for replace in ([], ["--replace"]):
+        code, _, err = tol_score(data, "--output", out, *replace)
         assert code == 2
         assert "holds sessions.csv, named like tol-score's outputs but not in its manifest" in err
         assert "tol-score never replaces what it did not record writing" in err

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import exe
+from tests.system_tools import extra
 from tests.trust_tools import SESSIONS, read_csv
 from tol_analysis.cli import main as tol_score_main
 from tol_analysis.columns import SESSION_IDS, WIDE_SESSION
@@ -72,7 +73,7 @@ def test_wide_csv_holds_the_fields_and_each_session_tasks_description(scored):
 
 
 def test_wide_sav_labels_every_column_from_the_registry(scored):
-    pyreadstat = pytest.importorskip("pyreadstat", reason="the spss extra is installed by setup")
+    pyreadstat = extra("pyreadstat", "spss")
     _, meta = pyreadstat.read_sav(str(scored / "out" / "wide.sav"), metadataonly=True)
     labels = meta.column_names_to_labels
     assert all(labels.values()), [n for n, v in labels.items() if not v]

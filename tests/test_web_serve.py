@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.serve_tools import ServeProcess, postgres_server, request
-from tests.system_tools import extra
+from tests.system_tools import extra, unavailable
 from tests.web_tools import build_folder
 from tol_tasks.protocol_format.load import load_protocol
 from tol_tasks.session_data.eventlog import columns
@@ -387,7 +387,8 @@ def test_the_documented_nginx_configuration_proxies_with_tls(study, tmp_path):
         "/usr/sbin/nginx" if os.path.exists("/usr/sbin/nginx") else None
     )
     if nginx is None:
-        pytest.skip("nginx is not installed: apt-get install nginx-light (scripts/setup.sh does)")
+        unavailable("nginx is not installed",
+                    "run bash scripts/setup.sh, or apt-get install nginx-light")  # fmt: skip
     import ssl
 
     from tests.serve_tools import free_port
