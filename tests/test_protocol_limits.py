@@ -62,6 +62,15 @@ def _hanoi(n: int, extra: str = "") -> str:
         (_hanoi(3).replace("blocks:", "timing: {feedback_duration: .nan}\nblocks:"), "finite"),
         (_hanoi(3).replace("blocks:", "display: {window_size: [100000, 10]}\nblocks:"),
          "less than or equal to 16384"),
+        # An item of a list gets its list's fix (the fuzzer found none was given).
+        ("format: 1\nname: l\ntask: {type: london, capacities: [0, 2, 1]}\nblocks:\n"
+         "  - problems:\n      - {id: p1, start: 'RG|B|', goal: '|RB|G'}\n",
+         "task.capacities[0]: 0 is not allowed: input should be greater than or equal to 1. "
+         "Suggested fix: give each peg's capacity left to right, e.g. [3, 2, 1]."),
+        # Too many states to search: the problem's line and field, not a bare message (idem).
+        (_hanoi(20).replace("disks: 20}", "disks: 20, pegs: 4}"),
+         "p.yaml:6: blocks[0].problems[0].disks: Hanoi(disks=20, pegs=4) has 1,099,511,627,776 "
+         "states, more than the 1,048,576 that exact search allows. Suggested fix: use fewer"),
     ],
 )  # fmt: skip
 def test_check_refuses_what_no_session_could_carry_out(tmp_path, text, named):
@@ -207,7 +216,9 @@ def _fuzz_protocol(tmp_path: Path, data: dict) -> None:
     if code == 0:
         _carry_out(path, tmp_path)
     else:
-        assert "Suggested fix" in out or "cannot" in out or "not" in out, out
+        # Every refusal names the file (its line) and the fix.
+        assert str(path) in out, out
+        assert "Suggested fix" in out, out
 
 
 @settings(max_examples=60)
@@ -255,9 +266,12 @@ def test_fuzzed_run_options_give_a_message_never_a_traceback(tmp_path_factory, p
     if settings.participant is None:
         return  # tol-run would ask in its dialog
     prepared, refused = _attempt(lambda: prepare(settings, "demo"))
-    if refused is not None:
+    if refused is not None:  # a setting's own error (its field or its fix), or the file's
         assert isinstance(refused, (TolTasksError, OSError)), refused
-        assert str(refused)
+        if isinstance(refused, TolTasksError):
+            assert refused.fix or refused.field, refused
+        else:
+            assert refused.filename, refused
         return
     prepared.release()
     assert math.isfinite(settings.speed)

@@ -103,6 +103,9 @@ def _model_at(path: tuple, data: Any) -> type[BaseModel] | None:
 
 
 def _field_info(path: tuple, data: Any):
+    """The model field at ``path`` (an item of a list: the list's field), or None."""
+    while path and isinstance(path[-1], int):
+        path = path[:-1]
     parent = _model_at(tuple(p for p in path[:-1]), data)
     if parent is None or not path or not isinstance(path[-1], str):
         return None

@@ -19,7 +19,7 @@ from numbers import Real
 from typing import Any
 
 from tol_tasks.config import MAX_DISTANCE, MAX_MOVE_LIMIT, MAX_SECONDS
-from tol_tasks.errors import TolTasksError
+from tol_tasks.errors import PuzzleTooLargeError, TolTasksError
 from tol_tasks.puzzles.base import Puzzle
 
 #: The fields of a problem that :func:`problem_faults` checks, in the order it checks them.
@@ -143,12 +143,18 @@ def problem_faults(puzzle: Puzzle, start: Any, goal: Any, *, min_moves: Any = No
         faults.append(ProblemFault("goal", goal, f"the goal {g} equals the start: the problem is "
                                    "solved before it begins.", "choose a different goal."))  # fmt: skip
         return faults, None
-    if not puzzle.is_reachable(s, g):
+    try:
+        reachable = puzzle.is_reachable(s, g)
+        d = puzzle.distance(s, g) if reachable else None
+    except PuzzleTooLargeError as exc:  # too many states for an exact search
+        field = "disks" if puzzle.kind == "hanoi" else "balls"
+        faults.append(ProblemFault(field, puzzle.size, exc.message, exc.fix or ""))
+        return faults, None
+    if not reachable:
         faults.append(ProblemFault("goal", goal, f"the goal {g} cannot be reached from the start {s}.",
                                    "choose a goal reachable by legal moves, or give the pegs "
                                    "more capacity."))  # fmt: skip
         return faults, None
-    d = puzzle.distance(s, g)
     if min_moves is not None and min_moves != d:
         faults.append(ProblemFault("min_moves", min_moves, f"states {min_moves}, but the fewest "
                                    f"moves from {s} to {g} is {d}.", f"write 'min_moves: {d}', "

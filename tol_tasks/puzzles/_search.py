@@ -22,10 +22,9 @@ def check_search_size(n_states: int, what: str, max_states: int | None = None) -
     bound = MAX_SEARCH_STATES if max_states is None else max_states
     if n_states > bound:
         raise PuzzleTooLargeError(
-            f"{what} has {n_states:,} states, more than the {bound:,} that exact search "
-            "allows. Suggested fix: use fewer disks or balls, or (for Tower of Hanoi) the "
-            "3-peg rules without the adjacent-only constraint, which are solved exactly "
-            "without search."
+            f"{what} has {n_states:,} states, more than the {bound:,} that exact search allows.",
+            fix="use fewer disks or balls, or (for Tower of Hanoi) the 3-peg rules without "
+            "the adjacent-only constraint, which are solved exactly without search.",
         )
 
 
