@@ -64,6 +64,8 @@ class ReconciledInput(PolledInput):
         self.source = source
         self.method = source.method
         self.window_events = window_events
+        if window_events is not None:
+            self._unlisten()  # the window's events come from window_events
         # By identity where both streams carry the X server's time, waiting for the source's
         # word where it can sync (the listener), else a moment (ioHub); else by time.
         if window_events is None or not source.idents:
@@ -140,6 +142,7 @@ class ReconciledInput(PolledInput):
             self.source.close()
         if self.window_events is not None:
             self.window_events.close()
+        super().close()
 
 
 #: The listener's tag of each kind of event (a touch is asked for as a press or a release).

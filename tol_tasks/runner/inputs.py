@@ -9,6 +9,7 @@ through the same code as a person's.
 
 from __future__ import annotations
 
+import contextlib
 from abc import ABC, abstractmethod
 from collections.abc import Callable
 
@@ -16,6 +17,9 @@ from psychopy import event
 from psychopy.tools.monitorunittools import convertToPix
 
 from .events import InputEvent
+
+#: pyglet's left mouse button (``pyglet.window.mouse.LEFT``).
+_LEFT = 1
 
 
 class InputSource(ABC):
@@ -77,11 +81,18 @@ class InputSource(ABC):
 class PolledInput(InputSource):
     """PsychoPy's ``event.Mouse`` and ``event.getKeys``, polled once per frame.
 
-    A press is stamped when the poll sees it, so up to one frame late (the
-    method recorded in the sidecar as ``polled``).
+    A press is stamped when the window is handed it (at a poll or a flip), so up to one
+    frame late (the method recorded in the sidecar as ``polled``). In a pyglet window
+    (PsychoPy's default) every press and release is kept, in order, as the window is
+    handed it (:meth:`_listen`): two presses between two polls (a quick participant on a
+    machine that draws late) are two presses. Elsewhere the mouse's state is read at each
+    poll, which keeps the last press between two polls only.
     """
 
     method = "polled"
+
+    #: Events a window keeps for a source that nobody polls (one replaced by another).
+    MAX_QUEUED = 10_000
 
     def __init__(self, win, screen, clock, keys: list[str]):
         self.mouse = event.Mouse(win=win, visible=True)
@@ -92,12 +103,50 @@ class PolledInput(InputSource):
         event.clearEvents()
         self.mouse.clickReset()
         self._reset_at = self.clock.getTime()
+        self._queue: list[InputEvent] | None = None
+        self._handlers: dict[str, Callable] = {}
+        self._listen(win)
+
+    def _listen(self, win) -> None:
+        """Keep each left-button press and release the pyglet window is handed (before
+        PsychoPy's own handlers, which still get them), stamped then, where the pointer
+        then is."""
+        handle = getattr(win, "winHandle", None)
+        if getattr(win, "winType", None) != "pyglet" or not hasattr(handle, "push_handlers"):
+            return
+        queue: list[InputEvent] = []
+
+        def keep(kind: str, button: int) -> None:
+            if button & _LEFT and len(queue) < self.MAX_QUEUED:
+                queue.append(InputEvent(kind, self.clock.getTime(), *self._pointer_pixels()))
+
+        self._handlers = {
+            "on_mouse_press": lambda x, y, button, modifiers: keep("press", button),
+            "on_mouse_release": lambda x, y, button, modifiers: keep("release", button),
+        }
+        handle.push_handlers(**self._handlers)
+        self._queue = queue
+        self._handle = handle
+
+    def _unlisten(self) -> None:
+        """Stop keeping the window's presses (a source that reads them another way)."""
+        if self._queue is not None:
+            with contextlib.suppress(Exception):
+                self._handle.remove_handlers(**self._handlers)
+            self._queue = None
+
+    def close(self) -> None:
+        self._unlisten()
 
     def poll(self) -> list[InputEvent]:
         now = self.clock.getTime()
         out = []
-        for k in event.getKeys(keyList=self.keys):
+        for k in event.getKeys(keyList=self.keys):  # (hands the window its events)
             out.append(InputEvent("key", now, key=k, source="key"))
+        if self._queue is not None:
+            out.extend(self._queue)
+            self._queue.clear()
+            return out
         # getPressed(getTime=True) keeps the dispatch time of a press even when the
         # button is already up again (a click shorter than a frame, a touch tap).
         buttons, times = self.mouse.getPressed(getTime=True)
