@@ -60,12 +60,11 @@ class ReconciledInput(PolledInput):
     """
 
     def __init__(self, win, screen, clock, keys, source, window_events=None):
-        super().__init__(win, screen, clock, keys)
+        # The window's events from window_events (the X server's), else polled.
+        super().__init__(win, screen, clock, keys, listen=window_events is None)
         self.source = source
         self.method = source.method
         self.window_events = window_events
-        if window_events is not None:
-            self._unlisten()  # the window's events come from window_events
         # By identity where both streams carry the X server's time, waiting for the source's
         # word where it can sync (the listener), else a moment (ioHub); else by time.
         if window_events is None or not source.idents:

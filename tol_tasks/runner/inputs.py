@@ -94,7 +94,7 @@ class PolledInput(InputSource):
     #: Events a window keeps for a source that nobody polls (one replaced by another).
     MAX_QUEUED = 10_000
 
-    def __init__(self, win, screen, clock, keys: list[str]):
+    def __init__(self, win, screen, clock, keys: list[str], *, listen: bool = True):
         self.mouse = event.Mouse(win=win, visible=True)
         self.screen = screen
         self.clock = clock
@@ -105,7 +105,8 @@ class PolledInput(InputSource):
         self._reset_at = self.clock.getTime()
         self._queue: list[InputEvent] | None = None
         self._handlers: dict[str, Callable] = {}
-        self._listen(win)
+        if listen:  # (False: a subclass that reads the window's events another way)
+            self._listen(win)
 
     def _listen(self, win) -> None:
         """Keep each left-button press and release the pyglet window is handed (before
@@ -128,15 +129,11 @@ class PolledInput(InputSource):
         self._queue = queue
         self._handle = handle
 
-    def _unlisten(self) -> None:
-        """Stop keeping the window's presses (a source that reads them another way)."""
-        if self._queue is not None:
+    def close(self) -> None:
+        if self._queue is not None:  # the window stops keeping presses for this source
             with contextlib.suppress(Exception):
                 self._handle.remove_handlers(**self._handlers)
             self._queue = None
-
-    def close(self) -> None:
-        self._unlisten()
 
     def poll(self) -> list[InputEvent]:
         now = self.clock.getTime()
