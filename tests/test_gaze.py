@@ -179,3 +179,27 @@ def test_bids_eye_tracking_recording_validates(session, tmp_path):
                             capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
     issues = json.loads(report.stdout)["issues"]["issues"]
     assert [i for i in issues if i["severity"] == "error"] == []
+
+
+def test_the_samples_file_follows_its_log_to_another_name(tmp_path):
+    """When a session's log takes another name at its start (another session of the
+    participant took the first, tests/test_integrity.py), the samples file already begun
+    moves with it, never over a file, and the samples go on into it."""
+    from tol_tasks.runner.gaze import GazeRecorder
+
+    first, second = tmp_path / "a_gaze.tsv", tmp_path / "a_2_gaze.tsv"
+    rec = GazeRecorder.__new__(GazeRecorder)  # the file's part only: no ioHub
+    rec.path, rec._file = first, open(first, "x", encoding="utf-8")  # noqa: SIM115
+    rec._file.write("before\n")
+    taken = tmp_path / "taken_gaze.tsv"
+    taken.write_text("another session's\n")
+    with pytest.raises(FileExistsError):
+        rec.rename(taken)
+    assert taken.read_text() == "another session's\n"
+    assert rec.path == first
+    rec.rename(second)
+    rec._file.write("after\n")
+    rec._file.close()
+    assert rec.path == second
+    assert not first.exists()
+    assert second.read_text() == "before\nafter\n"

@@ -33,7 +33,7 @@ from tests.runner_tools import (
     wait_for_rows,
     xdotool,
 )
-from tests.system_tools import unavailable
+from tests.system_tools import extra, unavailable
 from tests.test_timing import _inject
 from tol_tasks.runner.interrupt import Interrupts, handling_signals
 from tol_tasks.session_data.eventlog import never_started, read_event_log
@@ -114,6 +114,37 @@ def test_two_starts_of_one_session_at_the_same_moment(xdisplay, tmp_path):
     assert read_sidecar(side)["status"] == "completed"
     _rows(log)
     assert not list(out.glob(".*.tol-lock"))  # the lock goes with the session
+
+
+@pytest.mark.slow
+def test_two_sessions_of_one_participant_started_in_the_same_millisecond(xdisplay, tmp_path):
+    """Sessions 1 and 2 of one participant started at once into one folder, the wall clock
+    frozen for both (libfaketime): both choose the same file name (participant, protocol,
+    date to the millisecond; the session is not in it) before either can create it. The
+    second to create its log takes the next name (``_2``) and runs; before, it refused to
+    start ("File exists", exit 2): a flaky start for sessions launched together."""
+    libfaketime = extra("libfaketime", "dev")
+    _, preload = libfaketime.get_reload_information()
+    env = {**xdisplay, **preload, "FAKETIME": "2026-11-27 10:00:00"}  # frozen, not advancing
+    proto, out = _protocol(tmp_path), tmp_path / "data"
+    args = [[str(proto), *SIM, "--speed", "4", "--participant", "L1", "--session", str(n),
+             "--output", str(out)] for n in (1, 2)]  # fmt: skip
+    done = _launch_together(args, env)
+    assert [d.returncode for d in done] == [0, 0], [d.stderr[-600:] for d in done]
+    _no_traceback(*(d.stderr for d in done))
+    stem = "L1_twoblocks_2026-11-27_10h00.00.000"
+    logs = sorted(p.name for p in out.glob("*.csv"))
+    assert logs == [f"{stem}.csv", f"{stem}_2.csv"], logs
+    sessions = set()
+    for name in logs:
+        log = out / name
+        meta = read_sidecar(log.with_suffix(".json"))
+        assert meta["event_log"] == name
+        assert meta["status"] == "completed"
+        rows = _rows(log)
+        assert {r["session"] for r in rows} == {str(meta["session"])}
+        sessions.add(meta["session"])
+    assert sessions == {1, 2}
 
 
 @pytest.mark.slow

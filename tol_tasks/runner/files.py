@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from tol_tasks.session_data.names import date_str
 
 from .settings import RunSettings
 
-__all__ = ["date_str", "session_paths"]
+__all__ = ["date_str", "next_session_paths", "session_paths"]
 
 
 def session_paths(
@@ -26,7 +27,21 @@ def session_paths(
         )
     else:
         stem = f"{settings.participant}_{protocol_name}_{stamp}"
-    out = Path(settings.output)
+    return _free(Path(settings.output), stem)
+
+
+def next_session_paths(log: Path) -> tuple[Path, Path]:
+    """The names a new session takes when ``log``, the name :func:`session_paths` chose, was
+    taken before the session could create it (another session of the participant, started
+    in the same millisecond into the same folder): the same stem with the next free number
+    (``_2``, ``_3``, ...), as :func:`session_paths` numbers a name already taken."""
+    return _free(log.parent, re.sub(r"_\d+$", "", log.stem))
+
+
+def _free(out: Path, stem: str) -> tuple[Path, Path]:
+    """The first of ``stem``, ``stem_2``, ``stem_3``, ... whose log and sidecar are both free
+    in ``out``. (Neither naming ends in ``_<number>``: PsychoPy's ends in the date's
+    milliseconds after a dot, BIDS's in ``_events``.)"""
     k = 1
     while True:
         name = stem if k == 1 else f"{stem}_{k}"

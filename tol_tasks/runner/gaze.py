@@ -22,6 +22,7 @@ sample in the file is counted, once.
 from __future__ import annotations
 
 import contextlib
+import os
 import threading
 from pathlib import Path
 
@@ -183,6 +184,13 @@ class GazeRecorder:
             self._file.close()
         if self._error is not None:
             self.take()  # raises what stopped the thread
+
+    def rename(self, path: Path) -> None:
+        """Move the samples file to ``path`` (never over a file), as its session's log took
+        another name; the samples go on into it."""
+        os.link(self.path, path)  # FileExistsError if taken: nothing is replaced
+        os.unlink(self.path)
+        self.path = path
 
     def record(self, regions: list[dict]) -> EyeTrackingRecord:
         """The sidecar's ``eyetracking`` section."""

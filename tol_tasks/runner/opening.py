@@ -3,11 +3,13 @@ cut off at any instant whole (see :func:`open_session`)."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 
 from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
 
 from .clock import session_clock
+from .files import next_session_paths
 from .focus import FocusWatch
 from .frames import FrameRecorder
 from .gaze import GazeRecorder, gaze_path, regions
@@ -98,7 +100,7 @@ def _open_record(task) -> None:
         if p.resume:
             log = EventLog.append(p.log, fsync=s.fsync, watch=True)
         else:
-            log = EventLog(p.log, fsync=s.fsync, watch=True)
+            log, p = _new_log(task, sidecar)
     except OSError as exc:
         raise SessionNotStartedError(
             p, f"{p.log} could not be written ({exc.strerror or exc})"
@@ -119,3 +121,24 @@ def _open_record(task) -> None:
         task._record.begin(task.plan.form)
     except EventLogWriteError as exc:
         raise task._finish("crashed", exc) or exc from None
+
+
+def _new_log(task, sidecar) -> tuple[EventLog, object]:
+    """A new session's log, created (never over a file) under the name :func:`.prepare` chose;
+    if another session of the participant took that name first (started in the same
+    millisecond into the same folder, as two sessions started at once can be), under the
+    next free one (:func:`.files.next_session_paths`), which the sidecar and the samples
+    file then follow. Returns the log and the session's :class:`~.prepare.Prepared`."""
+    p = task.prepared
+    while True:
+        try:
+            log = EventLog(p.log, fsync=task.settings.fsync, watch=True)
+        except FileExistsError:
+            log_path, sidecar_path = next_session_paths(p.log)
+            if task._gaze is not None:
+                task._gaze.rename(gaze_path(log_path))
+                sidecar.eyetracking.samples_file = task._gaze.path.name
+            p = task.prepared = dataclasses.replace(p, log=log_path, sidecar=sidecar_path)
+            sidecar.event_log = log_path.name
+            continue
+        return log, p
