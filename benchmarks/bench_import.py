@@ -19,7 +19,10 @@ process, ``user`` and ``sys`` of it, and the forked copy that builds part of a l
 sessions on the other core: ``workers`` is the copy's) and peak memory (the import's process; ``worker MB``, the
 copy's, which counts the pages it shares with the import's process since the fork); each
 import runs in a fresh process, with ``--before``'s code
-interleaved with today's. The machine is
+interleaved with today's. With ``--disk``, after each round the last import's files
+are written again into a new folder with the same durability and nothing else (no
+source read, no session built: the ``disk`` row), so that the import is compared with
+the disk's own time for its output, in the same run. The machine is
 shared: compare the formats with each other in one run, not across runs.
 Target: seconds, not minutes, for 100,000 rows.
 """
@@ -110,6 +113,58 @@ print(json.dumps({"wall": wall, "cpu": user + system + workers, "user": user, "s
 """
 
 
+#: ``--disk``: the same files written again with the same durability and nothing else (no
+#: source read, no session built): the disk's own time for an import's output. Each
+#: batch of 256 sessions (the Writer's ``BATCH``) is written under temporary names, one
+#: ``syncfs`` commits it, the files get their names and the folder is synced, as
+#: tol_tasks.importers.write does, but here in plain system calls on bytes already in memory.
+_DISK_CHILD = r"""
+import ctypes, json, os, resource, sys, time
+src, out = sys.argv[1], sys.argv[2]
+names = sorted(n for n in os.listdir(src) if n.endswith((".csv", ".json")))
+data = {}
+for n in names:
+    with open(os.path.join(src, n), "rb") as f:
+        data[n] = f.read()
+logs = [n for n in names if n.endswith(".csv")]
+libc = ctypes.CDLL(None, use_errno=True)
+os.makedirs(out)
+def usage():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime, r.ru_stime
+t0, u0 = time.perf_counter(), usage()
+dfd = os.open(out, os.O_RDONLY)
+for i in range(0, len(logs), 256):
+    batch = []
+    for log in logs[i : i + 256]:
+        for n in (log, log[:-4] + ".json"):
+            tmp = os.path.join(out, n + ".part")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+            os.write(fd, data[n])
+            os.close(fd)
+            batch.append(n)
+    if libc.syncfs(dfd) != 0:
+        raise OSError(ctypes.get_errno(), "syncfs")
+    for n in batch:
+        os.rename(os.path.join(out, n + ".part"), os.path.join(out, n))
+    os.fsync(dfd)
+os.close(dfd)
+wall, u1 = time.perf_counter() - t0, usage()
+print(json.dumps({"wall": wall, "user": u1[0] - u0[0], "system": u1[1] - u0[1],
+                  "files": 2 * len(logs), "mb": sum(map(len, data.values())) / 1e6}))
+"""
+
+
+def disk_once(written: Path, out: Path) -> dict:
+    """The files of the import into ``written`` written again into the new folder ``out``
+    with the same durability and nothing else (:data:`_DISK_CHILD`), in a fresh process."""
+    done = subprocess.run([sys.executable, "-c", _DISK_CHILD, str(written), str(out)],
+                          capture_output=True, text=True, check=False)  # fmt: skip
+    if done.returncode != 0:
+        raise SystemExit(f"bench_import: writing {written}'s files again failed:\n{done.stderr}")
+    return json.loads(done.stdout)
+
+
 def run_once(checkout: Path, path: Path, extra: tuple[str, ...], out: Path) -> dict:
     """One import into the new folder ``out`` in a fresh process of ``checkout``'s code: wall
     and CPU time of the library call (import excluded; the import's process, user and
@@ -135,6 +190,12 @@ def main(argv=None) -> int:
     ap.add_argument("--repeat", type=int, default=3, help="runs per format (the best is kept)")
     ap.add_argument("--formats", nargs="+", default=None,
                     help="only these formats (expfactory-tol, pebl-tol, jspsych-tol)")  # fmt: skip
+    ap.add_argument(
+        "--disk",
+        action="store_true",
+        help="after each import, write its files again with the same durability "
+        "and nothing else (the disk's own time), interleaved with the imports",
+    )
     ap.add_argument("--before", type=Path, default=None,
                     help="another checkout (e.g. a worktree of main) measured in the same run")  # fmt: skip
     args = ap.parse_args(argv)
@@ -157,12 +218,23 @@ def main(argv=None) -> int:
                     got = run_once(checkout, path, extra, work / f"out-{fmt}-{name}-{r}")
                     if name not in best or got["wall"] < best[name]["wall"]:
                         best[name] = got
+                if args.disk:
+                    got = disk_once(work / f"out-{fmt}-after-{r}", work / f"disk-{fmt}-{r}")
+                    if "disk" not in best or got["wall"] < best["disk"]["wall"]:
+                        best["disk"] = got
+            disk = best.pop("disk", None)
             for name, got in best.items():
                 print(f"{fmt:<14}{name:>7}{n:>12,}{got['sessions']:>10,}{got['events']:>11,}"
                       f"{got['wall']:>8.2f}{got['cpu']:>7.2f}{got['user']:>6.2f}"
                       f"{got['system']:>6.2f}{got['workers_cpu']:>8.2f}"
                       f"{n / got['wall']:>9,.0f}{got['peak_mb']:>8.0f}"
                       f"{got['workers_peak_mb']:>10.0f}")  # fmt: skip
+            if disk is not None:
+                print(f"{fmt:<14}{'disk':>7}{'':>12}{disk['files'] // 2:>10,}{'':>11}"
+                      f"{disk['wall']:>8.2f}{disk['user'] + disk['system']:>7.2f}"
+                      f"{disk['user']:>6.2f}{disk['system']:>6.2f}    (the same "
+                      f"{disk['files']:,} files, {disk['mb']:.0f} MB, written again with the "
+                      "same durability and nothing else)")  # fmt: skip
         print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     finally:
         shutil.rmtree(work)
