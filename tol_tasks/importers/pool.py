@@ -57,10 +57,13 @@ Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 #: Chunks a copy may have sent before this process takes them.
 AHEAD = 4
 
-#: This process's share of the chunks (with one copy): a fifth. It also reads the file first
+#: This process's share of the chunks (with one copy): 0.45. It also reads the file first
 #: (the copy is forked after that), takes the copies' texts and writes every file (its
-#: writer's thread, beside it), and a chunk costs it more processor time than the copy.
-SHARE = 0.2
+#: writer's thread, beside it), so it builds somewhat less than the copy. On a quiet
+#: two-core machine, 100,000 jsPsych rows: 14.4 s at 0.45 against 18.0 s at a fifth (the
+#: share before 2026-11-27, chosen at a load of 13-19, where no core was free), 17.1 s
+#: against 18.4 s at 0.4 (benchmarks/README.md).
+SHARE = 0.45
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
