@@ -16,7 +16,9 @@ is the PsychoPy time at which it read 0 *as of now* (PsychoPy's time now less th
 time), so the PsychoPy times of events that are converted by subtracting it, as PsychoPy
 does (the window's keys and clicks, ioHub's events, the X Input 2 listener's stamps, the
 keyboard buffer's scanner triggers), land on the session clock after a step too. Only an
-event stamped before a step and converted after it is off, by the step.
+event stamped before a step and converted after it is off, by the step. The two clocks are
+read as one pair (:func:`psychopy_offset`), so that a pause of the process between the two
+reads does not move the converted times.
 
 A clock the caller gives (Builder's ``globalClock``, ``TowerTask(clock=...)``) is not stamped
 on: :func:`session_clock` starts a :class:`SessionClock` at that clock's reading, so the
@@ -69,7 +71,36 @@ class SessionClock(_psychopy_clock.Clock):
     def getLastResetTime(self) -> float:  # noqa: N802 - PsychoPy's name
         """PsychoPy's time (``psychopy.clock.getTime()``) at which this clock read 0, as of
         now: a PsychoPy time less this is the session time it was."""
-        return _psychopy_clock.getTime() - (COUNTER() - self._timeAtLastReset)
+        return self._timeAtLastReset + psychopy_offset()
+
+
+#: A pair of clock readings is taken again when the counter moved more than this between
+#: them (the process was paused in between), up to :data:`_PAIR_TRIES` times.
+_PAIR_GAP_S = 20e-6
+_PAIR_TRIES = 8
+
+
+def psychopy_offset() -> float:
+    """PsychoPy's time less :data:`COUNTER`'s at one instant, now.
+
+    The two clocks are read one after the other, so a process paused between the two reads
+    (a loaded machine: milliseconds) would put every time converted with the pair off by
+    the pause. PsychoPy's clock is read between two readings of the counter and taken as at
+    their midpoint; of up to :data:`_PAIR_TRIES` such readings, the one whose counter
+    readings are closest (at most :data:`_PAIR_GAP_S` apart ends the search): its error is
+    at most half that gap.
+    """
+    best_gap, best = float("inf"), 0.0
+    for _ in range(_PAIR_TRIES):
+        before = COUNTER()
+        theirs = _psychopy_clock.getTime()
+        after = COUNTER()
+        gap = after - before
+        if gap < best_gap:
+            best_gap, best = gap, theirs - (before + after) / 2
+            if gap <= _PAIR_GAP_S:
+                break
+    return best
 
 
 def session_clock(given=None) -> SessionClock:
@@ -98,8 +129,11 @@ def session_clock(given=None) -> SessionClock:
         return ours
     # PsychoPy's clocks have getLastResetTime, whatever format they report times in.
     zero = getattr(given, "getLastResetTime", None)
-    now = _psychopy_clock.getTime() - float(zero()) if callable(zero) else float(given.getTime())
-    ours.reset(newT=-now)
+    if callable(zero):  # reads 0 where ``given`` did: PsychoPy's time ``zero()``, on COUNTER
+        ours.reset()
+        ours._timeAtLastReset = float(zero()) - psychopy_offset()
+    else:
+        ours.reset(newT=-float(given.getTime()))
     ours.origin = (f"started at the caller's clock's reading ({type(given).__name__}, e.g. "
                    "Builder's globalClock): zero where that clock read 0 when the session "
                    "opened; a later change of the computer's time moves that clock, not this")  # fmt: skip
