@@ -11,15 +11,14 @@ writing, the folder's sidecars are read once: a session whose source file
 from __future__ import annotations
 
 import ctypes
-import errno
 import json
 import os
 import re
-import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tol_tasks.session_data.names import give_name, libc_function
 from tol_tasks.session_data.sidecar import new_file_mode
 from tol_tasks.session_data.whole import event_log_text
 
@@ -186,7 +185,7 @@ class Writer:
         for log, _, _ in batch:
             side = log.with_suffix(".json")
             os.replace(_temporary(side), side)  # over nothing, or over its own remnant
-            _name(_temporary(log), log)
+            give_name(_temporary(log), log)
             self.folder.names.update((log.name, side.name))
             self._claimed.difference_update((log.name, side.name))
         _fsync(self.folder.path)  # the names
@@ -228,28 +227,6 @@ def _remnant(path: Path, key: tuple[str, str, int], names: set[str]) -> bool:
         return False
 
 
-def _name(part: Path, log: Path) -> None:
-    """Give a durable log its name, never over a file that took that name meanwhile."""
-    if _renameat2 is not None:  # Linux: one atomic rename that refuses to replace
-        if _renameat2(_AT_FDCWD, os.fsencode(part), _AT_FDCWD, os.fsencode(log), 1) == 0:
-            return
-        err = ctypes.get_errno()
-        if err == errno.EEXIST:
-            raise FileExistsError(err, os.strerror(err), str(log))
-        if err not in (errno.EINVAL, errno.ENOSYS):  # else: a file system without it
-            raise OSError(err, os.strerror(err), str(part))
-    try:
-        os.link(part, log)
-    except FileExistsError:
-        raise
-    except OSError:  # a file system without hard links
-        if log.exists():
-            raise FileExistsError(errno.EEXIST, "exists", str(log)) from None
-        os.rename(part, log)
-        return
-    part.unlink()
-
-
 def make_durable(folder: Path, files: list[Path]) -> None:
     """Force ``files`` (all in ``folder``) to the disk.
 
@@ -268,23 +245,7 @@ def make_durable(folder: Path, files: list[Path]) -> None:
         _fsync(f, os.O_RDWR)  # Windows commits only what it may write
 
 
-def _libc(name: str, *argtypes):
-    """A function of Linux's C library (None elsewhere, or if it lacks it)."""
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        fn = getattr(ctypes.CDLL(None, use_errno=True), name)
-    except (OSError, AttributeError):
-        return None
-    fn.argtypes = list(argtypes)
-    fn.restype = ctypes.c_int
-    return fn
-
-
-_syncfs = _libc("syncfs", ctypes.c_int)
-_renameat2 = _libc("renameat2", ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
-                   ctypes.c_uint)  # fmt: skip
-_AT_FDCWD = -100
+_syncfs = libc_function("syncfs", ctypes.c_int)
 
 
 def _fsync(path: Path, flags: int = os.O_RDONLY) -> None:

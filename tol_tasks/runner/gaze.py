@@ -22,7 +22,6 @@ sample in the file is counted, once.
 from __future__ import annotations
 
 import contextlib
-import os
 import threading
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from psychopy import core
 
 from tol_tasks.errors import TolTasksError
 from tol_tasks.protocol_format.neuro import EyeTracking
+from tol_tasks.session_data.names import give_name
 from tol_tasks.session_data.sidecar import EyeTrackingRecord
 
 from .iohub_input import iohub_port, launch
@@ -188,8 +188,7 @@ class GazeRecorder:
     def rename(self, path: Path) -> None:
         """Move the samples file to ``path`` (never over a file), as its session's log took
         another name; the samples go on into it."""
-        os.link(self.path, path)  # FileExistsError if taken: nothing is replaced
-        os.unlink(self.path)
+        give_name(self.path, path)  # FileExistsError if taken: nothing is replaced
         self.path = path
 
     def record(self, regions: list[dict]) -> EyeTrackingRecord:
