@@ -1,10 +1,13 @@
-"""No traceback on any input: mutated real logs and mutated bundled protocols.
+"""No traceback on any input: mutated real logs, bundled protocols and foreign data files.
 
 The logs are real ones from simulated sessions (``tests/data/fuzz/``, made by
 ``make_logs.sh`` beside them). Each case mutates a copy (a cell, a row, the
 header, a cut, the sidecar) and runs ``tol-score`` and ``tol-score --verify``;
 each protocol case mutates a field or a line of a bundled protocol and runs
-``tol-protocol check``. The commands are called in-process through their entry
+``tol-protocol check``; each import case mutates one value of a foreign file the
+importers' tests read (``tests/data/import/``: a cell of a CSV, a field of a JSON
+record or of one of its moves, a field of a PsyToolkit line) and runs ``tol-import``.
+The commands are called in-process through their entry
 functions, so any exception escaping them is the traceback a person would see.
 Cases are seeded: a failure names its case number, which reproduces it.
 """
@@ -16,13 +19,17 @@ import csv
 import io
 import json
 import random
+import resource
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from tol_analysis.cli import main as tol_score_main
 from tol_tasks.cli import protocol_main
+from tol_tasks.importers.cli import main as tol_import_main
 from tol_tasks.protocol_format import bundled_protocols
 
 FUZZ = Path(__file__).parent / "data" / "fuzz"
@@ -224,3 +231,223 @@ def test_fuzzed_protocols_never_give_a_traceback_quick(tmp_path):
 def test_fuzzed_protocols_never_give_a_traceback(tmp_path):
     # 6 bundled protocols x 200 = 1,200 cases.
     assert _protocol_cases(200, seed=20261122, tmp_path=tmp_path) > 400
+
+
+# --------------------------------------------------------------------------- foreign files
+IMPORTS = Path(__file__).parent / "data" / "import"
+
+#: Values a JSON record's field can hold where another type belongs: lists and objects where
+#: a text or number is read, numbers where a list is, a float where a peg's index is, a bool
+#: (an int to Python), numbers far past any puzzle's size.
+JSON_JUNK = [[1, 2], {"a": 1}, [], 1.5, 1.0, True, False, None, -1, 0, 7, "abc", "", "1e309",
+             "NaN", [["R"], [], []], 1e300, 10**21, -(10**21)]  # fmt: skip
+
+#: Texts for a CSV cell or a PsyToolkit field: JUNK and JSON a cell's column does not expect.
+TEXT_JUNK = [*JUNK, "[1,2]", "{}", "[]", "null", "[[],[],[]]", '[{"from":1.0,"to":1,"time":5}]',
+             '[{"from":true,"to":2,"time":5}]', "1" * 21, "0.5", "7"]  # fmt: skip
+
+
+def _import_sources() -> list[Path]:
+    """The foreign files the importers' tests read (PEBL's summaries included)."""
+    found = [p for p in sorted(IMPORTS.glob("*/*"))
+             if p.suffix in (".csv", ".json", ".txt") and p.parent.name != "browser"]  # fmt: skip
+    assert len(found) >= 15, found
+    return found
+
+
+def _import_options(source: Path) -> list[str]:
+    """What the importers' tests give with ``source`` (tests/test_import.py): the options a
+    file needs to be read at all, so that the mutations reach its rows."""
+    if source.stem.startswith("W1"):  # the Experiment Factory's one-participant files
+        return ["--participant", source.stem]
+    if source.name == "J01.csv":  # jsPsych-contrib without save_trial_parameters
+        return ["--capacities", "3,2,1", "--end-delay", "500"]
+    return []
+
+
+def _mutate_source(rng: random.Random, path: Path) -> tuple[str, str]:
+    """One value of ``path`` replaced: the file's new text, and what was changed."""
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".json":
+        records = json.loads(text)
+        r = rng.randrange(len(records))
+        record = records[r]
+        inner = record.get("trialdata")
+        holder = inner if isinstance(inner, dict) and rng.random() < 0.7 else record
+        key = rng.choice(sorted(holder))
+        nested = holder[key]
+        if (
+            isinstance(nested, list)
+            and nested
+            and isinstance(nested[0], dict)
+            and rng.random() < 0.5
+        ):
+            item = rng.choice(nested)  # a field of one of its moves
+            field = rng.choice(sorted(item))
+            item[field] = rng.choice(JSON_JUNK)
+            return json.dumps(records), f"record {r} {key}[].{field}={item[field]!r}"
+        holder[key] = rng.choice(JSON_JUNK)
+        return json.dumps(records), f"record {r} {key}={holder[key]!r}"
+    if path.suffix == ".csv":
+        rows = list(csv.reader(io.StringIO(text)))
+        r, c = rng.randrange(1, len(rows)), rng.randrange(len(rows[0]))
+        rows[r][c] = rng.choice(TEXT_JUNK)
+        buf = io.StringIO()
+        csv.writer(buf, lineterminator="\n").writerows(rows)
+        return buf.getvalue(), f"row {r + 1} {rows[0][c]}={rows[r][c]!r}"
+    lines = text.split("\n")  # PsyToolkit: fields separated by spaces
+    r = rng.randrange(len(lines))
+    fields = lines[r].split(" ")
+    c = rng.randrange(len(fields))
+    fields[c] = rng.choice(TEXT_JUNK)
+    lines[r] = " ".join(fields)
+    return "\n".join(lines), f"line {r + 1} field {c + 1}={fields[c]!r}"
+
+
+def _changed_copy(source: Path, folder: Path, where: tuple, value) -> Path:
+    """A copy of ``source`` in ``folder`` with one value replaced: ``where`` is (record, key)
+    or (record, key, move, field) in a JSON file, (row, column) in a CSV file (row 1 the
+    first after the header)."""
+    target = folder / source.name
+    if source.suffix == ".json":
+        records = json.loads(source.read_text(encoding="utf-8"))
+        holder = records[where[0]]
+        if len(where) == 4:
+            holder = holder[where[1]][where[2]]
+        holder[where[-1]] = value
+        target.write_text(json.dumps(records), encoding="utf-8")
+    else:
+        with source.open(newline="", encoding="utf-8") as f:
+            rows = list(csv.reader(f))
+        rows[where[0]][rows[0].index(where[1])] = value
+        with target.open("w", newline="", encoding="utf-8") as f:
+            csv.writer(f, lineterminator="\n").writerows(rows)
+    return target
+
+
+#: One value of a foreign file replaced, and what tol-import must say (after ``FILE: ``).
+#: Found by the cases below (each a traceback before 2026-11-27, the size of 10**21 an
+#: exhausted memory): a list or an object where one value belongs, a float or a bool as a
+#: peg, a size past any puzzle.
+WRONG_KIND = [
+    ("jspsych/J02.json", (0, "block"), [1, 2],
+     "row 1: column 'block' holds '[1,2]': expected one value (a text or a number), not a "
+     "list or an object"),
+    ("jspsych/J02.json", (0, "problem_id"), {"a": 1},
+     "row 1: column 'problem_id' holds '{\"a\":1}': expected one value"),
+    ("jspsych/J02.json", (0, "solved"), [], "row 1: column 'solved' holds '[]': expected one"),
+    ("jspsych/J02.json", (1, "optimal"), [1, 2], "row 2: column 'optimal' holds '[1,2]'"),
+    ("jspsych/J02.json", (0, "rt"), [1],
+     "row 1: column 'rt' holds '[1]': expected a number of milliseconds"),
+    ("jspsych/J02.json", (0, "optimal_moves"), [1, 2],
+     "row 1: column 'optimal_moves' holds '[1,2]': expected one value"),
+    # (a streamed file's index keeps a list or object whole only in its row: stream.ELIDED)
+    ("jspsych/J02.json", (0, "subject_id"), ["J02"],
+     "row 1: column 'subject_id' holds '[...]': cannot be a participant id"),
+    ("jspsych/J02.json", (0, "moves", 0, "from"), 1.0,
+     "row 1: column 'moves' holds '{\"from\":1.0,"),
+    ("jspsych/J02.json", (0, "moves", 0, "from"), True,
+     "row 1: column 'moves' holds '{\"from\":true,"),
+    ("expfactory/W1003.json", (2, "mouse_click"), {"a": 1},
+     "row 3: column 'mouse_click' holds '{\"a\":1}': expected one value"),
+    ("pebl/tol-103.csv", (1, "size"), "1" * 21,
+     f"row 2: column 'size' holds '{'1' * 21}': expected a whole number from 1 to 6"),
+    ("pebl/toh-201.csv", (1, "size"), "0",
+     "row 2: column 'size' holds '0': expected a whole number from 1 to 1024"),
+]  # fmt: skip
+
+
+def _wrong_kind_outputs(folder: str) -> list:
+    """Each case of :data:`WRONG_KIND` imported in ``folder``: (the file, exit code, output)."""
+    got = []
+    for k, (source, where, value, _) in enumerate(WRONG_KIND):
+        (Path(folder) / str(k)).mkdir()
+        data = _changed_copy(IMPORTS / source, Path(folder) / str(k), where, value)
+        argv = [str(data), *_import_options(data), "--output", str(Path(folder) / str(k) / "out")]
+        try:
+            code, out = _run(tol_import_main, argv)
+        except BaseException as exc:  # what a person would see as a traceback
+            code, out = None, f"{type(exc).__name__}: {exc}"
+        got.append((str(data), code, out))
+    return got
+
+
+@pytest.fixture(scope="module")
+def wrong_kind_outputs(tmp_path_factory) -> list:
+    """:func:`_wrong_kind_outputs`, in a process whose memory is capped (:func:`_apart`)."""
+    return _apart("_wrong_kind_outputs", str(tmp_path_factory.mktemp("wrong-kind")))
+
+
+@pytest.mark.parametrize("case", range(len(WRONG_KIND)), ids=[
+    f"{c[0].split('/')[1]}-{'.'.join(map(str, c[1][1:]))}" for c in WRONG_KIND])  # fmt: skip
+def test_a_foreign_value_of_the_wrong_kind_names_file_row_column_and_value(
+    wrong_kind_outputs, case
+):
+    data, code, out = wrong_kind_outputs[case]
+    assert code == 2, out
+    assert f"tol-import: {data}: {WRONG_KIND[case][3]}" in out, out
+    assert "Traceback" not in out
+
+
+def _import_cases(n: int | str, seed: str, folder: str) -> dict:
+    """``n`` seeded import cases in ``folder``: how many were refused, and the first case
+    that escaped the command (its number, what was changed, the exception or the output)."""
+    tmp, n = Path(folder), int(n)
+    sources = _import_sources()
+    refused = 0
+    for case in range(n):
+        rng = random.Random(f"{seed}:{case}")
+        source = rng.choice(sources)
+        text, what = _mutate_source(rng, source)
+        where = tmp / f"case{case}"
+        where.mkdir()
+        data = where / source.name
+        data.write_text(text, encoding="utf-8")
+        what = f"case {case}: {source.parent.name}/{source.name} {what}"
+        try:
+            argv = [str(data), *_import_options(source), "--output", str(where / "out")]
+            code, out = _run(tol_import_main, argv)
+        except BaseException as exc:  # what a person would see as a traceback
+            return {"refused": refused, "escaped": f"{what}: {type(exc).__name__}: {exc}"}
+        if code not in (0, 2) or "Traceback" in out or (code and str(data) not in out):
+            return {"refused": refused, "escaped": f"{what}: exit {code}: {out}"}
+        refused += code != 0
+        shutil.rmtree(where)
+    return {"refused": refused, "escaped": None}
+
+
+def _apart(name: str, *args: str):
+    """This module's function ``name`` called with ``args`` in a process of its own whose
+    memory is capped at 4 GB, and what it returned (as JSON): a value that makes an importer
+    build something without bound (a puzzle of 10**21 balls) stops there with a
+    MemoryError the test reports, not with the machine's memory exhausted."""
+    code = ("import json, sys; sys.path.insert(0, sys.argv[1]); import tests.test_fuzz as m; "
+            "print(json.dumps(getattr(m, sys.argv[2])(*sys.argv[3:])))")  # fmt: skip
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
+
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(IMPORTS.parents[2]), name, *args],
+        capture_output=True, text=True, preexec_fn=cap, timeout=900, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _import_cases_apart(n: int, seed: str, tmp_path: Path) -> int:
+    """:func:`_import_cases` in a capped process (:func:`_apart`): how many were refused."""
+    result = _apart("_import_cases", str(n), seed, str(tmp_path))
+    assert result["escaped"] is None, result["escaped"]
+    return result["refused"]
+
+
+def test_fuzzed_foreign_files_never_give_a_traceback_quick(tmp_path):
+    # The everyday loop's sample; the slow test below runs 6,000 cases.
+    assert _import_cases_apart(300, "1", tmp_path) > 50
+
+
+@pytest.mark.slow
+def test_fuzzed_foreign_files_never_give_a_traceback(tmp_path):
+    refused = _import_cases_apart(6000, "20261127", tmp_path)
+    assert refused > 1500  # most values are refused; the others import (a text cell, say)

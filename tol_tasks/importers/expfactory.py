@@ -36,7 +36,7 @@ from tol_tasks.puzzles import London
 from .format import Format, ImportOptions, Unit
 from .people import group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from .source import Source, cell_text, fault
+from .source import Source, cell_text, fault, text_cell
 
 NAME = "expfactory-tol"
 TITLE = "Experiment Factory Tower of London (jsPsych)"
@@ -181,7 +181,7 @@ def _session(source: Source, group) -> ImportedSession:
     end_ms = 0.0
     for i in group.indices:
         row, n = rows[i], numbers[i]
-        tid = row.get("trial_id", "")
+        tid = text_cell(source, row, "trial_id", n=n)
         position = row.get("current_position", "")
         te = row.get("time_elapsed", "")
         if tid == "end":
@@ -189,11 +189,11 @@ def _session(source: Source, group) -> ImportedSession:
             end_ms = max(last_ms, ms_value(path, te, row=n, column="time_elapsed"))
         if not position or position == "null":
             if tid == "feedback" and b.open:
-                _end(b, last_ms, row, n, last_click)
+                _end(b, last_ms, row, n, last_click, source)
                 held = None
             continue
         ms = ms_value(path, te, row=n, column="time_elapsed")
-        click = row.get("mouse_click", "").strip()
+        click = text_cell(source, row, "mouse_click", n=n).strip()
         rt = ms_value(path, row.get("rt", ""), row=n, column="rt", allow_negative=True)
         pegs, caps = _parse_position(
             source, position, row=n, column="current_position", capacities=capacities
@@ -231,20 +231,21 @@ def _session(source: Source, group) -> ImportedSession:
                     )
                 start[peg].append(missing[0])
             onset = ms - (rt if not timed_out else _screen_ms(row, n, source))
-            stated = row.get("min_moves", "")
+            stated = text_cell(source, row, "min_moves", n=n)
             b.onset(
                 onset,
                 puzzle=puzzle,
                 start=_text(start),
                 goal=_text(goal),
-                block=row.get("exp_stage") or "test",
-                problem_id=row.get("problem_id") or str(problems - 1),
+                block=text_cell(source, row, "exp_stage", n=n) or "test",
+                problem_id=text_cell(source, row, "problem_id", n=n) or str(problems - 1),
                 row=n,
                 column="current_position",
                 stated_min=int_value(path, stated, row=n, column="min_moves") if stated else None,
                 stated_column="min_moves",
             )
             held = None
+        text_cell(source, row, "num_moves_made", n=n)  # one value, for the trial's end
         last_click = row
         last_ms = ms
         if click in ("-1", "") or rt < 0:  # the screen timed out: the time is up
@@ -286,7 +287,7 @@ def _session(source: Source, group) -> ImportedSession:
             if b.state == b.goal:
                 b.solved(ms, row=n)
     if b.open and complete:  # the task ended without the problem's feedback row
-        _end(b, last_ms, {}, numbers[group.indices[-1]], last_click)
+        _end(b, last_ms, {}, numbers[group.indices[-1]], last_click, source)
     # else an open problem was cut off (the participant left): no trial_end, scored incomplete
     return b.finish(
         end_ms if complete else last_ms,
@@ -311,14 +312,15 @@ def _session(source: Source, group) -> ImportedSession:
     )
 
 
-def _end(b: SessionBuilder, ms: float, feedback: dict, n: int, last_click: dict | None) -> None:
+def _end(
+    b: SessionBuilder, ms: float, feedback: dict, n: int, last_click: dict | None, source: Source
+) -> None:
     detail = {}
-    if feedback.get("correct", "") != "":
-        detail["source_correct"] = feedback["correct"]
-    if feedback.get("problem_time", "") != "":
-        detail["source_problem_time_ms"] = feedback["problem_time"]
+    for column, key in (("correct", "source_correct"), ("problem_time", "source_problem_time_ms")):
+        if text_cell(source, feedback, column, n=n) != "":
+            detail[key] = feedback[column]
     if last_click and last_click.get("num_moves_made", "") != "":
-        detail["source_num_moves"] = last_click["num_moves_made"]
+        detail["source_num_moves"] = last_click["num_moves_made"]  # one value (checked)
     b.end_trial(ms, row=n, detail=detail or None)
 
 

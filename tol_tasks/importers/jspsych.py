@@ -30,7 +30,7 @@ from .format import Format, ImportOptions, Unit
 from .letters import Letters, ball_names, ball_order, london
 from .people import Group, group_sessions
 from .session import ImportedSession, SessionBuilder, Unavailable, int_value, ms_value
-from .source import Source, fault, json_cell
+from .source import Source, fault, json_cell, text_cell
 
 NAME = "jspsych-tol"
 TITLE = "jsPsych-contrib Tower of London plugin (jsPsych 8)"
@@ -254,19 +254,23 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
                 column="time_elapsed",
                 value=row["time_elapsed"],
             )
-        stated = row.get("optimal_moves", "")
+        stated = text_cell(source, row, "optimal_moves", n=n)
         stated_min = (
             int_value(path, stated, row=n, column="optimal_moves")
             if stated not in ("", "null")
             else None
         )
-        problem_id = row.get("problem_id") or row.get("trial_index") or str(k)
+        problem_id = (
+            text_cell(source, row, "problem_id", n=n)
+            or text_cell(source, row, "trial_index", n=n)
+            or str(k)
+        )
         minimum = b.onset(
             onset,
             puzzle=puzzle,
             start=letters.text(start),
             goal=letters.text(goal),
-            block=row.get("block") or "test",
+            block=text_cell(source, row, "block", n=n) or "test",
             problem_id=problem_id,
             row=n,
             column="start_state",
@@ -284,7 +288,9 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
             if type(m) is dict or isinstance(m, dict):
                 a, z, ms, ball = m.get("from"), m.get("to"), m.get("time"), m.get("ball")
                 ok = (
-                    a in _PEGS
+                    type(a) is int  # not a bool (True == 1) or a float (1.0 == 1)
+                    and type(z) is int
+                    and a in _PEGS
                     and z in _PEGS
                     and isinstance(ms, (int, float))
                     and math.isfinite(ms)
@@ -323,7 +329,7 @@ def _session(source: Source, options: ImportOptions, group: Group) -> ImportedSe
                     column="final_state",
                     value=final,
                 )
-        solved_text = row.get("solved", "").lower()
+        solved_text = text_cell(source, row, "solved", n=n).lower()
         solved = b.state == b.goal
         if solved_text in ("true", "false") and (solved_text == "true") != solved:
             raise fault(
@@ -414,7 +420,7 @@ def _check_optimal(
     b: SessionBuilder, row: dict, n: int, moves: int, minimum: int, stated_min: int | None
 ) -> None:
     """The plugin's optimal flag, against the solver (when optimal_moves was not saved)."""
-    flag = row.get("optimal", "").lower()
+    flag = text_cell(b.source, row, "optimal", n=n).lower()
     if stated_min is not None or flag not in ("true", "false"):
         return
     said = flag == "true"

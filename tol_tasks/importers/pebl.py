@@ -34,6 +34,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from tol_tasks.config import MAX_DISKS
 from tol_tasks.puzzles import Hanoi, London
 
 from .format import Format, ImportOptions, Unit
@@ -222,7 +223,7 @@ def tol_capacities(
             "several numbers of balls, or stated minimums of -1: PEBL's random or "
             "progressive sets, on piles of 6"
         )
-    n = int(next(iter(sizes)))
+    n = int_value(source.path, next(iter(sizes)), row=numbers[0], column="size", most=len(BALLS))
     if n == 5:
         return (5, 5, 5), "five balls: PEBL's Phillips et al. (1999) sets, on piles of 5"
     if n == 3:
@@ -323,7 +324,8 @@ def _session(
     for k, att in enumerate(attempts):
         first = rows[att.rows[0]]
         n0 = numbers[att.rows[0]]
-        size = int_value(path, first["size"], row=n0, column="size")
+        most = len(BALLS) if fmt == TOL_NAME else MAX_DISKS  # PEBL's colours; Hanoi's rule
+        size = int_value(path, first["size"], row=n0, column="size", most=most)
         if fmt == TOL_NAME:
             puzzle = London(BALLS[:size], capacities)
             start = _tol_text(source, first["current"], size, row=n0, column="current")

@@ -12,7 +12,7 @@ from tol_tasks.session_data.identity import (
 )
 
 from .format import PARTICIPANT_COLUMNS, SESSION_COLUMNS, ImportOptions
-from .source import Source, fault
+from .source import Source, fault, text_cell
 
 
 @dataclass
@@ -98,11 +98,12 @@ def group_sessions(
     bump: dict[str, int] = {}
     for i in rows if rows is not None else range(len(source.rows)):
         row = source.rows[i]
-        who = options.participant if pcol is None else row.get(pcol, "").strip()
+        n = source.numbers[i]
+        who = options.participant if pcol is None else text_cell(source, row, pcol, n=n).strip()
         if pcol is not None:
-            check_participant(source, who, row=source.numbers[i], column=pcol)
+            check_participant(source, who, row=n, column=pcol)
         if scol is not None:
-            text = row.get(scol, "").strip()
+            text = text_cell(source, row, scol, n=n).strip()
             try:
                 session = int(float(text))
             except (ValueError, OverflowError):
@@ -112,7 +113,7 @@ def group_sessions(
                     source.path,
                     f"expected a session number (a whole number from 1 to {MAX_SESSION})",
                     "fix the session column, or name another with --session-column",
-                    row=source.numbers[i],
+                    row=n,
                     column=scol,
                     value=text,
                 )
@@ -120,7 +121,7 @@ def group_sessions(
             session = base + bump.get(who, 0)
             if clock is not None:
                 try:
-                    t = float(row.get(clock, ""))
+                    t = float(text_cell(source, row, clock, n=n))
                 except ValueError:
                     t = None
                 if t is not None:

@@ -560,7 +560,7 @@ def ms_value(path, text: str, *, row: int, column: str, allow_negative: bool = F
     """A number of milliseconds from a cell, or the error naming the cell."""
     try:
         value = float(text)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: a JSON source's list or object
         value = math.nan
     if not math.isfinite(value) or (value < 0 and not allow_negative):
         raise fault(
@@ -574,16 +574,17 @@ def ms_value(path, text: str, *, row: int, column: str, allow_negative: bool = F
     return value
 
 
-def int_value(path, text: str, *, row: int, column: str) -> int:
-    """A whole number from a cell (``"3"`` or ``"3.0"``), or the error naming the cell."""
+def int_value(path, text: str, *, row: int, column: str, most: int | None = None) -> int:
+    """A whole number from a cell (``"3"`` or ``"3.0"``; given ``most``, from 1 to ``most``),
+    or the error naming the cell."""
     try:
         value = float(text)
-    except ValueError:
+    except (ValueError, TypeError):  # TypeError: a JSON source's list or object
         value = math.nan
-    if not math.isfinite(value) or value != int(value):
+    if not math.isfinite(value) or value != int(value) or (most and not 1 <= value <= most):
         raise fault(
             path,
-            "expected a whole number",
+            "expected a whole number" + (f" from 1 to {most}" if most else ""),
             "restore the file from the tool's own output",
             row=row,
             column=column,

@@ -280,6 +280,23 @@ def json_cell(value):
     return json.loads(value) if isinstance(value, str) else value
 
 
+def text_cell(source: Source, row: dict, column: str, *, n: int, default: str = "") -> str:
+    """The cell ``column`` of ``row`` (``default`` when absent), which must hold one value: a
+    JSON source's list or object there (where the tool writes a text or a number) is
+    refused, naming the cell."""
+    value = row.get(column, default)
+    if type(value) is str:
+        return value
+    raise fault(
+        source.path,
+        "expected one value (a text or a number), not a list or an object",
+        "restore the file from the tool's own output",
+        row=n,
+        column=column,
+        value=value,
+    )
+
+
 def cell_text(value) -> str:
     """A cell as the file wrote it: a JSON source's list or object as compact JSON text."""
     return value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
