@@ -124,22 +124,20 @@ def rng() -> random.Random:
 
 
 #: The everyday loop's longest modules, longest first (their tests' set-up and call summed,
-#: ``--durations=0`` and a per-test timer, the loop of 2026-11-26 16:40, main at f11a55b:
-#: every module of 20 s or more at that load, 15 on two cores). Scheduled
-#: first, so that the workers finish together: a worker given one of them last ran it alone.
-#: A module not listed follows, in file order; a wrong order costs time, never a result.
+#: ``--durations=0``, the loop of 2026-11-27 13:19, main at ad201e1, load 0.7 -> 4.8: every
+#: module of 5 s or more). Scheduled first, so that the workers finish together: a worker
+#: given one of them last ran it alone. A module not listed follows, in file order; a wrong
+#: order costs time, never a result.
 _LONGEST_FIRST = (
-    "test_faults", "test_builder", "test_runner", "test_contributing", "test_golden",
-    "test_copy", "test_trust_outputs", "test_architecture", "test_web_browser",
-    "test_web_planning", "test_exports", "test_screens", "test_scanner", "test_import",
-    "test_cli_protocol", "test_web_screens", "test_solver_exhaustive", "test_docs",
-    "test_web_collect", "test_trust_damaged", "test_trust_cells", "test_warm", "test_release",
-    "test_planning", "test_languages", "test_analysis", "test_protocol_limits", "test_quality",
-    "test_report_pages", "test_markers", "test_web_serve", "test_screen", "test_plan",
-    "test_timing_check", "test_one_session", "test_input", "test_gaze", "test_pacing",
-    "test_sidecar", "test_fuzz", "test_score_memory", "test_trust_identity",
-    "test_counterbalance", "test_stage", "test_embedding", "test_package",
-    "test_score_batches", "test_properties",
+    "test_faults", "test_runner", "test_golden", "test_web_browser", "test_web_collect",
+    "test_web_screens", "test_copy", "test_builder", "test_report_pages", "test_planning",
+    "test_web_serve", "test_score_memory", "test_trust_outputs", "test_pacing",
+    "test_web_planning", "test_embedding", "test_first_week_scoring", "test_languages",
+    "test_exports", "test_scanner", "test_contributing", "test_gaze", "test_screen",
+    "test_warm", "test_system_packages", "test_screens", "test_markers",
+    "test_architecture", "test_score_batches", "test_stage", "test_solver_exhaustive",
+    "test_trust_damaged", "test_quality", "test_timing_check", "test_input", "test_plan",
+    "test_cli_protocol", "test_one_session", "test_docs", "test_protocol_limits",
 )  # fmt: skip
 
 
