@@ -329,8 +329,8 @@ def test_commented_example_in_french_with_seeded_shuffle(xdisplay, tmp_path):
 
 def _dialog(env: dict) -> None:
     # Qt's dialog may take well over 10 s to appear on a loaded machine (seen on PsychoPy 2025.2)
-    xdotool("search", "--sync", "--name", "tol-tasks: demo", "windowfocus", "--sync", "%1",
-            env=env, timeout=60)  # fmt: skip
+    xdotool("search", "--sync", "--onlyvisible", "--name", "tol-tasks: demo", "windowfocus",
+            "--sync", "%1", env=env, timeout=60)  # fmt: skip
 
 
 @pytest.mark.psychopy_compat

@@ -150,8 +150,10 @@ def test_the_launcher_asks_in_a_dialog_then_runs_and_the_session_scores(
     run_env = {**xdisplay, "HOME": env["HOME"], "PIP_CACHE_DIR": env["PIP_CACHE_DIR"]}
     # as PsychoPy's Runner runs a script: its Python, the script's folder the working one
     with running([str(python), "tol_launcher.py"], env=run_env, cwd=study) as proc:
-        xdotool("search", "--sync", "--name", "tol-tasks: a session", "windowfocus", "--sync",
-                "%1", env=run_env, timeout=120)  # fmt: skip
+        # --onlyvisible: a window found before it is mapped cannot take the focus (BadMatch
+        # from X_SetInputFocus, the full suite of 2026-11-27 14:17 at load up to 51)
+        xdotool("search", "--sync", "--onlyvisible", "--name", "tol-tasks: a session",
+                "windowfocus", "--sync", "%1", env=run_env, timeout=120)  # fmt: skip
         # protocol (first: the file beside the launcher), participant, session
         xdotool("key", "Tab", env=run_env)
         xdotool("type", "--delay", "40", "L1", env=run_env)
@@ -184,8 +186,10 @@ def test_the_launcher_cancelled_writes_nothing(standalone, xdisplay, tmp_path):
     shutil.copy(LAUNCHER, tmp_path / "tol_launcher.py")
     run_env = {**xdisplay, "HOME": env["HOME"]}
     with running([str(python), "tol_launcher.py"], env=run_env, cwd=tmp_path) as proc:
-        xdotool("search", "--sync", "--name", "tol-tasks: a session", "windowfocus", "--sync",
-                "%1", env=run_env, timeout=120)  # fmt: skip
+        # --onlyvisible: a window found before it is mapped cannot take the focus (BadMatch
+        # from X_SetInputFocus, the full suite of 2026-11-27 14:17 at load up to 51)
+        xdotool("search", "--sync", "--onlyvisible", "--name", "tol-tasks: a session",
+                "windowfocus", "--sync", "%1", env=run_env, timeout=120)  # fmt: skip
         xdotool("key", "Escape", env=run_env)
         out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err

@@ -56,11 +56,13 @@ def _shots(chromium, server, tmp_path, language: str, size: tuple[int, int]) -> 
         if screen != "page":
             break
         if page.locator(".tol-notice").count():  # the demonstration: wait for its refusal
-            page.wait_for_function(
-                "() => document.querySelector('.tol-notice')?.textContent.trim() !== ''",
+            # Read in the page as it shows (its next frame clears it: read afterwards, on a
+            # loaded machine, it was gone: the full suite of 2026-11-27 14:17, load up to 51).
+            refusal = page.wait_for_function(
+                "() => document.querySelector('.tol-notice')?.textContent.trim() || false",
                 timeout=20000,
             )
-            assert page.inner_text(".tol-notice").strip()
+            assert refusal.json_value().strip()
         shoot(f"page-{k}")
         page.keyboard.press(" ")
         page.wait_for_function(
