@@ -19,7 +19,6 @@ import csv
 import io
 import json
 import random
-import resource
 import shutil
 import subprocess
 import sys
@@ -425,6 +424,8 @@ def _apart(name: str, *args: str):
             "print(json.dumps(getattr(m, sys.argv[2])(*sys.argv[3:])))")  # fmt: skip
 
     def cap() -> None:
+        import resource  # POSIX only, as preexec_fn
+
         resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
 
     done = subprocess.run(
