@@ -5,6 +5,7 @@ Run with (starts its own Xvfb display)::
 
     uv run python benchmarks/bench_timing.py                 # 300 clicks a method
     uv run python benchmarks/bench_timing.py --load 2        # with both cores kept busy
+    uv run python benchmarks/bench_timing.py --fsync-delay 0,100   # a slow disk beside a fast one
 
 For each input method (``--input-timing xinput2``, ``iohub``, ``polled``) the benchmark
 runs a real ``tol-run`` session of a short protocol in its own window, passes its
@@ -21,6 +22,13 @@ to the first screen and to the problem (its pages passed). The session ends with
 key, confirmed.
 
 ``--load N`` keeps N busy loops running meanwhile (2 loads both cores of this machine).
+``--fsync-delay MS[,MS...]`` runs each method once for each delay, the session's every
+``fsync`` made to wait that long first (``tests/slow_disk.py``, which runs ``tol-run`` with
+``os.fsync`` and ``os.fdatasync`` slowed in its process alone): a USB stick, a network
+share or a disk busy with another program's writes, where each row the log makes durable
+waits on the disk. Beside the stamps, each session's
+frames (from its sidecar: the frames over 1.5 refresh periods, the most work between two
+flips, the longest interval) say whether the wait held up the screen.
 The machine is shared: compare the methods of one run, not runs. The benchmark fails
 (exit status 1) if it cannot produce a figure: a session that does not start, a method
 that falls back to another, clicks that do not reach it.
@@ -55,6 +63,8 @@ blocks:
   - problems:
       - {id: p1, start: AAA, goal: CCC}
 """
+#: The repository (``tests.slow_disk`` is run from it).
+ROOT = Path(__file__).resolve().parents[1]
 #: The method each --input-timing records in the sidecar.
 RECORDED = {"xinput2": "xinput2-raw", "iohub": "iohub", "polled": "polled"}
 #: Rows a press on a peg makes.
@@ -158,15 +168,19 @@ def _match(injected: list[float], recorded: list[float]) -> tuple[list[float], i
     return lags, lost, doubled
 
 
-def measure(method: str, clicks: int, seed: int, env: dict) -> dict:
-    """One session with ``--input-timing method``: its figures."""
-    exe = shutil.which("tol-run") or str(Path(sys.executable).with_name("tol-run"))
+def measure(method: str, clicks: int, seed: int, env: dict, fsync_delay: float | None = None
+            ) -> dict:  # fmt: skip
+    """One session with ``--input-timing method``: its figures. ``fsync_delay``: the ms each
+    of the session's fsyncs waits (``tests/slow_disk.py``), or None for the command as it is."""
+    exe = [shutil.which("tol-run") or str(Path(sys.executable).with_name("tol-run"))]
+    if fsync_delay is not None:
+        exe = [sys.executable, "-m", "tests.slow_disk", str(fsync_delay), "tol-run"]
     with tempfile.TemporaryDirectory() as tmp:
         proto, out = Path(tmp) / "bench.yaml", Path(tmp) / "data"
         proto.write_text(PROTOCOL)
         t0 = time.monotonic()
-        proc = subprocess.Popen([exe, str(proto), "--participant", "B1", "--windowed",
-                                 "--input-timing", method, "--output", str(out)], env=env,
+        proc = subprocess.Popen([*exe, str(proto), "--participant", "B1", "--windowed",
+                                 "--input-timing", method, "--output", str(out)], env=env, cwd=ROOT,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
         try:
             rows = _wait(
@@ -221,10 +235,17 @@ def measure(method: str, clicks: int, seed: int, env: dict) -> dict:
     if not lags:
         raise BenchmarkError(f"{method}: none of the {len(injected)} clicks reached the session")
     timing = meta["timing"]
-    return {"lags": lags, "lost": lost, "doubled": doubled, "clicks": len(injected),
+    frames = meta.get("frames") or {}
+    if not frames.get("total_frames"):
+        raise BenchmarkError(f"{method}: the session's sidecar has no frame figures")
+    return {"frames": {k: frames.get(k) for k in (
+                "total_frames", "total_dropped_frames", "frame_work_p99_ms", "frame_work_max_ms",
+                "frame_interval_max_ms")},
+            "lags": lags, "lost": lost, "doubled": doubled, "clicks": len(injected),
             "to_screen": to_screen, "to_problem": to_problem,
             "unmatched": timing.get("unmatched_presses"), "late_twins": timing.get("late_twins"),
-            "polled_rows": sum(r["stamp"] == "polled" for r in rows if r["event"] in PRESS_ROWS)}  # fmt: skip
+            "polled_rows": sum(r["stamp"] == "polled" for r in rows if r["event"] in PRESS_ROWS),
+            }  # fmt: skip
 
 
 def _stats(lags: list[float]) -> str:
@@ -242,6 +263,9 @@ def main() -> int:
                     help="input methods, comma-separated (xinput2,iohub,polled)")  # fmt: skip
     ap.add_argument("--load", type=int, default=0,
                     help="busy loops kept running meanwhile (2: both cores of this machine)")  # fmt: skip
+    ap.add_argument("--fsync-delay", default="",
+                    help="milliseconds each of the session's fsyncs waits, comma-separated: "
+                         "every method runs once per delay (none: no library loaded)")  # fmt: skip
     ap.add_argument("--inject", nargs=3, type=int, help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.inject:
@@ -251,18 +275,26 @@ def main() -> int:
     unknown = [m for m in methods if m not in RECORDED]
     if unknown:
         ap.error(f"--methods: {', '.join(unknown)}: use xinput2, iohub or polled")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    try:
+        delays = [float(d) for d in args.fsync_delay.split(",") if d.strip()]
+    except ValueError:
+        ap.error(f"--fsync-delay {args.fsync_delay!r}: give milliseconds, e.g. 0,100")
+    if any(d < 0 for d in delays):
+        ap.error(f"--fsync-delay {args.fsync_delay!r}: a delay cannot be negative")
+    sys.path.insert(0, str(ROOT))
     from tests.runner_tools import start_xvfb  # the tests' X server (-noreset: see there)
 
+    runs = [(m, d) for d in (delays or [None]) for m in methods]
     xvfb, env = start_xvfb()
     busy = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(args.load)]
     results, failures = {}, []
     try:
-        for method in methods:
-            print(f"bench_timing: {method}: a session, {args.clicks} clicks...", file=sys.stderr,
-                  flush=True)  # fmt: skip
+        for method, delay in runs:
+            where = "" if delay is None else f", every fsync {delay:g} ms late"
+            print(f"bench_timing: {method}: a session, {args.clicks} clicks{where}...",
+                  file=sys.stderr, flush=True)  # fmt: skip
             try:
-                results[method] = measure(method, args.clicks, args.seed, env)
+                results[method, delay] = measure(method, args.clicks, args.seed, env, delay)
             except BenchmarkError as exc:
                 failures.append(str(exc))
     finally:
@@ -278,12 +310,22 @@ def main() -> int:
     )
     labels = {"xinput2": "X Input 2 listener (on arrival)", "iohub": "PsychoPy ioHub (on arrival)",
               "polled": "polled once a frame"}  # fmt: skip
-    for method, r in results.items():
-        print(f"{labels[method]:<32} {_stats(r['lags'])}  lost {r['lost']}  doubled {r['doubled']}"
+    for (method, delay), r in results.items():
+        label = labels[method] + ("" if delay is None else f", fsync +{delay:g} ms")
+        print(f"{label:<32} {_stats(r['lags'])}  lost {r['lost']}  doubled {r['doubled']}"
               f"  (rows polled {r['polled_rows']}, unmatched {r['unmatched']}, late twins "
               f"{r['late_twins']})")  # fmt: skip
-    for method, r in results.items():
-        print(f"{method}: command to first screen {r['to_screen']:.2f} s, to the problem (pages "
+    print("\nframes (the session's sidecar): dropped (over 1.5 periods) of all, work between two "
+          "flips p99 / max, the longest interval, in ms")  # fmt: skip
+    for (method, delay), r in results.items():
+        f = r["frames"]
+        label = method + ("" if delay is None else f", fsync +{delay:g} ms")
+        print(f"{label:<24} dropped {f['total_dropped_frames']} of {f['total_frames']}  work p99 "
+              f"{f['frame_work_p99_ms']}  max {f['frame_work_max_ms']}  longest interval "
+              f"{f['frame_interval_max_ms']}")  # fmt: skip
+    for (method, delay), r in results.items():
+        label = method + ("" if delay is None else f", fsync +{delay:g} ms")
+        print(f"{label}: command to first screen {r['to_screen']:.2f} s, to the problem (pages "
               f"passed) {r['to_problem']:.2f} s")  # fmt: skip
     for f in failures:
         print(f"bench_timing: no figure: {f}", file=sys.stderr)
