@@ -136,8 +136,8 @@ LONG_MODULES = {
         "the session plan's rules R1-R7, ported to web/src/plan.js",
     ),
     "tol_tasks/session_data/eventlog.py": (
-        650,
-        "the event log: live writer, reader, cell checks, one-read head (36b)",
+        500,
+        "the event log: codebook, reader, cell checks, one-read head (36b); its live writer is livelog.py",
     ),
     "tol_tasks/session_data/sidecar.py": (560, "the sidecar model: one declaration per key"),
     "tol_tasks/puzzles/hanoi.py": (440, "the Tower of Hanoi and its exact solver's interface"),

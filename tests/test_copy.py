@@ -36,11 +36,11 @@ from tol_tasks.protocol_format.issues import ProtocolError
 from tol_tasks.protocol_format.load import load_protocol_text
 from tol_tasks.protocol_format.loaded import ProblemSpec
 from tol_tasks.session_data.eventlog import (
-    EventLog,
     column_index,
     columns,
     read_event_log,
 )
+from tol_tasks.session_data.livelog import EventLog
 from tol_tasks.session_data.sidecar import read_sidecar
 from tol_tasks.session_data.trial import CopyState, copy_sequence
 

@@ -12,12 +12,12 @@ from tol_tasks.runner.files import date_str, session_paths
 from tol_tasks.runner.settings import RunSettings
 from tol_tasks.session_data.codebook.render import render_markdown
 from tol_tasks.session_data.eventlog import (
-    EventLog,
     EventLogError,
     codebook,
     columns,
     read_event_log,
 )
+from tol_tasks.session_data.livelog import EventLog
 from tol_tasks.session_data.sidecar import read_sidecar, write_sidecar
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,7 +32,7 @@ from tol_tasks.protocol_format import load_protocol
 from tol_tasks.runner.prepare import prepare
 from tol_tasks.runner.settings import settings_from_cli
 from tol_tasks.session_data.detail import format_detail
-from tol_tasks.session_data.eventlog import EventLog
+from tol_tasks.session_data.livelog import EventLog
 from tol_tasks.session_data.plan import End, SessionPlan
 from tol_tasks.session_data.sidecar import Sidecar, SidecarError
 from tol_tasks.session_data.trial import TrialState

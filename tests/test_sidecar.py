@@ -128,7 +128,7 @@ def test_a_sidecar_is_as_readable_as_a_new_event_log_beside_it(tmp_path, umask):
     import os
     import stat
 
-    from tol_tasks.session_data.eventlog import EventLog
+    from tol_tasks.session_data.livelog import EventLog
     from tol_tasks.session_data.sidecar import write_sidecar
 
     old = os.umask(umask)

@@ -170,7 +170,8 @@ def _the_lab_writes_the_same_log(played_demo, tmp_path):
     the two files are the same bytes, and tol-score scores them the same.
     """
     from tol_tasks.protocol_format import load_protocol
-    from tol_tasks.session_data.eventlog import EventLog, columns
+    from tol_tasks.session_data.eventlog import columns
+    from tol_tasks.session_data.livelog import EventLog
     from tol_tasks.session_data.trial import TrialState
 
     web_log = next(played_demo.data.glob("*.csv"))

@@ -153,7 +153,7 @@ def write_log(path: Path, problems: list[dict], participant: str = "W01",
     """A session log of ``problems`` (each: id, puzzle, start, goal, moves, reach, outcome
     (solved, time_out, move_limit), seconds per move, violations), written with the event
     log's own writer."""
-    from tol_tasks.session_data.eventlog import EventLog
+    from tol_tasks.session_data.livelog import EventLog
 
     clock = 0.0
     with EventLog(path, fsync=False) as log:

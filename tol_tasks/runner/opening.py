@@ -6,7 +6,8 @@ from __future__ import annotations
 import dataclasses
 import time
 
-from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
+from tol_tasks.session_data.eventlog import EventLogWriteError
+from tol_tasks.session_data.livelog import EventLog
 
 from .clock import session_clock
 from .files import next_session_paths

@@ -19,7 +19,8 @@ import contextlib
 import sys
 
 from tol_tasks.session_data.detail import format_detail
-from tol_tasks.session_data.eventlog import EventLog, EventLogWriteError
+from tol_tasks.session_data.eventlog import EventLogWriteError
+from tol_tasks.session_data.livelog import EventLog
 from tol_tasks.session_data.plan import BlockStart
 from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
 from tol_tasks.session_data.trial_rows import in_time_order
@@ -203,6 +204,11 @@ class SessionRecord:
                 self.write("session_end", reason=status)
             except EventLogWriteError as exc:
                 status, failure = "crashed", exc
+        if failure is None:
+            try:  # every row on the disk before the sidecar counts them
+                self.log.sync()
+            except EventLogWriteError as exc:
+                status, failure = "crashed", exc
         if failure is not None:
             side.error = failure.message
         side.status, side.end_time, side.rows_written = status, now_iso(), self.log.rows_written
@@ -258,5 +264,7 @@ class SessionRecord:
         side = self.sidecar
         side.status, side.end_time, side.rows_written = "crashed", now_iso(), self.log.rows_written
         side.error = error
+        with contextlib.suppress(Exception):
+            self.log.sync()
         with contextlib.suppress(Exception):
             self.save()

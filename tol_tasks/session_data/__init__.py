@@ -5,7 +5,6 @@ from __future__ import annotations
 from ._gc import gc_paused
 from .eventlog import (
     EVENT_LOG_VERSION,
-    EventLog,
     EventLogData,
     EventLogError,
     EventLogWriteError,
@@ -14,6 +13,7 @@ from .eventlog import (
     columns,
     read_event_log,
 )
+from .livelog import EventLog
 
 # The sidecar and the trial state machine need the protocol format's models (pydantic): they
 # are imported when first used, so that reading event logs (tol-score) does not load them.

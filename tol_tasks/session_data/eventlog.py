@@ -1,8 +1,7 @@
 """The event log: the one data contract between the runner and every score.
 
-Writing: :class:`EventLog` appends one CSV row per event and flushes and
-fsyncs it before returning, so a crash, a power cut or ``kill -9`` loses at
-most the event in flight. Reading: :func:`read_event_log` accepts a log cut
+Writing: :class:`~tol_tasks.session_data.livelog.EventLog` (its own module) appends one
+CSV row per event as it happens. Reading: :func:`read_event_log` accepts a log cut
 anywhere (a torn last line is reported, not fatal) and refuses foreign files
 with a message naming the file, the row and the fault.
 
@@ -16,12 +15,9 @@ and continued in format 3 (its sidecar then says 3).
 
 from __future__ import annotations
 
-import contextlib
 import csv
-import io
 import json
 import math
-import os
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -138,165 +134,6 @@ class EventLogError(TolTasksError, ValueError):
 
 class EventLogWriteError(TolTasksError, OSError):
     """An event could not be written (disk full, file too large, folder gone)."""
-
-
-class EventLog:
-    """Append-only, crash-safe CSV writer.
-
-    Parameters
-    ----------
-    path : Path
-        A file that must not exist yet (it is never overwritten).
-    fsync : bool
-        Force every row to the disk, not only to the operating system.
-    watch : bool
-        Before each row, check that ``path`` is still this file in a folder that can be
-        written: a folder deleted, moved, unmounted or made read-only stops the writing
-        (:class:`EventLogWriteError`) instead of rows going into a file no one will find.
-        Every row written stays readable through the open file (:meth:`read_back`).
-
-    Raises
-    ------
-    OSError
-        The file could not be created or its header written (a full disk, a folder
-        gone): nothing but, at most, a log that never started is left.
-    """
-
-    def __init__(self, path: Path, *, fsync: bool = True, watch: bool = False,
-                 _append_after: int | None = None,
-                 _version: int = EVENT_LOG_VERSION) -> None:  # fmt: skip
-        self.path = Path(path)
-        self.version = _version
-        self._cols = columns(_version)
-        self._fsync = fsync
-        self._watch = watch
-        # Opened for reading too: what was written can be read back after the folder is gone.
-        if _append_after is None:
-            self._file = open(self.path, "x+", encoding="utf-8", newline="")  # noqa: SIM115
-            self._row = 0
-            try:
-                self._write_line(self._cols)
-            except OSError:
-                self.close()
-                raise
-        else:
-            self._file = open(self.path, "a+", encoding="utf-8", newline="")  # noqa: SIM115
-            self._row = _append_after
-        self._identity = self._own_identity()
-
-    def _own_identity(self) -> tuple[int, int]:
-        st = os.fstat(self._file.fileno())
-        return st.st_dev, st.st_ino
-
-    def lost_folder(self) -> str | None:
-        """Why rows can no longer go where they belong (the folder deleted, moved, unmounted
-        or made read-only), or None."""
-        try:
-            st = os.stat(self.path)
-        except OSError:
-            return f"{self.path.parent} was deleted, moved or unmounted"
-        if (st.st_dev, st.st_ino) != self._identity:
-            return f"{self.path} was replaced by another file"
-        if not os.access(self.path.parent, os.W_OK) or not os.access(self.path, os.W_OK):
-            return f"{self.path.parent} was made read-only"
-        return None
-
-    def read_back(self) -> bytes:
-        """Every byte written so far, read through the open file (so even from a file whose
-        folder was deleted or moved)."""
-        with contextlib.suppress(OSError, ValueError):
-            self._file.flush()
-        fd = self._file.fileno()
-        if not hasattr(os, "pread"):  # pragma: no cover - Windows, where open files stay put
-            return self.path.read_bytes()
-        chunks, offset = [], 0
-        while True:
-            chunk = os.pread(fd, 1 << 20, offset)
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            offset += len(chunk)
-
-    @classmethod
-    def append(cls, path: Path, *, fsync: bool = True, watch: bool = False) -> EventLog:
-        """Continue an existing log (a resumed session).
-
-        A torn last line left by a crash is cut off first, so that the next row
-        starts on a line of its own; row numbers continue from the last whole row.
-
-        Raises
-        ------
-        EventLogError
-            If the file is not an event log or is damaged before its end.
-        """
-        data = read_event_log(path)
-        if data.resaved:
-            raise EventLogError(
-                f"{path}: re-saved by a spreadsheet program ({', '.join(data.resaved)}); rows "
-                "written after it would not match it.", where=str(path), fix=RESAVED_FIX,
-            )  # fmt: skip
-        raw = Path(path).read_bytes()
-        end = raw.rfind(b"\n") + 1
-        if end < len(raw):
-            with open(path, "r+b") as f:
-                f.truncate(end)
-                f.flush()
-                os.fsync(f.fileno())
-        last = int(data.records[-1][0]) if data.records else 0
-        return cls(path, fsync=fsync, watch=watch, _append_after=last, _version=data.version)
-
-    def _write_line(self, values) -> None:
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="\n").writerow(values)
-        self._file.write(buf.getvalue())
-        self._file.flush()
-        if self._fsync:
-            os.fsync(self._file.fileno())
-
-    def write(self, **values: Any) -> int:
-        """Append one event; unknown column names are an error. Returns the row number.
-
-        A format 1 log (a resumed old session) has no ``copy_of`` column; writing
-        a value into it is an error (the runner runs no copies then).
-        """
-        unknown = {k for k, v in values.items() if k not in self._cols and v is not None}
-        if unknown:
-            raise ValueError(f"not event log columns: {', '.join(sorted(unknown))}")
-        values["row"] = self._row + 1
-        lost = self.lost_folder() if self._watch else None
-        if lost is not None:
-            raise EventLogWriteError(
-                f"{self.path}: event {values.get('event')!r} could not be written: {lost}; "
-                f"every row up to {self._row} is kept.", where=str(self.path), field="folder",
-                fix="put the folder back, or resume from a copy of the log and its sidecar.",
-            )  # fmt: skip
-        try:
-            self._write_line([cell(values.get(c)) for c in self._cols])
-        except OSError as exc:
-            raise EventLogWriteError(
-                f"{self.path}: event {values.get('event')!r} could not be written ({exc.strerror}); "
-                f"every row up to {self._row} is kept.", where=str(self.path),
-                fix="free space or fix the folder, then resume the session.",
-            ) from None  # fmt: skip
-        self._row += 1
-        return self._row
-
-    @property
-    def rows_written(self) -> int:
-        return self._row
-
-    def close(self) -> None:
-        """Close the file. After a failed write the unwritable row is dropped, not raised again."""
-        if not self._file.closed:
-            # The file is closed even if its final flush fails; only that row is lost.
-            with contextlib.suppress(OSError):
-                self._file.close()
-
-    def __enter__(self) -> EventLog:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.close()
 
 
 def _typed_columns() -> tuple[tuple[int, str, str], ...]:

@@ -1,6 +1,6 @@
 """Writing a whole event log at once: a session made elsewhere (an importer), not recorded live.
 
-:class:`~tol_tasks.session_data.EventLog` appends and flushes one row as each
+:class:`~tol_tasks.session_data.livelog.EventLog` appends and flushes one row as each
 event happens, so that a crash loses at most the event in flight. A session
 converted from another tool's file already has all its rows; :func:`write_event_log`
 writes them in one go, in the same columns and with the same cells as

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from tol_tasks.session_data.eventlog import EventLog
+from tol_tasks.session_data.livelog import EventLog
 
 OUT = Path(__file__).with_name("hand-worked.csv")
 
