@@ -386,6 +386,7 @@ class TowerTask:
                                        if status == "interrupted" else None)  # fmt: skip
         finally:
             self._window.restore()
+            self._heap.release()
             self.prepared.release()
             self._warn()
 

@@ -14,6 +14,7 @@ from .files import next_session_paths
 from .focus import FocusWatch
 from .frames import FrameRecorder
 from .gaze import GazeRecorder, gaze_path, regions
+from .heap import FrozenHeap
 from .markers import open_markers
 from .metadata import continue_sidecar, session_sidecar, set_resumed_clock
 from .play import Stage
@@ -44,6 +45,8 @@ def open_session(task) -> None:
             stage.input.close()
         if getattr(task, "_window", None) is not None:
             task._window.restore()
+        if getattr(task, "_heap", None) is not None:
+            task._heap.release()
         task.prepared.release()
         raise
 
@@ -77,6 +80,7 @@ def _open_record(task) -> None:
                         speed=s.speed if s.simulate else 1.0, simulate=bool(s.simulate),
                         interrupts=task._interrupts, confirm_quit=not s.quit_at_once,
                         quit_enabled=task.quit_enabled)  # fmt: skip
+    task._heap = FrozenHeap()  # no full collection of the start-up's objects in a trial
     frames.measure_refresh(task.msg["preparing"])  # before anything of the task is drawn
     sidecar = session_sidecar(
         p, language=task.language, win=task.win, stage=task._stage, clock=clock,
