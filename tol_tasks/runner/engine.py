@@ -13,9 +13,8 @@
     # task.run_problem(start="GR|B|", goal="|RB|G")   # one problem at a time
     task.close()    # the window stays open
 
-The engine never closes or re-creates the window. It writes the same event
-log and sidecar as ``tol-run`` (which is a thin shell over it) and, given an
-``ExperimentHandler``, adds one row per problem attempt to it.
+The engine never closes or re-creates the window; it writes the event log and sidecar of
+``tol-run`` (a thin shell over it), and one row per problem attempt to an ``ExperimentHandler``.
 
 :class:`TowerTask` is a thin front: its plan (:mod:`tol_tasks.session_data.plan`) decides
 what runs; the runner's modules carry it out: :mod:`.play` (the frame loop), :mod:`.session`
