@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
-from .errors import TolTasksError, quiet_on_closed_pipe
+from .errors import TolTasksError, path_errors_said, quiet_on_closed_pipe
 
 EXIT_OK, EXIT_FAULT, EXIT_USAGE = 0, 1, 2
 
@@ -68,6 +68,7 @@ def _protocol_parser() -> argparse.ArgumentParser:
 
 
 @quiet_on_closed_pipe
+@path_errors_said("tol-protocol")
 def protocol_main(argv: Sequence[str] | None = None) -> int:
     """``tol-protocol``: check, describe, list and generate protocols."""
     args = _protocol_parser().parse_args(argv)
@@ -173,6 +174,7 @@ def _timing_parser() -> argparse.ArgumentParser:
 
 
 @quiet_on_closed_pipe
+@path_errors_said("tol-timing")
 def timing_main(argv: Sequence[str] | None = None) -> int:
     """``tol-timing``: the timing self-test of this computer (stamp method, refresh, drops)."""
     args = _timing_parser().parse_args(argv)
@@ -217,6 +219,7 @@ def _run_parser() -> argparse.ArgumentParser:
 
 
 @quiet_on_closed_pipe
+@path_errors_said("tol-run")
 def run_main(argv: Sequence[str] | None = None) -> int:
     """``tol-run``: run a session; print where the data went.
 

@@ -13,6 +13,7 @@ attributes, never from its text::
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import sys
@@ -116,3 +117,50 @@ def quiet_on_closed_pipe(main: Callable[..., int]) -> Callable[..., int]:
             return 0
 
     return wrapper
+
+
+#: What to do when the system refuses a path, by the refusal's ``errno``.
+_PATH_FIXES = {
+    errno.ENAMETOOLONG: "give a shorter path (at most 255 bytes a folder or file name)",
+    errno.ENOENT: "check the path: nothing is there",
+    errno.ENOTDIR: "check the path: a part of it is a file, not a folder",
+    errno.EISDIR: "give a file there, not a folder",
+    errno.EACCES: "choose a place you may read or write, or fix its permissions",
+    errno.EPERM: "choose a place you may read or write, or fix its permissions",
+    errno.EROFS: "choose a folder on a disk that can be written to",
+    errno.ENOSPC: "free some space, or choose another disk",
+    errno.ELOOP: "check the path: its symbolic links go round in a loop",
+}
+
+
+def path_fix(exc: OSError) -> str:
+    """How to put right the system's refusal ``exc`` of a path (by its ``errno``)."""
+    return _PATH_FIXES.get(exc.errno, "check the path and that it can be read or written") + "."
+
+
+def path_error(exc: OSError) -> str:
+    """What a person is told of the system's refusal ``exc`` of a path: the path, the
+    system's reason and a fix."""
+    return f"{exc.filename}: {exc.strerror or exc}. Suggested fix: {path_fix(exc)}"
+
+
+def path_errors_said(program: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
+    """A command's ``main`` that ends with a message, not a traceback, when the system
+    refuses a path that no check before caught (a name too long, a folder where a file
+    belongs, ...): ``program: path: reason. Suggested fix: ...`` on standard error, status
+    2. An error that names no path is not this one and goes on."""
+
+    def decorate(main: Callable[..., int]) -> Callable[..., int]:
+        @functools.wraps(main)
+        def wrapper(*args: Any, **kwargs: Any) -> int:
+            try:
+                return main(*args, **kwargs)
+            except OSError as exc:
+                if exc.filename is None or isinstance(exc, BrokenPipeError):
+                    raise
+                print(f"{program}: {path_error(exc)}", file=sys.stderr)
+                return 2
+
+        return wrapper
+
+    return decorate

@@ -17,7 +17,7 @@ from tol_analysis.read.logs import read_sessions
 from tol_analysis.read.sidecar import may_have_planning
 from tol_analysis.read.spill import Sidecars
 from tol_analysis.score.scores import score_sessions
-from tol_tasks.errors import TolTasksError
+from tol_tasks.errors import TolTasksError, path_errors_said
 from tol_tasks.options import Idle, given_flags, idle_option
 
 #: What --verify leaves undone: every option that scores or writes does nothing with it.
@@ -107,6 +107,7 @@ def _parser() -> argparse.ArgumentParser:
     return ap
 
 
+@path_errors_said("tol-score")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tol-score``: exit 0 when done (with ``--skip-bad``, skipped logs are reported on
     standard error), 2 on a bad log without ``--skip-bad`` or on a usage error, 1 when

@@ -15,7 +15,7 @@ from dataclasses import fields
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.errors import TolTasksError
+from tol_tasks.errors import TolTasksError, path_errors_said
 from tol_tasks.options import Idle, given_flags, idle_option
 from tol_tasks.session_data.identity import check_participant_id, session_from_text
 
@@ -113,6 +113,7 @@ def _idle_rules() -> tuple[Idle, ...]:
     return tuple(Idle(flag, listing, not_with="--list-formats") for flag in others)
 
 
+@path_errors_said("tol-import")
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``tol-import``: 0 when done (with ``--skip-bad``, skipped files and participants are
     listed on standard error), 2 on a bad file or a usage error."""

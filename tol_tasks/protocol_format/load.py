@@ -10,6 +10,7 @@ import yaml
 from pydantic import ValidationError
 
 from tol_tasks.config import MAX_PROTOCOL_BYTES
+from tol_tasks.errors import path_fix
 
 from ._checks import _dotted, _semantic_issues, _structural_issues, language_warnings
 from .issues import Issue, ProtocolError
@@ -38,8 +39,13 @@ def bundled_protocols() -> dict[str, Path]:
 def resolve_protocol_path(name_or_path: str | Path) -> Path:
     """A protocol file from a path, or from the name of a bundled protocol (``demo``)."""
     p = Path(name_or_path)
-    if p.exists():
-        return p
+    try:
+        if p.exists():
+            return p
+    except OSError as exc:  # a path the system refuses to look at (a name too long, ...)
+        raise ProtocolError(
+            [Issue(str(p), 0, "", f"cannot be read: {exc.strerror}.", path_fix(exc))]
+        ) from None
     bundled = bundled_protocols()
     if str(name_or_path) in bundled:
         return bundled[str(name_or_path)]
@@ -74,7 +80,7 @@ def load_protocol(path: str | Path) -> LoadedProtocol:
             raw = f.read(MAX_PROTOCOL_BYTES + 1)
     except OSError as exc:
         raise ProtocolError(
-            [Issue(str(p), 0, "", f"cannot be read: {exc.strerror}.", "")]
+            [Issue(str(p), 0, "", f"cannot be read: {exc.strerror}.", path_fix(exc))]
         ) from None
     if len(raw) > MAX_PROTOCOL_BYTES:
         raise ProtocolError([Issue(

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.errors import TolTasksError, quiet_on_closed_pipe
+from tol_tasks.errors import TolTasksError, path_error, path_errors_said, quiet_on_closed_pipe
 
 from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
 from .extract import extract_sessions
@@ -123,6 +123,7 @@ def _serve(args) -> int:
 
 
 @quiet_on_closed_pipe
+@path_errors_said("tol-web")
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     try:
@@ -150,7 +151,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"tol-web: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OSError as exc:
-        print(f"tol-web: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        if exc.filename is None:
+            raise
+        print(f"tol-web: {path_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 

@@ -13,6 +13,8 @@ import json
 import sys
 from pathlib import Path
 
+from tol_tasks.errors import path_fix
+
 from .build import WebBuildError
 
 _FIELDS = ("event_log_name", "event_log", "sidecar_name", "sidecar")
@@ -21,8 +23,12 @@ _FIELDS = ("event_log_name", "event_log", "sidecar_name", "sidecar")
 def _records(path: Path) -> list[dict]:
     try:
         text = path.read_text(encoding="utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise WebBuildError(f"{path}: cannot be read ({exc}).") from None
+    except OSError as exc:
+        raise WebBuildError(f"{path}: cannot be read ({exc.strerror or exc}).",
+                            fix=path_fix(exc)) from None  # fmt: skip
+    except UnicodeDecodeError as exc:
+        raise WebBuildError(f"{path}: cannot be read ({exc}).", fix="give the jsPsych data "
+                            "file (CSV or JSON) as it was saved, in UTF-8.") from None  # fmt: skip
     if text.lstrip().startswith(("[", "{")):
         try:
             data = json.loads(text)
