@@ -13,23 +13,14 @@ import json
 import subprocess
 import sys
 
+from tests.runner_tools import short_protocol
 from tests.warm import warm
 from tol_tasks.runner.heap import FrozenHeap
 from tol_tasks.session_data.eventlog import read_event_log
 from tol_tasks.session_data.sidecar import read_sidecar
 
-PROTOCOL = """format: 1
-name: heap
-task: {type: hanoi, disks: 3}
-instructions: none
-display: {fullscreen: false, window_size: [400, 300]}
-feedback: none
-timing: {inter_trial_interval: 0, feedback_duration: 0}
-blocks:
-  - problems:
-      - {id: a, start: AAA, goal: CCC}
-      - {id: b, start: CCC, goal: AAA}
-"""
+#: Two 3-disk problems, no pages, no pauses.
+PROTOCOL = short_protocol("heap", "CCC") + "      - {id: p2, start: CCC, goal: AAA}\n"
 
 #: An experiment (Coder) that runs a session, each collection timed, the collector as a fresh
 #: process has it.
