@@ -147,8 +147,11 @@ def path_error(exc: OSError) -> str:
 def path_errors_said(program: str) -> Callable[[Callable[..., int]], Callable[..., int]]:
     """A command's ``main`` that ends with a message, not a traceback, when the system
     refuses a path that no check before caught (a name too long, a folder where a file
-    belongs, ...): ``program: path: reason. Suggested fix: ...`` on standard error, status
-    2. An error that names no path is not this one and goes on."""
+    belongs).
+
+    The message, on standard error, is the program's name, the path, the system's reason and
+    a suggested fix (:func:`path_error`); the status 2. An error that names no path is not
+    this one and goes on."""
 
     def decorate(main: Callable[..., int]) -> Callable[..., int]:
         @functools.wraps(main)
