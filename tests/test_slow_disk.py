@@ -54,8 +54,8 @@ def test_a_slow_disk_never_holds_the_screen_and_loses_no_press(xdisplay, tmp_pat
         _, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, err
     rows = read_event_log(session_files(out)[0]).rows
-    trial = [r for r in rows if r["problem_id"] == "p1" and r["event"] not in ("trial_onset",
-                                                                             "trial_end")]  # fmt: skip
+    between = ("trial_onset", "trial_end")
+    trial = [r for r in rows if r["problem_id"] == "p1" and r["event"] not in between]
     assert [(r["event"], r["from_peg"], r["to_peg"]) for r in trial] == [
         ("pick_up", "A", ""), ("place", "A", "B"), ("pick_up", "A", ""), ("illegal", "A", "B"),
         ("pick_up", "A", ""), ("place", "A", "C"), ("pick_up", "B", ""), ("place", "B", "C"),
