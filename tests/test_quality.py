@@ -22,7 +22,7 @@ from tests.runner_tools import (
 )
 from tol_tasks import texts
 from tol_tasks.session_data.eventlog import read_event_log
-from tol_tasks.session_data.quality import run_warnings
+from tol_tasks.session_data.quality import REFRESH_TOLERANCE, run_warnings
 
 
 def test_a_clean_run_says_nothing():
@@ -123,7 +123,7 @@ def test_tol_run_tells_the_examiner_at_the_end(xdisplay, tmp_path):
         _, err = proc.communicate(timeout=120)
     warnings = [line for line in err.splitlines() if line.startswith("tol-run: warning: ")]
     assert any("stamped by polling" in w for w in warnings), err
-    assert any("144 Hz" in w for w in warnings), err
+    assert any("144 Hz" in w for w in warnings) == _off_144(out), err
 
 
 def _x_window(env: dict, *how: str) -> str:
@@ -131,6 +131,15 @@ def _x_window(env: dict, *how: str) -> str:
     found = subprocess.run([exe_x("xdotool"), "search", "--sync", *how], env=env, text=True,
                            capture_output=True, timeout=60, check=True)  # fmt: skip
     return found.stdout.split()[0]
+
+
+def _off_144(out) -> bool:
+    """Whether the session's measured refresh rate is unknown or off the 144 Hz its protocol
+    declares (then, and only then, the examiner is warned). Xvfb flips as fast as the machine
+    lets it: a loaded one measured within the tolerance of 144 Hz once (a full run), where
+    the test expected the warning whatever was measured."""
+    measured = sidecar_of(out)["refresh_rate_hz"]
+    return measured is None or abs(measured - 144) > REFRESH_TOLERANCE * 144
 
 
 def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
@@ -182,7 +191,7 @@ def test_tol_run_logs_the_window_losing_focus(xdisplay, tmp_path):
     assert "La fenêtre a perdu le clavier et la souris 2 fois (une autre fenêtre était devant) : " \
         "le participant a pu regarder ailleurs." in [w.removeprefix("tol-run: warning: ")
                                                      for w in warnings], err  # fmt: skip
-    assert any("144 Hz" in w and "protocole" in w for w in warnings), err  # measured or not
+    assert any("144 Hz" in w and "protocole" in w for w in warnings) == _off_144(out), err
     # The clinician's report says so too: a flag in the overview, a row in the session's.
     done = tol_score(str(out), "--output", str(tmp_path / "scores"), "--report")
     assert done.returncode == 0, done.stderr
