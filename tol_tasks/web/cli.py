@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from tol_tasks import __version__
-from tol_tasks.errors import TolTasksError, path_error, path_errors_said, quiet_on_closed_pipe
+from tol_tasks.errors import TolTasksError, path_errors_said, quiet_on_closed_pipe
 
 from .build import PLUGIN_BUNDLE, WebSettings, build_experiment, bundle_path, setting_fields
 from .extract import extract_sessions
@@ -149,11 +149,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"tol-web: {args.output / PLUGIN_BUNDLE} written (see docs/web.md).")
     except TolTasksError as exc:
         print(f"tol-web: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except OSError as exc:
-        if exc.filename is None:
-            raise
-        print(f"tol-web: {path_error(exc)}", file=sys.stderr)
         return EXIT_USAGE
     return EXIT_OK
 
