@@ -1,9 +1,10 @@
 """A foreign JSON file read as a stream: the same rows, digest, columns and errors as read
-whole, and memory that does not grow with the file."""
+whole, by msgspec or by Python's json, and memory that does not grow with the file."""
 
 from __future__ import annotations
 
 import json
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -11,17 +12,37 @@ from pathlib import Path
 import pytest
 
 from tests.import_tools import FIXTURES
+from tol_tasks.importers import rawlist
 from tol_tasks.importers import stream as stream_module
+from tol_tasks.importers.rawlist import NotFastError
 from tol_tasks.importers.source import ImportSourceError, read_source
 from tol_tasks.importers.stream import ELIDED, stream_source
 
 JSONS = [FIXTURES / "jspsych" / "J02.json", *sorted((FIXTURES / "expfactory").glob("*.json"))]
 
 
+def _no_msgspec(*args):
+    raise NotFastError  # as when msgspec refuses a file: Python's json reads it
+
+
+@pytest.fixture(params=["msgspec", "json"])
+def reader(request, monkeypatch):
+    """The first reading by msgspec (:mod:`tol_tasks.importers.rawlist`) or by Python's json
+    (the way taken where msgspec refuses)."""
+    if request.param == "json":
+        monkeypatch.setattr(stream_module, "raw_records", _no_msgspec)
+    return request.param
+
+
+def _chunk(monkeypatch, chunk: int) -> None:
+    monkeypatch.setattr(stream_module, "CHUNK", chunk)
+    monkeypatch.setattr(rawlist, "CHUNK", chunk)
+
+
 @pytest.mark.parametrize("chunk", [3, 64, 1 << 20])
 @pytest.mark.parametrize("path", JSONS, ids=lambda p: p.name)
-def test_a_streamed_file_gives_the_rows_of_the_file_read_whole(path, chunk, monkeypatch):
-    monkeypatch.setattr(stream_module, "CHUNK", chunk)  # every cut of a record, and none
+def test_a_streamed_file_gives_the_rows_of_the_file_read_whole(path, chunk, reader, monkeypatch):
+    _chunk(monkeypatch, chunk)  # every cut of a record, and none
     whole = read_source(path)
     streamed = stream_source(path, ("subject_id", "worker_id", "trial_type"))
     assert streamed.streamed
@@ -43,8 +64,8 @@ def test_a_streamed_file_gives_the_rows_of_the_file_read_whole(path, chunk, monk
 )
 @pytest.mark.parametrize("chunk", [1, 2, 3, 5, 1 << 20])
 def test_each_row_is_read_again_from_its_own_bytes_wherever_the_chunks_cut(tmp_path, text,
-                                                                            chunk, monkeypatch):  # fmt: skip
-    monkeypatch.setattr(stream_module, "CHUNK", chunk)
+                                                                            chunk, reader, monkeypatch):  # fmt: skip
+    _chunk(monkeypatch, chunk)
     monkeypatch.setattr(stream_module, "WINDOW", chunk * 8)  # a row alone, or several
     path = tmp_path / "data.json"
     path.write_text(text, encoding="utf-8")
@@ -84,7 +105,7 @@ def test_a_row_whose_bytes_changed_is_an_error_naming_the_file(tmp_path):
         "[]",
     ],
 )
-def test_what_cannot_be_streamed_is_read_whole_with_its_error(tmp_path, text):
+def test_what_cannot_be_streamed_is_read_whole_with_its_error(tmp_path, text, reader):
     path = tmp_path / "data.json"
     path.write_text(text, encoding="utf-8")
     error = None
@@ -100,6 +121,77 @@ def test_what_cannot_be_streamed_is_read_whole_with_its_error(tmp_path, text):
     got = stream_source(path, ("a",))
     assert (got.sha256, got.columns) == (expected.sha256, expected.columns)
     assert [got.row(i) for i in range(len(got.rows))] == expected.rows
+
+
+#: Records msgspec and Python's json read differently (msgspec refuses them), braces and
+#: commas inside texts that mislead a count of bytes, and values of every kind.
+_AWKWARD = [
+    '{"a": NaN, "b": 1}',
+    '{"a": "x", "b": Infinity}',
+    '{"a": 1e400}',
+    '{"a": "\\ud800"}',
+    '{"a": "}, {", "b": "{{{"}',
+    '{"a": "x\\"}, {\\"", "b": ["}", {"c": "]"}]}',
+    '{"a": 12345678901234567890123, "b": -0.0, "c": 1E-7, "d": true, "e": null}',
+    '{"trialdata": {"a": "t", "b": [1, {"c": 2}]}, "a": "outer"}',
+    '{"trialdata": "not an object", "a": 2}',
+    '{"a": "\u00e9\\u00e9\\n", "a": "twice"}',
+    '{"a": {"b": {"c": {"d": []}}}, "b": ""}',
+]
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 40, 1 << 20])
+def test_msgspec_and_python_json_read_the_same_records_whatever_they_hold(tmp_path, chunk,
+                                                                         monkeypatch):  # fmt: skip
+    # Seeded lists of awkward records: the source read as a stream (msgspec where it can)
+    # gives the rows, digest, columns and row numbers of the file read whole by Python's json.
+    _chunk(monkeypatch, chunk)
+    rng = random.Random(36 + chunk)
+    for k in range(12):
+        picks = [rng.choice(_AWKWARD) for _ in range(rng.randint(1, 9))]
+        space = rng.choice(["", " ", "\n  ", "\r\n\t"])
+        text = "[" + space + ("," + space).join(picks) + space + "]"
+        path = tmp_path / f"awkward{k}.json"
+        path.write_text(text, encoding="utf-8")
+        whole = read_source(path)
+        streamed = stream_source(path, ("a", "b", "trialdata"))
+        assert (streamed.sha256, streamed.columns, streamed.numbers) == (
+            whole.sha256, whole.columns, whole.numbers), text  # fmt: skip
+        for light, row in zip(streamed.rows, whole.rows, strict=True):
+            assert light == {
+                k: v if isinstance(v, str) else ELIDED
+                for k, v in row.items() if k in ("a", "b", "trialdata")
+            }, text  # fmt: skip
+        assert [streamed.row(i) for i in range(len(whole.rows))] == whole.rows, text
+
+
+def test_msgspec_reads_the_file_where_python_json_reads_it_the_same_and_only_there(tmp_path):
+    # The fast way is taken for an ordinary export and refused (Python's json then reads the
+    # file) where msgspec would read a value otherwise: NaN, a lone surrogate, a number
+    # beyond a float.
+    import hashlib
+    from array import array
+
+    import msgspec
+
+    def fast(text: str) -> bool:
+        path = tmp_path / "one.json"
+        path.write_text(text, encoding="utf-8")
+        try:
+            for _n, record in rawlist.raw_records(path, hashlib.sha256(), array("q")):
+                for value in record.values():
+                    rawlist.VALUE.decode(value)
+        except (NotFastError, msgspec.MsgspecError):  # the value refused where it is read
+            return False
+        return True
+
+    assert fast('[{"a": 1.5, "b": "\u00e9", "c": [1, {"d": null}]}]')
+    assert fast("[]")
+    assert not fast('[{"a": NaN}]')
+    assert not fast('[{"a": "\\ud800"}]')
+    assert not fast('[{"a": 1e400}]')
+    assert not fast('[{"a": 1},]')
+    assert not fast("[1, 2]")
 
 
 _PEAK = """

@@ -1,6 +1,7 @@
 """A JSON list of records read as a stream: memory holds the sessions being built, not the file.
 
-:func:`stream_source` reads the file record by record (a 1 MB piece at a time); the
+:func:`stream_source` reads the file record by record (a 1 MB piece at a time, by msgspec:
+:mod:`~tol_tasks.importers.rawlist`; by Python's json where msgspec refuses); the
 :class:`~tol_tasks.importers.source.Source` it gives keeps, in ``rows``, only the columns
 that say whose row each is, and :meth:`~tol_tasks.importers.source.Source.row` parses a whole row again when its
 session is built.
@@ -16,10 +17,10 @@ import re
 from array import array
 from pathlib import Path
 
-from .source import ImportSourceError, Source, cell_of, read_source, record_row
+import msgspec
 
-#: The size of each read of a streamed file.
-CHUNK = 1 << 20
+from .rawlist import CHUNK, LIST_OR_OBJECT, OPEN, RECORD, VALUE, NotFastError, raw_records
+from .source import ImportSourceError, Source, cell_of, read_source, record_row
 
 #: Bytes read at once when a streamed file's rows are read again (a row and those after it).
 WINDOW = 1 << 16
@@ -38,13 +39,35 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
     cannot be read as a stream (its error then comes from reading it whole).
     """
     p = Path(path)
+    try:
+        try:
+            return _stream(p, columns, fast=True)
+        except NotFastError:
+            return _stream(p, columns, fast=False)  # Python's json decides
+    except _NotAStreamError:
+        return read_source(p)
+
+
+def _stream(p: Path, columns: tuple[str, ...], *, fast: bool) -> Source:
     rows = _Columns(tuple(dict.fromkeys(columns)))
     src = Source(p, "", "json", rows=rows, streamed=True)  # type: ignore[arg-type]
     seen: dict[str, None] = {}
     numbers = src.numbers
     digest = hashlib.sha256()
     spans = array("q")  # each record's first byte and the byte after it, in the file
-    try:
+    if fast:
+        try:
+            for n, record in raw_records(p, digest, spans):
+                if "trialdata" in record and memoryview(record["trialdata"])[0] == OPEN:
+                    record = {**record, **RECORD.decode(record["trialdata"])}
+                    record.pop("trialdata")  # its keys and cells are the unwrapped row's
+                if not seen.keys() >= record.keys():
+                    seen.update(dict.fromkeys(record))
+                rows.append_raw(record)
+                numbers.append(n)
+        except msgspec.MsgspecError:
+            raise NotFastError from None  # a value msgspec refuses: Python's json decides
+    else:
         for n, record in _records(p, digest, spans):
             if type(record.get("trialdata")) is dict:
                 record = record_row(record)  # its keys and cells are the unwrapped row's
@@ -52,8 +75,6 @@ def stream_source(path: str | Path, columns: tuple[str, ...]) -> Source:
                 seen.update(dict.fromkeys(record))
             rows.append(record)
             numbers.append(n)
-    except _NotAStreamError:
-        return read_source(p)
     rows.close()
     src.sha256 = digest.hexdigest()
     src.columns = list(seen)
@@ -84,6 +105,28 @@ class _Columns:
             v = record[name]
             if type(v) is not str:
                 v = ELIDED if isinstance(v, (list, dict)) else cell_of(v)
+            same = self._same[j]
+            if len(same) < 1 << 16:
+                v = same.setdefault(v, v)
+            cells = self.cells[j]
+            if len(cells) < n:
+                cells.extend([None] * (n - len(cells)))
+            cells.append(v)
+        self._n = n + 1
+
+    def append_raw(self, record: dict[str, msgspec.Raw]) -> None:
+        """:meth:`append` of a record whose values are still JSON text (:func:`~tol_tasks.importers.rawlist.raw_records`):
+        only the kept columns' values are decoded, a list or object not at all."""
+        n = self._n
+        for name in self._named.intersection(record):
+            j = self._place[name]
+            raw = record[name]
+            if memoryview(raw)[0] in LIST_OR_OBJECT:
+                v = ELIDED
+            else:
+                v = VALUE.decode(raw)
+                if type(v) is not str:
+                    v = cell_of(v)
             same = self._same[j]
             if len(same) < 1 << 16:
                 v = same.setdefault(v, v)
@@ -219,13 +262,17 @@ class _Rows:
         first, last, lo, data = self._window
         if not first <= i < last:
             first, last, lo, data = self._window = self._read(i)
+        raw = data[spans[2 * i] - lo : spans[2 * i + 1] - lo]
         try:
-            text = data[spans[2 * i] - lo : spans[2 * i + 1] - lo].decode("utf-8")
-            record, stop = _DECODER.raw_decode(text)
-            if stop != len(text):
+            record = VALUE.decode(raw)  # as Python's json reads it, or refused
+        except (msgspec.MsgspecError, ValueError):
+            try:  # Python's json decides (NaN, a lone surrogate, a fault)
+                text = raw.decode("utf-8")
+                record, stop = _DECODER.raw_decode(text)
+                if stop != len(text):
+                    record = None
+            except ValueError:
                 record = None
-        except ValueError:
-            record = None
         if type(record) is not dict:
             raise self._changed(i)
         return record
