@@ -525,6 +525,33 @@ def test_tol_import_jatos_refuses_a_row_sent_twice_with_other_contents(tmp_path,
     assert "row 2: differs" in err
 
 
+def test_tol_import_jatos_says_what_an_export_lacks_in_its_own_terms(tmp_path, capsys):
+    # The collection server's answers to a page (rows it holds, rows to send) said of an
+    # export: a result left out (a gap), a piece that is not as the page wrote it (its
+    # sidecar not an object), each with one fix.
+    piece = {"format": 1, "attempt": "G" * 22, "participant": "J2", "session": 1,
+             "first_row": 4, "rows": "", "sidecar": None, "final": False}  # fmt: skip
+    from tests.test_web_serve import rows
+
+    gap = tmp_path / "gap.txt"
+    gap.write_text(json.dumps({"tol_tasks": dict(piece, rows=rows(4, 2, participant="J2"))}))
+    assert import_main([str(gap), "--output", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert f"{gap}: line 1: first_row=4: the lines before it hold no row of this attempt" in err
+    assert "rows 1 to 3 are missing" in err
+    assert "export every result of the study from JATOS" in err
+    assert "server" not in err
+    assert "send the rows" not in err
+    odd = tmp_path / "odd.txt"
+    bad = dict(piece, first_row=1, rows=rows(1, 1, participant="J2"), sidecar=[1])
+    odd.write_text(json.dumps({"tol_tasks": bad}))
+    assert import_main([str(odd), "--output", str(tmp_path / "out2")]) == 2
+    err = capsys.readouterr().err
+    assert f"{odd}: line 1: sidecar: not a tol-tasks sidecar" in err
+    assert err.count("Suggested fix") == 1
+    assert "give JATOS's export unchanged" in err
+
+
 # ----------------------------------------------------------------------------- a crowd
 @pytest.mark.slow
 def test_fifty_participants_at_once_with_closed_tabs_reloads_and_a_killed_server(

@@ -122,11 +122,13 @@ def import_results(path: Path, output: Path) -> tuple[list[Path], list[Path], in
         try:
             data = json.loads(text)["tol_tasks"]
             piece = check_piece(data, protocol_sha256=None)
+        except UploadRefusedError as exc:  # before ValueError: it is one
+            raise ImportSourceError(f"{where}: line {n}: {exc.message} Suggested fix: give "
+                                    "JATOS's export unchanged (the page did not write this "
+                                    "line so).") from None  # fmt: skip
         except (ValueError, KeyError, TypeError) as exc:
             raise ImportSourceError(f"{where}: line {n}: not a tol-tasks piece ({exc}). "
                                     "Suggested fix: give JATOS's export unchanged.") from None  # fmt: skip
-        except UploadRefusedError as exc:
-            raise ImportSourceError(f"{where}: line {n}: {exc}") from None
         pieces += 1
         sidecar = piece.sidecar or {}
         protocol = (sidecar.get("protocol") or {}).get("name") or "tol-web"
@@ -136,7 +138,7 @@ def import_results(path: Path, output: Path) -> tuple[list[Path], list[Path], in
         try:
             receipt = store.store(_Study("", protocol), piece, stem=_stem(piece, sidecar))
         except UploadRefusedError as exc:
-            raise ImportSourceError(f"{where}: line {n}: {exc}") from None
+            raise _refused(exc, f"{where}: line {n}", piece) from None
         note = store.note("", piece.attempt)
         log = output / f"{note.stem}.csv"
         seen[key] = log
@@ -150,6 +152,29 @@ def import_results(path: Path, output: Path) -> tuple[list[Path], list[Path], in
         )
     written = list(changed.values())
     return written, [p for k, p in seen.items() if k not in changed], added, others
+
+
+def _refused(exc: UploadRefusedError, where: str, piece) -> ImportSourceError:
+    """What the collection server answers a page (rows held, rows to send), said of an
+    export: the rows its earlier lines hold, and what to export."""
+    held = exc.rows_held or 0
+    holds = f"rows 1 to {held}" if held else "no row"
+    every = "export every result of the study from JATOS (a result left out holds them)"
+    if exc.field == "first_row":
+        said = (f"first_row={piece.first_row}: the lines before it hold {holds} of this "
+                f"attempt ({piece.attempt}), so rows {held + 1} to {piece.first_row - 1} are "
+                f"missing. Suggested fix: {every}, then import again.")  # fmt: skip
+    elif exc.field == "final":
+        said = (f"final: the session's sidecar counts {exc.value} rows, the lines up to here "
+                f"hold {held} of this attempt ({piece.attempt}). Suggested fix: {every}, then "
+                "import again.")  # fmt: skip
+    elif exc.field == "rows":
+        said = (f"row {exc.value}: differs from row {exc.value} of the same attempt "
+                f"({piece.attempt}) on an earlier line (a row once written is never changed). "
+                "Suggested fix: give JATOS's export unchanged.")  # fmt: skip
+    else:
+        said = str(exc)
+    return ImportSourceError(f"{where}: {said}")
 
 
 def _held(store: FolderStorage, note) -> int:

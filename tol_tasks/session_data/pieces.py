@@ -198,7 +198,7 @@ def _check_sidecar(data: Any, participant: str, session: int, sha256: str | None
     try:
         model = Sidecar.from_dict(data, "sidecar")
     except SidecarError as exc:
-        raise UploadRefusedError(422, str(exc), field=f"sidecar.{exc.field}" if exc.field else "sidecar",
+        raise UploadRefusedError(422, exc.message, field=f"sidecar.{exc.field}" if exc.field else "sidecar",
                             value=exc.value, fix=exc.fix) from None  # fmt: skip
     if model.participant != participant or model.session != session:
         raise _refuse(422, "sidecar.participant", model.participant,
