@@ -57,13 +57,15 @@ Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 #: Chunks a copy may have sent before this process takes them.
 AHEAD = 4
 
-#: This process's share of the chunks (with one copy): 0.45. It also reads the file first
+#: This process's share of the chunks (with one copy): 0.4. It also reads the file first
 #: (the copy is forked after that), takes the copies' texts and writes every file (its
-#: writer's thread, beside it), so it builds somewhat less than the copy. On a quiet
-#: two-core machine, 100,000 jsPsych rows: 14.4 s at 0.45 against 18.0 s at a fifth (the
-#: share before 2026-11-27, chosen at a load of 13-19, where no core was free), 17.1 s
-#: against 18.4 s at 0.4 (benchmarks/README.md).
-SHARE = 0.45
+#: writer's thread, beside it), so it builds somewhat less than the copy. 100,000 jsPsych
+#: rows on a two-core machine: 14.4 s at 0.45 against 18.0 s at a fifth (2026-11-27, a
+#: quiet machine); once msgspec read the file first (2026-11-27, 13th pass, in turns on a
+#: fresh file system, load about 2): 12.2-13.5 s at 0.4, 12.2-12.9 at 0.35, 13.7-15.5 at
+#: 0.45, 14.1-14.8 at 0.5; bench_import.py best of three: 12.73 s at 0.4, 14.11 at 0.45
+#: (benchmarks/README.md).
+SHARE = 0.4
 
 _FORK = hasattr(os, "fork") and "fork" in multiprocessing.get_all_start_methods()
 
