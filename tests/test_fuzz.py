@@ -452,3 +452,119 @@ def test_fuzzed_foreign_files_never_give_a_traceback_quick(tmp_path):
 def test_fuzzed_foreign_files_never_give_a_traceback(tmp_path):
     refused = _import_cases_apart(6000, "20261127", tmp_path)
     assert refused > 1500  # most values are refused; the others import (a text cell, say)
+
+
+# ------------------------------------------------------------------ JATOS exports
+#: Values a mutation puts into a piece's field or its sidecar's.
+JATOS_JUNK = [None, "", 0, -1, 10**30, 1.5, True, [], {}, "x" * 300, "\u0000", "../../etc",
+              "P001", "\u00fc", "A" * 22, 2**63]  # fmt: skip
+
+
+def _jatos_lines(participant: str, attempt: str) -> list[str]:
+    """A session of two pieces as the page appends them to its JATOS result."""
+    from tests.test_web_serve import line, piece, rows, sidecar
+    from tol_tasks.protocol_format.load import load_protocol
+
+    lp = load_protocol("demo")
+    end = line(7, participant, 1, "session_end", 9.0, reason="completed")
+    first = piece(attempt=attempt, participant=participant, text=rows(1, 3, participant=participant),
+                  meta=sidecar(lp, participant=participant, rows_written=3))  # fmt: skip
+    last = piece(attempt=attempt, participant=participant, first=4, final=True,
+                 text=rows(4, 3, participant=participant) + end,
+                 meta=sidecar(lp, participant=participant, rows_written=7, status="completed"))  # fmt: skip
+    return [json.dumps({"tol_tasks": p}) for p in (first, last)]
+
+
+def _mutate_jatos(rng: random.Random, lines: list[str]) -> list[str]:
+    """One to three mutations: a piece's field, its sidecar's, its rows' text, a line
+    doubled, dropped, cut or shuffled."""
+    lines = list(lines)
+    for _ in range(rng.randint(1, 3)):
+        kind, i = rng.random(), rng.randrange(len(lines))
+        try:
+            data = json.loads(lines[i])
+        except ValueError:
+            data = None
+        piece = data.get("tol_tasks") if isinstance(data, dict) else None
+        if kind < 0.25 and isinstance(piece, dict):
+            piece[rng.choice([*piece, "extra"])] = rng.choice(JATOS_JUNK)
+        elif kind < 0.4 and isinstance(piece, dict) and isinstance(piece.get("sidecar"), dict):
+            side = piece["sidecar"]
+            side[rng.choice(list(side))] = rng.choice(JATOS_JUNK)
+        elif kind < 0.55 and isinstance(piece, dict) and isinstance(piece.get("rows"), str):
+            text = piece["rows"]
+            j = rng.randrange(len(text) + 1)
+            piece["rows"] = text[:j] + rng.choice([",", "\n", '"', "", "x", "\r", ",,,,"]) + text[j + rng.randint(0, 3):]  # fmt: skip
+        elif kind < 0.65:
+            lines.insert(rng.randrange(len(lines) + 1), lines[i])
+            continue
+        elif kind < 0.75:
+            del lines[i]
+            if not lines:
+                lines.append("")
+            continue
+        elif kind < 0.85:
+            j = rng.randrange(len(lines[i]) + 1)
+            lines[i] = (
+                lines[i][:j] + rng.choice(["}", "{", '"', "\\", "\xff", ""]) + lines[i][j + 1 :]
+            )
+            continue
+        else:
+            rng.shuffle(lines)
+            continue
+        lines[i] = json.dumps(data)
+    return lines
+
+
+def _jatos_cases(n: int, seed: str, tmp_path: Path) -> tuple[int, int]:
+    """``n`` mutated exports (result data as text, or a results archive), each imported:
+    (refused, imported). A refusal names the file and a line, with a fix."""
+    import zipfile
+
+    sessions = _jatos_lines("P001", "A" * 22) + _jatos_lines("P002", "B" * 22)
+    refused = imported = 0
+    for case in range(n):
+        rng = random.Random(f"{seed}:{case}")
+        text = "\n".join(_mutate_jatos(rng, [*sessions, '{"other": 1}'])) + rng.choice(["\n", ""])
+        if rng.random() < 0.6:
+            source = tmp_path / f"case{case}.txt"
+            source.write_text(text, encoding="utf-8")
+        else:
+            source = tmp_path / f"case{case}.jrzip"
+            with zipfile.ZipFile(source, "w") as z:
+                z.writestr("study_result_1/comp-result_11/data.txt", text)
+                z.writestr("metadata.json", rng.choice(["{}", "[", "null"]))
+                if rng.random() < 0.2:
+                    z.writestr("study_result_2/comp-result_12/data.txt", b"\xff\xfe garbage")
+            if rng.random() < 0.1:
+                data = bytearray(source.read_bytes())
+                data[rng.randrange(len(data))] ^= 0xFF
+                source.write_bytes(bytes(data))
+        argv = [str(source), "--output", str(tmp_path / f"out{case}")]
+        code, said = _run(
+            tol_import_main, argv + (["--format", "jatos"] if rng.random() < 0.5 else [])
+        )
+        assert code in (0, 2), (case, code, said)
+        assert "Traceback" not in said, (case, said)
+        if code:
+            assert str(source) in said, (case, said)
+            assert said.count("Suggested fix") == 1, (case, said)
+            refused += 1
+        else:
+            imported += 1
+    return refused, imported
+
+
+def test_fuzzed_jatos_exports_never_give_a_traceback_quick(tmp_path):
+    # Found (2026-11-27): a refusal with two or three nested fixes, and the server's "send
+    # the rows" said of an export. The slow test below runs 1,500 cases.
+    refused, imported = _jatos_cases(120, "1", tmp_path)
+    assert refused > 30
+    assert imported > 10
+
+
+@pytest.mark.slow
+def test_fuzzed_jatos_exports_never_give_a_traceback(tmp_path):
+    refused, imported = _jatos_cases(1500, "20261127", tmp_path)
+    assert refused > 500
+    assert imported > 150

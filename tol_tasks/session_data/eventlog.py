@@ -188,13 +188,14 @@ def cell_fault(row: list[str]) -> tuple[str, str, str] | None:
 def row_fault(row: list[str]) -> str | None:
     """What is wrong with one row's cells, or None (see :func:`cell_fault`).
 
-    The text names the column, the bad value, what was expected and the fix.
+    The text names the column, the bad value and what was expected; the fix is the
+    caller's (a log on the disk is restored from a backup, a piece sent again).
     """
     fault = cell_fault(row)
     if fault is None:
         return None
     column, value, expected = fault
-    return f"column {column!r} holds {value!r}; expected {expected}. Suggested fix: {CELL_FIX}"
+    return f"column {column!r} holds {value!r}; expected {expected}."
 
 
 def check_cells(data: EventLogData) -> None:
