@@ -99,27 +99,17 @@ class _Columns:
     def append(self, record: dict) -> None:
         """Keep the columns of a record (as parsed: each cell as :func:`record_row` makes it):
         only those it has are visited (a set intersection in C), most of them absent."""
-        n = self._n
         for name in self._named.intersection(record):
-            j = self._place[name]
             v = record[name]
             if type(v) is not str:
                 v = ELIDED if isinstance(v, (list, dict)) else cell_of(v)
-            same = self._same[j]
-            if len(same) < 1 << 16:
-                v = same.setdefault(v, v)
-            cells = self.cells[j]
-            if len(cells) < n:
-                cells.extend([None] * (n - len(cells)))
-            cells.append(v)
-        self._n = n + 1
+            self._keep(self._place[name], v)
+        self._n += 1
 
     def append_raw(self, record: dict[str, msgspec.Raw]) -> None:
         """:meth:`append` of a record whose values are still JSON text (:func:`~tol_tasks.importers.rawlist.raw_records`):
         only the kept columns' values are decoded, a list or object not at all."""
-        n = self._n
         for name in self._named.intersection(record):
-            j = self._place[name]
             raw = record[name]
             if memoryview(raw)[0] in LIST_OR_OBJECT:
                 v = ELIDED
@@ -127,14 +117,18 @@ class _Columns:
                 v = VALUE.decode(raw)
                 if type(v) is not str:
                     v = cell_of(v)
-            same = self._same[j]
-            if len(same) < 1 << 16:
-                v = same.setdefault(v, v)
-            cells = self.cells[j]
-            if len(cells) < n:
-                cells.extend([None] * (n - len(cells)))
-            cells.append(v)
-        self._n = n + 1
+            self._keep(self._place[name], v)
+        self._n += 1
+
+    def _keep(self, j: int, v: str) -> None:
+        """Cell ``v`` of column ``j`` in the row being added (repeated values shared)."""
+        same = self._same[j]
+        if len(same) < 1 << 16:
+            v = same.setdefault(v, v)
+        cells, n = self.cells[j], self._n
+        if len(cells) < n:
+            cells.extend([None] * (n - len(cells)))
+        cells.append(v)
 
     def close(self) -> None:
         """Every column made as long as the rows (after the last record)."""
