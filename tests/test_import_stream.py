@@ -163,6 +163,32 @@ def test_msgspec_and_python_json_read_the_same_records_whatever_they_hold(tmp_pa
                 for k, v in row.items() if k in ("a", "b", "trialdata")
             }, text  # fmt: skip
         assert [streamed.row(i) for i in range(len(whole.rows))] == whole.rows, text
+        # And from the raw records alone (the standard library's json, not tol-tasks' reader):
+        # every key in order of first appearance (trialdata's own keys in its place), each
+        # kept value as its text.
+        raw = [_unwrapped(r) for r in json.loads(text)]
+        assert streamed.columns == list(dict.fromkeys(k for r in raw for k in r)), text
+        for light, record in zip(streamed.rows, raw, strict=True):
+            assert light == {k: _text(v) for k, v in record.items()
+                             if k in ("a", "b", "trialdata")}, text  # fmt: skip
+
+
+def _unwrapped(record: dict) -> dict:
+    """A jsPsych/JATOS record with its ``trialdata`` object's keys in its place."""
+    if not isinstance(record.get("trialdata"), dict):
+        return record
+    out = {**record, **record["trialdata"]}
+    del out["trialdata"]
+    return out
+
+
+def _text(value) -> str:
+    """A JSON value as the text of its cell: a list or object elided, true/false, null empty."""
+    if isinstance(value, (list, dict)):
+        return ELIDED
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return "" if value is None else str(value)
 
 
 def test_msgspec_reads_the_file_where_python_json_reads_it_the_same_and_only_there(tmp_path):
