@@ -152,3 +152,46 @@ def test_a_full_disk_stops_with_the_error_and_keeps_every_session_before(tmp_pat
     assert len(_check_folder(kept, reference)) == 1200
     assert not list(kept.glob("*.part"))
     assert not list(kept.glob("*.tmp"))
+
+
+def test_a_batch_that_cannot_be_made_durable_stops_the_batches_after_it(tmp_path, monkeypatch):
+    """The disk refuses the second batch's sync (EIO): the first batch is named, whole; no
+    session of the second or a later one gets its name (a later sync that succeeds does not
+    name them); the error names the folder, why and the fix; importing again completes the
+    folder and leaves no temporary file."""
+    from tol_tasks.importers import ImportSourceError, import_files
+    from tol_tasks.importers import write as write_module
+
+    monkeypatch.setattr(Writer, "BATCH", 4)
+    source = _source(tmp_path, copies=20)
+    reference = tmp_path / "reference"
+    import_files([source], reference, workers=1)
+    real, calls = write_module.make_durable, []
+
+    def failing_second(folder, files):
+        calls.append(len(files))
+        if len(calls) == 2:  # fails once the third batch's last files are written
+            third = folder / "J02x11_ses-1_jspsych-tol.json.tmp"
+            for _ in range(3000):
+                if third.exists():
+                    break
+                time.sleep(0.01)
+            raise OSError(5, "Input/output error")
+        real(folder, files)
+
+    monkeypatch.setattr(write_module, "make_durable", failing_second)
+    out = tmp_path / "out"
+    with pytest.raises(ImportSourceError) as got:
+        import_files([source], out, workers=1)
+    assert str(got.value) == (
+        f"{out}: the last sessions' files cannot be completed (Input/output error); their logs "
+        "stay under temporary names (.part), not counted as imported. Suggested fix: free space "
+        "or fix the folder, and import again."
+    )
+    assert len(calls) == 3  # the batch after the failing one was synced too, and not named
+    first = sorted(reference.glob("*.csv"), key=lambda p: int(p.name.split("x")[1].split("_")[0]))
+    assert _check_folder(out, reference) == {p.name for p in first[:4]}
+    monkeypatch.setattr(write_module, "make_durable", real)
+    import_files([source], out, workers=1)
+    assert len(_check_folder(out, reference)) == 20
+    assert not [p for p in out.iterdir() if p.suffix in (".part", ".tmp")]

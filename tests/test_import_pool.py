@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.import_tools import FIXTURES
+from tests.system_tools import unavailable
 from tol_tasks.importers import ImportSourceError, import_files, pool
 
 _WHEN = re.compile(rb'"imported_at": "[^"]*"')
@@ -124,3 +125,24 @@ def test_a_number_of_workers_that_is_not_one_is_refused(tmp_path, workers):
     with pytest.raises(ImportSourceError, match=r"workers=.* is not a number of processes"):
         import_files([FIXTURES / "jspsych" / "J02.json"], tmp_path, workers=workers)
     assert not any(tmp_path.iterdir())
+
+
+def test_a_copys_pipe_holds_a_whole_chunk_of_texts():
+    """The pipe a copy sends its results through takes a chunk of texts (about 750 KB for
+    64 jsPsych sessions) at once, with nobody reading it yet (Linux; elsewhere the system's
+    own room): the copy does not wait on this process's reading thread 64 KB at a time."""
+    import multiprocessing
+
+    fcntl = pytest.importorskip("fcntl")
+    if not hasattr(fcntl, "F_GETPIPE_SZ"):
+        unavailable("a pipe's room can be set only on Linux", "run the tests on Linux")
+    read, write = multiprocessing.Pipe(duplex=False)
+    try:
+        pool._widen(write)
+        assert fcntl.fcntl(write.fileno(), fcntl.F_GETPIPE_SZ) >= pool.PIPE
+        os.set_blocking(write.fileno(), False)
+        write.send_bytes(b"x" * (pool.PIPE - 64))  # with 64 KB of room: BlockingIOError
+        assert len(read.recv_bytes()) == pool.PIPE - 64
+    finally:
+        read.close()
+        write.close()
