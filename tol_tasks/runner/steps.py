@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import sys
+from collections.abc import Callable
 
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.plan import (
@@ -82,14 +83,9 @@ class StepRunner:
         if self.scan is not None and not step.problem.practice:
             step, due, locked = self.scan_slot(step)
         planning = self._planning.get(step.block) if not step.problem.practice else None
-        if planning is not None:
-            trial = PlanningTrial(stage, step.problem, step.block, step.attempt,
-                                  rec.next_trial(), planning, rec.events_path.name)  # fmt: skip
-        else:
-            trial = ProblemTrial(stage, step.problem, step.block, step.attempt,
-                                 rec.next_trial(), rec.events_path.name)  # fmt: skip
+        trial = self._trial(step, rec.next_trial())
         if due is not None:  # the lead-in, or the rest of the last slot: the trial is ready
-            fixate(stage, self.record, due, None)
+            fixate(stage, self.record, due, None, prepare=trial.prepare)
         try:
             result = trial.play()
         except AbortSession:
@@ -110,23 +106,37 @@ class StepRunner:
             self.rows.add(result)
         return trial.outcome
 
+    def _trial(self, step: Attempt, number: int) -> ProblemTrial | PlanningTrial:
+        """The trial of ``step`` (its number in the session ``number``), not begun."""
+        rec = self.record
+        planning = self._planning.get(step.block) if not step.problem.practice else None
+        if planning is not None:
+            return PlanningTrial(self.stage, step.problem, step.block, step.attempt, number,
+                                 planning, rec.events_path.name)  # fmt: skip
+        return ProblemTrial(self.stage, step.problem, step.block, step.attempt, number,
+                            rec.events_path.name)  # fmt: skip
+
     def scan_slot(self, step: Attempt) -> tuple[Attempt, float | None, tuple | None]:
         """Before a test problem in a scanner session: wait for the scan to start (the first
-        time); with a design, the problem's time limit held to its slot, its scheduled onset,
-        and the fixation that follows it (its scheduled end and drawn duration)."""
+        time; the problem drawn once, unseen, meanwhile); with a design, the problem's time
+        limit held to its slot, its scheduled onset, and the fixation that follows it (its
+        scheduled end and drawn duration)."""
         scan, stage = self.scan, self.stage
+        design = scan.spec.design
+        if design is not None:
+            spec = step.problem
+            if spec.time_limit is None or spec.time_limit > design.trial_duration:
+                spec = dataclasses.replace(spec, time_limit=design.trial_duration)
+                step = dataclasses.replace(step, problem=spec)
         if scan.start is None:
-            wait_for_scan(stage, scan)
+            # Its first drawing's one-time work done before the scan, not after its start.
+            wait_for_scan(stage, scan, prepare=lambda: self._trial(step, 0).prepare())
             self.record.sidecar.scanner = scan.record()
             self.record.save()
         due = scan.next_onset
         if due is None:  # no design: the problem as the protocol says
             return step, None, None
-        limit = scan.spec.design.trial_duration
-        spec = step.problem
-        if spec.time_limit is None or spec.time_limit > limit:
-            spec = dataclasses.replace(spec, time_limit=limit)
-        return dataclasses.replace(step, problem=spec), due, scan.slot_ended()
+        return step, due, scan.slot_ended()
 
     def _copy(self, step: Attempt, trial: ProblemTrial, result: ProblemResult) -> None:
         """The yoked copy trial of ``trial`` (rule R7 of the plan)."""
@@ -154,22 +164,38 @@ class StepRunner:
                   "Start a new session to have them.", file=sys.stderr)  # fmt: skip
 
 
-def wait_for_scan(stage: Stage, scan: ScanClock) -> None:
+def wait_for_scan(
+    stage: Stage, scan: ScanClock, *, prepare: Callable[[], None] | None = None
+) -> None:
     """The waiting screen until the first counted volume (every trigger logged meanwhile; the
-    quit key still works)."""
+    quit key still works). ``prepare``: called before the screen shows (the operator starts
+    the scanner once it shows: no trigger waits on it)."""
     label = stage.screen.label("message", small=False)
     text = stage.messages["scanner_wait"]
+    if prepare is not None:
+        prepare()
     while scan.start is None:
         stage.events()  # the input source takes the triggers; the quit key still works
         label.draw(text)
         stage.frames.flip()
 
 
-def fixate(stage: Stage, record: SessionRecord, due: float, drawn: float | None) -> None:
+def fixate(
+    stage: Stage,
+    record: SessionRecord,
+    due: float,
+    drawn: float | None,
+    *,
+    prepare: Callable[[], None] | None = None,
+) -> None:
     """A fixation cross until the flip that comes at ``due`` (session time): the last flip
     is the one before ``due`` less half a frame, so the next screen is shown on the first
     frame at or after it. A ``fixation`` row with its first flip, the time it is due to end
-    and the drawn duration (None: the lead-in, or the rest of a slot)."""
+    and the drawn duration (None: the lead-in, or the rest of a slot).
+
+    ``prepare``: called once the cross shows (the next trial's unseen first drawing,
+    :meth:`~tol_tasks.runner.play.TrialBase.prepare`), so that its one-time work is done
+    while the cross stays on the screen, not between ``due`` and the trial's first flip."""
     clock, frames = stage.clock, stage.frames
     half = 0.5 / frames.refresh if frames.refresh else 1 / 120
     if clock.getTime() + half >= due:
@@ -185,3 +211,5 @@ def fixate(stage: Stage, record: SessionRecord, due: float, drawn: float | None)
             shown = flip[0]
             detail = {"until": due, **({"drawn": drawn} if drawn is not None else {})}
             record.write("fixation", time=shown, stamp="flip", detail=format_detail(detail))
+            if prepare is not None:
+                prepare()
