@@ -25,8 +25,9 @@ side (the frame benchmark's measure).
 
 Scanner: PsychoPy's scanner emulator (``psychopy.hardware.emulator.SyncGenerator``,
 the psychopy-mri-emulator plugin) types the trigger every TR (0.5 s) while a session with
-a ``scanner.design`` runs six 3-disk problems; it reports the trial onsets minus their
-scheduled times (the first counted volume plus the design's durations) and the
+a ``scanner.design`` runs six 3-disk problems, first in the process (nothing drawn before
+it, as in a scanner session); it reports the trial onsets minus their scheduled times
+(the first counted volume plus the design's durations; the first problem's apart) and the
 intervals between logged triggers minus the TR.
 
 Xvfb has no vsync, so flips return at once; the machine is shared (2 cores): compare
@@ -246,17 +247,22 @@ def _scanner(win, volumes: int, tmp: Path) -> dict:
     errors = [o - d for o, d in zip(onsets, dues, strict=False)]
     trig = [float(parse_detail(r["detail"])["at"]) for r in rows if r["event"] == "trigger"]
     jitter = [abs((b - a) - 0.5) for a, b in itertools.pairwise(trig)]
-    return {"trials": len(onsets), "onset_minus_due": _ms(errors), "triggers": len(trig),
+    return {"trials": len(onsets), "onset_minus_due": _ms(errors),
+            "first_onset_minus_due_ms": 1000 * errors[0] if errors else None,
+            "triggers": len(trig),
             "trigger_interval_minus_tr": _ms(jitter)}  # fmt: skip
 
 
-def measure(problems: int, volumes: int) -> dict:
+def measure(problems: int, volumes: int, scanner_only: bool = False) -> dict:
     from psychopy import visual
 
     win = visual.Window(size=(1024, 768), units="height", color="#1e1e1e", checkTiming=False)
     with tempfile.TemporaryDirectory() as tmp:
-        out = {"markers": _markers(win, problems, Path(tmp)),
-               "scanner": _scanner(win, volumes, Path(tmp))}  # fmt: skip
+        # The scanner first: its first problem drawn in a process that has drawn nothing
+        # yet, as a scanner session's is (text layouts and textures made then).
+        scanner = _scanner(win, volumes, Path(tmp))
+        markers = None if scanner_only else _markers(win, problems, Path(tmp))
+        out = {"markers": markers, "scanner": scanner}
     win.close()
     return out
 
@@ -272,36 +278,42 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--problems", type=int, default=3, help="8-disk problems played (3)")
     ap.add_argument("--volumes", type=int, default=60, help="scanner volumes emulated (60)")
+    ap.add_argument("--scanner-only", action="store_true",
+                    help="the scanner session alone (no markers, no per-frame work)")  # fmt: skip
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.child:
-        print(json.dumps(measure(args.problems, args.volumes)))
+        print(json.dumps(measure(args.problems, args.volumes, args.scanner_only)))
         return 0
-    done = run_child(
-        __file__, "--problems", str(args.problems), "--volumes", str(args.volumes), check=False
-    )
+    only = ["--scanner-only"] if args.scanner_only else []
+    done = run_child(__file__, "--problems", str(args.problems), "--volumes",
+                     str(args.volumes), *only, check=False)  # fmt: skip
     if done.returncode:
         print(done.stderr, file=sys.stderr)
         return 1
     res = json.loads(done.stdout.strip().splitlines()[-1])
     m, s = res["markers"], res["scanner"]
     print(f"load average {os.getloadavg()[0]:.2f}")
-    print(f"Markers: {m['markers']} sent; LSL lost {m['lost']}, doubled {m['doubled']}, "
-          f"stray {m['stray']}; serial bytes {m['serial_bytes']}, lost {m['serial_lost']}, "
-          f"out of order {m['serial_mismatched']}")  # fmt: skip
-    print(_line("LSL stamp - event time", m["lsl_stamp"]))
-    print(_line("LSL arrival at inlet - event time", m["lsl_arrival"]))
-    print(_line("serial write - event time (all)", m["serial_write"]))
-    print(_line("serial write - flip (flip rows)", m["serial_write_flip"]))
-    print(_line("serial arrival at port - event", m["serial_arrival"]))
-    print("Per-frame work, same problems, same run:")
-    print(_line("markers off", m["work_off"]))
-    print(_line("markers on (LSL + serial)", m["work_on"]))
-    print(_line("markers + eye tracker (MouseGaze)", m["work_gaze"]))
+    if m is not None:
+        print(f"Markers: {m['markers']} sent; LSL lost {m['lost']}, doubled {m['doubled']}, "
+              f"stray {m['stray']}; serial bytes {m['serial_bytes']}, lost {m['serial_lost']}, "
+              f"out of order {m['serial_mismatched']}")  # fmt: skip
+        print(_line("LSL stamp - event time", m["lsl_stamp"]))
+        print(_line("LSL arrival at inlet - event time", m["lsl_arrival"]))
+        print(_line("serial write - event time (all)", m["serial_write"]))
+        print(_line("serial write - flip (flip rows)", m["serial_write_flip"]))
+        print(_line("serial arrival at port - event", m["serial_arrival"]))
+        print("Per-frame work, same problems, same run:")
+        print(_line("markers off", m["work_off"]))
+        print(_line("markers on (LSL + serial)", m["work_on"]))
+        print(_line("markers + eye tracker (MouseGaze)", m["work_gaze"]))
     print(f"Scanner: {s['triggers']} triggers, {s['trials']} trials; the earliest onset "
           f"{s['onset_minus_due']['min_ms']:.3f} ms from its schedule (at most half a frame "
           "early by design: the next flip is the first at or after it)")  # fmt: skip
     print(_line("trial onset - scheduled onset", s["onset_minus_due"]))
+    print(
+        f"  the first problem's onset - its scheduled onset: {s['first_onset_minus_due_ms']:.3f} ms"
+    )
     print(_line("|trigger interval - TR|", s["trigger_interval_minus_tr"]))
     return 0
 
