@@ -173,7 +173,8 @@ class Writer:
             self._name()
         if self.pending:
             batch, self.pending = self.pending, []
-            files = [f for log in batch for f in (_temporary(log), _temporary(_sidecar(log)))]
+            files = [f for log in batch
+                     for f in (_temporary(log), _temporary(log.with_suffix(".json")))]  # fmt: skip
             self._inflight.append((self._durable.submit(make_durable, self.folder.path, files),
                                    batch))  # fmt: skip
 
@@ -186,7 +187,7 @@ class Writer:
         try:
             done.result()
             for log in batch:
-                side = _sidecar(log)
+                side = log.with_suffix(".json")
                 os.replace(_temporary(side), side)  # over nothing, or over its own remnant
                 give_name(_temporary(log), log)
                 self.folder.names.update((log.name, side.name))
@@ -217,10 +218,6 @@ class Writer:
                 raise self._incomplete(exc) from None
         finally:
             self._durable.shutdown()
-
-
-def _sidecar(log: Path) -> Path:
-    return log.with_suffix(".json")
 
 
 def _write(path: Path, data: bytes, mode: int) -> None:

@@ -82,8 +82,8 @@ class StepRunner:
         locked = due = None
         if self.scan is not None and not step.problem.practice:
             step, due, locked = self.scan_slot(step)
-        planning = self._planning.get(step.block) if not step.problem.practice else None
         trial = self._trial(step, rec.next_trial())
+        planning = trial.planning if isinstance(trial, PlanningTrial) else None
         if due is not None:  # the lead-in, or the rest of the last slot: the trial is ready
             fixate(stage, self.record, due, None, prepare=trial.prepare)
         try:
