@@ -1,20 +1,22 @@
-"""A large file's sessions built on every core: this process and forked siblings, in turn.
+"""A large file's sessions built on every core: this process and forked copies of it.
 
 A format that declares :attr:`~tol_tasks.importers.format.Format.groups` and
 :attr:`~tol_tasks.importers.format.Format.session` can have a large file's sessions built
-by more than one process (:func:`build`). The sessions are dealt in chunks of
-:data:`CHUNK`, in turn: this process builds chunk 0, a forked copy of it (made after the
-file's rows were grouped, so it holds the same index) builds chunk 1, and so on. Each
-copy reads the rows of its own chunks from the file itself (each row from its own bytes,
-whose place the first reading kept) and sends back only what the
-writer needs: each session's log text, its sidecar's text and a few fields (nothing is
-parsed twice in this process, no row is sent between processes). This process writes
-every session, in the file's order, with the same
+by more than one process (:func:`build`). The sessions go in chunks of :data:`CHUNK`,
+dealt as the work goes (:class:`_Deal`): each forked copy (made after the file's rows were
+grouped, so it holds the same index) is always given :data:`GIVEN` chunks to build, the
+next ones nobody has; this process builds a chunk whose turn comes when nobody has it, and
+while a copy's chunk has not come it builds the next one nobody has. No core waits while
+there is work, however busy the machine or either core is. Each copy reads the rows of
+its chunks from the file itself (each row from its own bytes, whose place the first
+reading kept) and sends back only what the writer needs: each session's log text, its
+sidecar's text and a few fields (nothing is parsed twice, no row is sent between
+processes). This process writes every session, in the file's order, with the same
 :class:`~tol_tasks.importers.write.Writer` (durability unchanged: a copy writes no file),
 so the files, the report and the error that stops an import are those of one process
-alone. A copy is at most :data:`AHEAD` chunks ahead (it waits for room), so memory
-follows the chunks, not the file. A copy ends with this process (a kill of the import
-kills it too); a copy that ends early has its chunks built here.
+alone. Memory follows the chunks given or built ahead, not the file. A copy ends with
+this process (a kill of the import kills it too); a copy that ends early has the chunks it
+was given built here.
 
 Only where the system can fork (Linux, macOS); elsewhere (Windows) one process builds.
 """
@@ -47,25 +49,21 @@ from .write import log_name
 #: forking costs more than it could save).
 MIN_SESSIONS = 1000
 
-#: Sessions in a chunk (dealt to the processes in turn).
+#: Sessions in a chunk (the processes' unit of work).
 CHUNK = 64
 
 #: What :func:`build` gives for each session: (the session, (its log's text, its rows, its
 #: sidecar's text) or None when the writer makes them), or the error that stopped it.
 Built = tuple[ImportedSession, tuple[str, int, str] | None] | ImportSourceError
 
-#: Chunks a copy may have sent before this process takes them.
-AHEAD = 4
+#: Chunks a copy is given at a time (built or being built before this process takes
+#: them): enough that it never waits for this process to give it the next.
+GIVEN = 3
 
-#: This process's share of the chunks (with one copy): 0.4. It also reads the file first
-#: (the copy is forked after that), takes the copies' texts and writes every file (its
-#: writer's thread, beside it), so it builds somewhat less than the copy. 100,000 jsPsych
-#: rows on a two-core machine: 14.4 s at 0.45 against 18.0 s at a fifth (2026-11-27, a
-#: quiet machine); once msgspec read the file first (2026-11-27, 13th pass, in turns on a
-#: fresh file system, load about 2): 12.2-13.5 s at 0.4, 12.2-12.9 at 0.35, 13.7-15.5 at
-#: 0.45, 14.1-14.8 at 0.5; bench_import.py best of three: 12.73 s at 0.4, 14.11 at 0.45
-#: (benchmarks/README.md).
-SHARE = 0.4
+#: Chunks this process may build ahead while it waits for a copy's (their texts kept until
+#: their turn, about 0.8 MB a chunk): the room that lets a fast core take most of the work
+#: from a slow one (a copy on a busy core gets at least GIVEN of every GIVEN + AHEAD).
+AHEAD = 8
 
 #: The room of the pipe a copy's results come through (Linux; elsewhere the system's own):
 #: a chunk's texts (about 750 KB for 64 jsPsych sessions) go into it at once. With the
@@ -99,73 +97,148 @@ def build(
     process and ``workers - 1`` forked copies of it. Close the iterator (or exhaust it) to
     stop the copies."""
     chunks = [groups[i : i + CHUNK] for i in range(0, len(groups), CHUNK)]
-    owner = _owners(len(chunks), workers)
     copies: dict[int, _Copy] = {}
     try:
-        forked: dict[int, tuple[Connection, int]] = {}
-        for w in range(1, workers):  # every copy forked before any thread starts here
-            mine = [c for c, o in zip(chunks, owner, strict=True) if o == w]
-            forked[w] = _fork(fmt, source, options, mine, [c for c, _ in forked.values()])
-        copies.update((w, _Copy(*f)) for w, f in forked.items())
+        forked: list[tuple[Connection, int, int]] = []
+        for _ in range(1, workers):  # every copy forked before any thread starts here
+            forked.append(_fork(fmt, source, options, chunks, forked))
+        for w, f in enumerate(forked, start=1):
+            copies[w] = _Copy(*f)
+            copies[w].number = w
+        deal = _Deal(len(chunks), copies)
+        ahead: dict[int, list] = {}  # chunks built here before their turn
+        sidecars = SidecarTexts()
         for k, chunk in enumerate(chunks):
-            w = owner[k]
-            got = copies[w].next() if w in copies else None
-            if got is None:  # this process's chunk, or a copy's that ended early
-                if w in copies:
-                    copies.pop(w).stop()
+            if k in ahead:
+                for result in ahead.pop(k):
+                    if isinstance(result, BaseException):
+                        raise result
+                    yield _session(source, result)
+                continue
+            got, copy = None, copies.get(deal.owner.pop(k, 0))
+            if copy is not None:  # a copy's: build the next chunk here while it is not there
+                while (got := copy.poll()) is _NOT_YET and len(ahead) < AHEAD and deal.left():
+                    j = deal.take()
+                    ahead[j] = _ahead(fmt, source, options, chunks[j], sidecars)
+                if got is _NOT_YET:
+                    got = copy.next()
+                if got is None:  # it ended early: its chunks are built here
+                    copies.pop(copy.number).stop()
+                else:
+                    deal.top_up(copy)
+            elif k == deal.next:  # nobody's yet: this process's
+                deal.take()
+            if got is None:
                 for g in chunk:
                     try:
                         yield fmt.session(source, options, g), None
                     except ImportSourceError as exc:
                         yield exc
                 continue
-            for result in got:
+            number, results = got
+            if number != k:
+                raise RuntimeError(f"a copy sent chunk {number} for chunk {k}")
+            for result in results:
                 yield _session(source, result)
     finally:
         for w in list(copies):
             copies.pop(w).stop()
 
 
-def _owners(chunks: int, workers: int) -> list[int]:
-    """Which process builds each chunk: this one (0) :data:`SHARE` of them, spread evenly,
-    the copies (1, 2, ...) the others in turn."""
-    owner, turn = [], 0
-    for k in range(chunks):
-        if workers == 1 or int((k + 1) * SHARE) > int(k * SHARE):
-            owner.append(0)
-        else:
-            owner.append(1 + turn % (workers - 1))
-            turn += 1
-    return owner
+def _ahead(fmt, source, options, chunk: list[Group], sidecars: SidecarTexts) -> list:
+    """A chunk built before its turn: each session's texts and fields (as a copy's), and
+    an importer's bug (an error not in the data) where it came, raised in its turn."""
+    made = []
+    for g in chunk:
+        try:
+            made.append(_made(fmt, source, options, g, sidecars))
+        except Exception as exc:
+            made.append(exc)
+            break
+    return made
 
 
-def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int]:
-    """A copy of this process building ``chunks``; (the end its results come from, its pid)."""
+#: :meth:`_Copy.poll`'s answer while the copy's next chunk has not come.
+_NOT_YET = object()
+
+
+class _Deal:
+    """Which process builds each chunk, decided as they go: each copy is given chunks (the
+    next one nobody has) so that it always has :data:`GIVEN` to build; this process builds
+    a chunk when its turn comes and nobody has it, and builds the next one nobody has while
+    it waits for a copy's. So no core waits while the other has work: a busy machine, a
+    slower core or a copy's share of a large file balance themselves."""
+
+    def __init__(self, chunks: int, copies: dict[int, _Copy]) -> None:
+        self.chunks, self.copies = chunks, copies
+        self.next = 0  # the first chunk nobody has
+        self.owner: dict[int, int] = {}  # chunk -> the copy given it
+        for copy in copies.values():
+            self.top_up(copy)
+
+    def left(self) -> bool:
+        return self.next < self.chunks
+
+    def take(self) -> int:
+        """The next chunk nobody has, for this process."""
+        k = self.next
+        self.next += 1
+        if self.next == self.chunks:
+            self._close()
+        return k
+
+    def top_up(self, copy: _Copy) -> None:
+        while copy.given < GIVEN and self.left() and copy.give(self.next):
+            self.owner[self.next] = copy.number
+            self.take()
+
+    def _close(self) -> None:
+        for copy in self.copies.values():
+            copy.no_more()  # each copy ends once it has sent what it was given
+
+
+def _fork(fmt, source, options, chunks, others) -> tuple[Connection, int, int]:
+    """A copy of this process building the chunks it is given; (the end its results come
+    from, its pid, the end its chunks' numbers go into)."""
     read, write = multiprocessing.Pipe(duplex=False)
     _widen(write)
+    given, give = os.pipe()
     parent = os.getpid()
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
     if pid:
         write.close()
-        return read, pid
+        os.close(given)
+        return read, pid, give
     code = 0
     try:  # the copy: never returns into the caller's code
         read.close()
-        for c in others:
-            c.close()
+        os.close(give)  # else it would never see the end of what it is given
+        for conn, _pid, fd in others:
+            conn.close()
+            os.close(fd)
         _die_with(parent)
         source.reopen()
         sidecars = SidecarTexts()
-        for chunk in chunks:
-            write.send_bytes(
-                pickle.dumps([_made(fmt, source, options, g, sidecars) for g in chunk])
-            )
+        while (k := _number(given)) is not None:
+            made = [_made(fmt, source, options, g, sidecars) for g in chunks[k]]
+            write.send_bytes(pickle.dumps((k, made)))
     except BaseException:  # this process's chunks are then built by its parent
         code = 1
     finally:
         os._exit(code)
+
+
+def _number(fd: int) -> int | None:
+    """The next chunk number a copy is given, or None once it is given no more."""
+    got = b""
+    while len(got) < 4:
+        more = os.read(fd, 4 - len(got))
+        if not more:
+            return None
+        got += more
+    return int.from_bytes(got, "little")
 
 
 def _made(fmt, source, options, g: Group, sidecars: SidecarTexts) -> tuple:
@@ -203,12 +276,14 @@ def _session(source: Source, result: tuple) -> Built:
 
 
 class _Copy:
-    """A forked copy: its pid and a thread that takes its chunks as they come (up to
-    :data:`AHEAD` of them), so that it builds on while this process builds its own."""
+    """A forked copy: its pid, the chunks it has been given and not yet sent, and a thread
+    that takes its chunks as they come, so that it builds on while this process writes."""
 
-    def __init__(self, conn: Connection, pid: int) -> None:
-        self.conn, self.pid = conn, pid
-        self.queue: queue.Queue = queue.Queue(AHEAD)
+    def __init__(self, conn: Connection, pid: int, give: int) -> None:
+        self.conn, self.pid, self.give_fd = conn, pid, give
+        self.number = 0  # set by build: its place among the copies
+        self.given = 0  # chunks given and not yet taken
+        self.queue: queue.Queue = queue.Queue()  # at most GIVEN: it is given no more
         self.thread = threading.Thread(target=self._take, daemon=True)
         self.thread.start()
 
@@ -219,21 +294,53 @@ class _Copy:
         except (EOFError, OSError):
             self.queue.put(None)
 
-    def next(self) -> list[Any] | None:
-        """The copy's next chunk, or None if it ended without sending it."""
-        got = self.queue.get()
+    def give(self, k: int) -> bool:
+        """Have the copy build chunk ``k``; False if it has ended (or been given no more)."""
+        if self.give_fd < 0:
+            return False
+        try:
+            os.write(self.give_fd, k.to_bytes(4, "little"))  # 4 bytes: written at once
+        except OSError:  # it has ended: what it was given is built here
+            self.no_more()
+            return False
+        self.given += 1
+        return True
+
+    def no_more(self) -> None:
+        """Give it nothing more: it ends once it has sent what it was given."""
+        if self.give_fd >= 0:
+            os.close(self.give_fd)
+            self.give_fd = -1
+
+    def poll(self):
+        """Its next chunk (its number and results), :data:`_NOT_YET`, or None if it ended
+        without sending it."""
+        try:
+            got = self.queue.get_nowait()
+        except queue.Empty:
+            return _NOT_YET
+        return self._unpack(got)
+
+    def next(self) -> tuple[int, list[Any]] | None:
+        """Its next chunk (its number and results), waited for, or None if it ended without
+        sending it."""
+        return self._unpack(self.queue.get())
+
+    def _unpack(self, got: bytes | None):
         if got is None:
             self.queue.put(None)  # asked again: the same answer
             return None
+        self.given -= 1
         return pickle.loads(got)
 
     def stop(self) -> None:
         """End the copy (finished or not) and collect it and its thread."""
+        self.no_more()
         with suppress(ProcessLookupError):
             os.kill(self.pid, signal.SIGKILL)
         with suppress(ChildProcessError):
             os.waitpid(self.pid, 0)
-        while self.queue.get() is not None:  # the thread waits for room, then sees the end
+        while self.queue.get() is not None:  # the thread sees the end
             pass
         self.thread.join()
         self.conn.close()
