@@ -4,17 +4,19 @@ with its error (file, row, column, value, fix), everything written before it int
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import signal
+import time
 from pathlib import Path
 
 import pytest
 
 from tests.import_tools import FIXTURES
 from tests.system_tools import unavailable
-from tol_tasks.importers import ImportSourceError, import_files, pool
+from tol_tasks.importers import FORMATS, ImportSourceError, import_files, pool
 
 _WHEN = re.compile(rb'"imported_at": "[^"]*"')
 _RECORDS = json.loads((FIXTURES / "jspsych" / "J02.json").read_text(encoding="utf-8"))
@@ -79,10 +81,10 @@ def test_a_copy_that_ends_early_has_its_chunks_built_here(tmp_path, small_chunks
     real_fork = pool._fork
 
     def fork_and_kill(*args):
-        conn, pid = real_fork(*args)
+        conn, pid, give = real_fork(*args)
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
-        return conn, pid
+        return conn, pid, give
 
     monkeypatch.setattr(pool, "_fork", fork_and_kill)
     two = import_files([source], tmp_path / "two", workers=2)
@@ -118,6 +120,62 @@ def test_with_skip_bad_the_workers_go_on_past_the_bad_session(tmp_path, small_ch
     assert len(two.skipped) == 1
     assert f"row {_BAD_ROW}:" in two.skipped[0]
     assert _files(tmp_path / "two") == _files(tmp_path / "one")
+
+
+def _timed_format(monkeypatch, slow: str, seconds: float = 0.05, bug: str | None = None):
+    """jspsych-tol with each session built ``seconds`` late in ``slow`` ("copy": the forked
+    copies, "here": this process), as on a busy core; ``bug``: the participant whose session
+    raises an importer's bug (not the data's). Returns the participants built here (a
+    copy's appends go to its own list)."""
+    here, built_here = os.getpid(), []
+    real = FORMATS["jspsych-tol"]
+
+    def session(source, options, group):
+        in_copy = os.getpid() != here
+        if not in_copy:
+            built_here.append(group.participant)
+        if in_copy == (slow == "copy"):
+            time.sleep(seconds)
+        if group.participant == bug:
+            raise RuntimeError(f"a bug building {bug}")
+        return real.session(source, options, group)
+
+    monkeypatch.setitem(FORMATS, "jspsych-tol", dataclasses.replace(real, session=session))
+    return built_here
+
+
+@pytest.mark.parametrize("slow", ["copy", "here"])
+def test_the_chunks_go_to_the_process_that_is_free(tmp_path, small_chunks, monkeypatch, slow):
+    """One process slowed (a busy core): the other builds most of the chunks, none waits
+    while there is work (a fixed share would give this process 40 % either way), and the
+    files are still those of one process alone."""
+    source = _grow(tmp_path / "data.json", 60)
+    import_files([source], tmp_path / "one", workers=1)
+    built_here = _timed_format(monkeypatch, slow)
+    two = import_files([source], tmp_path / "two", workers=2)
+    assert len(two.written) == 60
+    assert _files(tmp_path / "two") == _files(tmp_path / "one")
+    assert len(set(built_here)) == len(built_here)  # no session built twice here
+    if slow == "copy":  # the copy builds its first chunks and few more: 18 of 60 here
+        assert len(built_here) >= 36, built_here
+    else:  # this process builds while the copy's next chunk has not come: 3-6 of 60
+        assert len(built_here) <= 15, built_here
+
+
+def test_an_importers_bug_in_a_chunk_built_ahead_is_raised_in_its_turn(
+    tmp_path, small_chunks, monkeypatch
+):
+    """A session this process built ahead (while the slow copy's chunks had not come) that
+    fails for a reason not in the data is raised when its turn comes: every session before it
+    written and durable, none after it."""
+    source = _grow(tmp_path / "data.json", 40)
+    built_here = _timed_format(monkeypatch, "copy", bug="P014")  # chunk 4, built ahead here
+    with pytest.raises(RuntimeError, match="a bug building P014"):
+        import_files([source], tmp_path / "two", workers=2)
+    assert "P014" in built_here
+    written = _files(tmp_path / "two")
+    assert sorted({n.split("_")[0] for n in written}) == [f"P{k:03d}" for k in range(1, 14)]
+    assert not [n for n in written if n.endswith((".part", ".tmp"))]
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True])
