@@ -2,8 +2,9 @@
 
 Every row goes through :meth:`SessionRecord.write` (participant and session
 filled in, the time read from the session clock unless given); the sidecar
-is saved when the session starts, when a block starts, when the input source
-is lost and when the session ends. :meth:`SessionRecord.finish` never raises:
+is saved when the session starts, when a block starts, when a scan starts (written
+by a thread beside the session, which goes on at once), when the input source is lost
+and when the session ends. :meth:`SessionRecord.finish` never raises:
 whatever happens, what was written stays and the sidecar says how it ended.
 
 When the data cannot be written where they belong (the folder deleted, moved,
@@ -17,12 +18,19 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
 
 from tol_tasks.session_data.detail import format_detail
 from tol_tasks.session_data.eventlog import EventLogWriteError
 from tol_tasks.session_data.livelog import EventLog
 from tol_tasks.session_data.plan import BlockStart
-from tol_tasks.session_data.sidecar import BlockRecord, InputLost, Sidecar
+from tol_tasks.session_data.sidecar import (
+    BlockRecord,
+    InputLost,
+    Sidecar,
+    sidecar_text,
+    write_sidecar,
+)
 from tol_tasks.session_data.trial_rows import in_time_order
 
 from .experiment import TaskSetupError
@@ -73,6 +81,8 @@ class SessionRecord:
         self.markers = None  # a MarkerOut (runner.markers) when the session sends markers
         self.input_source = None  # set by the session: its counts go into the sidecar
         self.last_time = float("-inf")  # the latest time of the rows written by this run
+        self._saving: threading.Thread | None = None  # a save written beside (save)
+        self._save_failed: SidecarWriteError | None = None  # its error
         t = sidecar.timing
         # The counts of the runs before a resume (kept in the sidecar): the session's go on.
         self._counts_before = {k: (getattr(t, k, None) or 0) if t else 0 for k in _COUNTS}
@@ -117,23 +127,54 @@ class SessionRecord:
         return {k: v + (getattr(inp, k, 0) if inp is not None else 0)
                 for k, v in self._counts_before.items()}  # fmt: skip
 
-    def save(self) -> None:
+    def save(self, *, beside: bool = False) -> None:
         """Write the sidecar as it stands (with the counts so far).
+
+        ``beside``: its text is made here and written by a thread beside the caller, which
+        goes on at once (a scan's start: the first problem is due, whatever the disk); the
+        next save, or the session's end, waits for it first and raises its error. Saves
+        reach the disk in the order they were asked for.
 
         Raises
         ------
         SidecarWriteError
-            It could not be written; the rows are untouched.
+            It (or a save written beside before it) could not be written; the rows are
+            untouched.
         """
+        self.saved()
         if self.sidecar.timing is not None:
             for key, value in self.counts().items():
                 setattr(self.sidecar.timing, key, value)
+        text, rows = sidecar_text(self.sidecar.to_dict()), self.log.rows_written
+        if beside:
+            self._saving = threading.Thread(target=self._write_beside, args=(text, rows),
+                                            name="tol-tasks sidecar", daemon=False)  # fmt: skip
+            self._saving.start()
+        else:
+            self._write(text, rows)
+
+    def saved(self) -> None:
+        """Wait for a save written beside (:meth:`save`), if any; raise its error."""
+        thread, self._saving = self._saving, None
+        if thread is not None:
+            thread.join()
+            failed, self._save_failed = self._save_failed, None
+            if failed is not None:
+                raise failed
+
+    def _write_beside(self, text: str, rows: int) -> None:
         try:
-            self.sidecar.write(self.sidecar_path)
+            self._write(text, rows)
+        except SidecarWriteError as exc:
+            self._save_failed = exc
+
+    def _write(self, text: str, rows: int) -> None:
+        try:
+            write_sidecar(self.sidecar_path, text)
         except OSError as exc:
             raise SidecarWriteError(
                 f"{self.sidecar_path}: the sidecar could not be written "
-                f"({exc.strerror or exc}); every row up to {self.log.rows_written} is kept.",
+                f"({exc.strerror or exc}); every row up to {rows} is kept.",
                 where=str(self.log.path), field="sidecar",
                 fix="free some space or fix the folder, then resume the session.",
             ) from None  # fmt: skip
@@ -194,6 +235,10 @@ class SessionRecord:
         """
         with contextlib.suppress(Exception):
             input_source.close()
+        try:
+            self.saved()  # a save written beside that failed stops it as any other would
+        except SidecarWriteError as exc:
+            failure = failure or exc
         side = self.sidecar
         for key, value in frames.summary().items():
             setattr(side.frames, key, value)

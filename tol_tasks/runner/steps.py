@@ -132,7 +132,7 @@ class StepRunner:
             # Its first drawing's one-time work done before the scan, not after its start.
             wait_for_scan(stage, scan, prepare=lambda: self._trial(step, 0).prepare())
             self.record.sidecar.scanner = scan.record()
-            self.record.save()
+            self.record.save(beside=True)  # the first problem is due: no wait for the disk
         due = scan.next_onset
         if due is None:  # no design: the problem as the protocol says
             return step, None, None

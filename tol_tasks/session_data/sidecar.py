@@ -504,21 +504,23 @@ def sidecar_text(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n"
 
 
-def write_sidecar(path: Path, data: dict[str, Any] | Sidecar) -> None:
-    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename).
+def write_sidecar(path: Path, data: dict[str, Any] | Sidecar | str) -> None:
+    """Write ``data`` as JSON to ``path`` atomically (temp file, fsync, rename); ``data``
+    may be the text already made (:func:`sidecar_text`).
 
     The file gets the mode any new file gets (:func:`new_file_mode`, as the event log
     beside it), not the owner-only 0600 of a temporary file.
     """
     if isinstance(data, Sidecar):
         data = data.to_dict()
+    text = data if isinstance(data, str) else sidecar_text(data)
     path = Path(path)
     fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
     try:
         if hasattr(os, "fchmod"):  # not on Windows, where mkstemp's mode is not owner-only
             os.fchmod(fd, new_file_mode())
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(sidecar_text(data))
+            f.write(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)
