@@ -151,6 +151,46 @@ def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
             assert float(end["trial_time"]) >= DESIGN["trial_duration"]
 
 
+#: A child that runs a script as on a slow disk (a USB stick, a network share): every fsync
+#: takes ``argv[1]`` seconds longer.
+_SLOW_DISK = """import os, runpy, sys, time
+real, delay = os.fsync, float(sys.argv[1])
+def slow(fd):
+    time.sleep(delay)
+    return real(fd)
+os.fsync = slow
+sys.argv = sys.argv[2:]
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
+@pytest.mark.slow
+def test_a_slow_disk_does_not_hold_the_first_problem_due_at_the_scans_start(xdisplay, tmp_path):
+    """With no lead-in the first problem is due at the first counted volume, when the
+    sidecar is saved with the scan's start: on a disk whose every sync takes a second, the
+    save waits and the problem does not (before, it came over a second late). The sidecar
+    holds the scan, and no temporary file is left."""
+    sync = 1.0
+    (tmp_path / "scan.yaml").write_text(_scan_protocol("scan-slow-disk", f"""trigger: key
+key: "5"
+dummy_volumes: {DUMMIES}
+tr: {TR}
+design: {{trial_duration: 2.0, fixation: 0.5, lead_in: 0}}""", "AAB CCC"))  # fmt: skip
+    done = subprocess.run(
+        warm([sys.executable, "-c", _SLOW_DISK, str(sync), str(SCRIPT), str(tmp_path / "scan.yaml"),
+              str(tmp_path / "data"), str(TR), str(VOLUMES), "--simulate"], xdisplay),
+        env=xdisplay, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    rows = _rows(tmp_path / "data")
+    zero = float(next(parse_detail(r["detail"])["at"] for r in rows if r["event"] == "scan_start"))
+    first = next(float(r["time"]) for r in rows if r["event"] == "trial_onset")
+    assert zero <= first < zero + sync / 2, (zero, first)  # a frame late when idle
+    side = json.loads(session_files(tmp_path / "data")[1].read_text())["scanner"]
+    assert side["start"] == pytest.approx(zero, abs=1e-5)
+    assert not list((tmp_path / "data").glob("*.tmp"))
+
+
 def _func_events(data: Path, out: Path, participant: str, task: str) -> pd.DataFrame:
     """tol-score --bids of the session in ``data``: its func events, whose problem onsets are
     checked against the raw rows (each test problem's onset less the first counted volume's
