@@ -54,15 +54,16 @@ def small_chunks(monkeypatch):
     monkeypatch.setattr(pool, "MIN_SESSIONS", 2)  # the test files' 30-40 sessions
 
 
-def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks):
+@pytest.mark.parametrize("workers", [2, 3])
+def test_workers_write_the_files_written_one_by_one(tmp_path, small_chunks, workers):
     source = _grow(tmp_path / "data.json", 40)
     one = import_files([source], tmp_path / "one", workers=1)
-    two = import_files([source], tmp_path / "two", workers=2)
+    two = import_files([source], tmp_path / "two", workers=workers)  # one or two copies
     assert len(one.written) == 40
     assert [p.name for p in two.written] == [p.name for p in one.written]  # the file's order
     assert (two.trials, two.events, two.warnings) == (one.trials, one.events, one.warnings)
     assert _files(tmp_path / "two") == _files(tmp_path / "one")
-    again = import_files([source], tmp_path / "two", workers=2)  # recognised, not rewritten
+    again = import_files([source], tmp_path / "two", workers=workers)  # recognised, not rewritten
     assert (again.written, len(again.already)) == ([], 40)
 
 
