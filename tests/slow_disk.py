@@ -7,7 +7,8 @@ Usage (a tool of the tests and of ``benchmarks/bench_timing.py --fsync-delay``):
     python -m tests.slow_disk MS COMMAND [ARGUMENTS...]
 
 ``COMMAND`` is one of the package's commands (``tol-run``, ...), run in this process from its
-entry point. Each sync waits ``MS`` milliseconds (the wait releases the interpreter's lock, as
+entry point, or a Python script (``....py``: a PsychoPy experiment of ``tests/data``), run in
+this process as ``python SCRIPT`` would. Each sync waits ``MS`` milliseconds (the wait releases the interpreter's lock, as
 the real call does), then does the real call: the data are written and made durable as
 before, only later. The process's own calls are the only ones slowed (tol-tasks makes every
 one of its syncs through ``os``); its child processes are not.
@@ -23,6 +24,7 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import runpy
 import sys
 import threading
 import time
@@ -52,15 +54,22 @@ def _report() -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) < 2:
-        print("usage: python -m tests.slow_disk MS COMMAND [ARGUMENTS...]", file=sys.stderr)
+        print(
+            "usage: python -m tests.slow_disk MS COMMAND|SCRIPT.py [ARGUMENTS...]", file=sys.stderr
+        )
         return 2
     seconds = float(argv[0]) / 1000
-    (point,) = [e for e in entry_points(group="console_scripts") if e.name == argv[1]]
+    script = argv[1].endswith(".py")
+    if not script:
+        (point,) = [e for e in entry_points(group="console_scripts") if e.name == argv[1]]
     os.fsync = _slowed(os.fsync, seconds)
     if hasattr(os, "fdatasync"):
         os.fdatasync = _slowed(os.fdatasync, seconds)
     atexit.register(_report)
     sys.argv = argv[1:]
+    if script:
+        runpy.run_path(argv[1], run_name="__main__")
+        return 0
     return point.load()()
 
 

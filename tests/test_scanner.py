@@ -34,6 +34,7 @@ from tests.warm import warm
 from tol_tasks.session_data.detail import parse_detail
 from tol_tasks.session_data.eventlog import read_event_log
 
+ROOT = Path(__file__).resolve().parents[1]
 SCRIPT = Path(__file__).parent / "data" / "experiments" / "scanner_session.py"
 TR, DUMMIES, VOLUMES = 0.5, 2, 60
 DESIGN = {"trial_duration": 2.0, "fixation": {"min": 0.5, "max": 1.0}, "lead_in": 1.0, "seed": 7}
@@ -151,19 +152,6 @@ def test_the_design_holds_each_slot_to_the_first_counted_volume(scan):
             assert float(end["trial_time"]) >= DESIGN["trial_duration"]
 
 
-#: A child that runs a script as on a slow disk (a USB stick, a network share): every fsync
-#: takes ``argv[1]`` seconds longer.
-_SLOW_DISK = """import os, runpy, sys, time
-real, delay = os.fsync, float(sys.argv[1])
-def slow(fd):
-    time.sleep(delay)
-    return real(fd)
-os.fsync = slow
-sys.argv = sys.argv[2:]
-runpy.run_path(sys.argv[0], run_name="__main__")
-"""
-
-
 @pytest.mark.slow
 def test_a_slow_disk_does_not_hold_the_first_problem_due_at_the_scans_start(xdisplay, tmp_path):
     """With no lead-in the first problem is due at the first counted volume, when the
@@ -176,10 +164,10 @@ key: "5"
 dummy_volumes: {DUMMIES}
 tr: {TR}
 design: {{trial_duration: 2.0, fixation: 0.5, lead_in: 0}}""", "AAB CCC"))  # fmt: skip
-    done = subprocess.run(
-        warm([sys.executable, "-c", _SLOW_DISK, str(sync), str(SCRIPT), str(tmp_path / "scan.yaml"),
-              str(tmp_path / "data"), str(TR), str(VOLUMES), "--simulate"], xdisplay),
-        env=xdisplay, capture_output=True, text=True, timeout=300,
+    done = subprocess.run(  # every fsync of the session's process a second late
+        [sys.executable, "-m", "tests.slow_disk", str(int(sync * 1000)), str(SCRIPT),
+         str(tmp_path / "scan.yaml"), str(tmp_path / "data"), str(TR), str(VOLUMES), "--simulate"],
+        env=xdisplay, capture_output=True, text=True, timeout=300, cwd=ROOT,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     rows = _rows(tmp_path / "data")
