@@ -102,9 +102,7 @@ def build(
         forked: list[tuple[Connection, int, int]] = []
         for _ in range(1, workers):  # every copy forked before any thread starts here
             forked.append(_fork(fmt, source, options, chunks, forked))
-        for w, f in enumerate(forked, start=1):
-            copies[w] = _Copy(*f)
-            copies[w].number = w
+        copies.update((w, _Copy(w, *f)) for w, f in enumerate(forked, start=1))
         deal = _Deal(len(chunks), copies)
         ahead: dict[int, list] = {}  # chunks built here before their turn
         sidecars = SidecarTexts()
@@ -279,9 +277,9 @@ class _Copy:
     """A forked copy: its pid, the chunks it has been given and not yet sent, and a thread
     that takes its chunks as they come, so that it builds on while this process writes."""
 
-    def __init__(self, conn: Connection, pid: int, give: int) -> None:
+    def __init__(self, number: int, conn: Connection, pid: int, give: int) -> None:
+        self.number = number  # its place among the copies (1, 2, ...)
         self.conn, self.pid, self.give_fd = conn, pid, give
-        self.number = 0  # set by build: its place among the copies
         self.given = 0  # chunks given and not yet taken
         self.queue: queue.Queue = queue.Queue()  # at most GIVEN: it is given no more
         self.thread = threading.Thread(target=self._take, daemon=True)
