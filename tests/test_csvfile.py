@@ -72,3 +72,42 @@ def test_columns_joined_and_lines_in_chunks_write_what_to_csv_writes(tmp_path, r
         ours = tmp_path / f"ours-{cells}.csv"
         write_csv(df, ours)
         assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_a_few_rows_of_many_columns_write_what_to_csv_writes(tmp_path, rng, monkeypatch):
+    """wide.csv's shape (a row a session, a column per problem and score): the cells made
+    kind by kind across the columns, each column's own quoting, escape and missing cells
+    kept; the same bytes as column by column (the path for more cells) and in chunks."""
+    from tol_analysis.score import csvfile
+
+    n = 40
+    data = {}
+    for j in range(60):
+        kind = j % 5
+        if kind == 0:  # floats shared between columns, -0.0 and missing among them
+            data[f"f{j}"] = np.array([rng.choice([0.5, -0.0, 0.0, float("nan"), 1e-7, j / 3])
+                                      for _ in range(n)])  # fmt: skip
+        elif kind == 1:
+            data[f"i{j}"] = pd.array([rng.choice([None, 0, -5, 10**15, j]) for _ in range(n)],
+                                     dtype="Int64")  # fmt: skip
+        elif kind == 2:
+            data[f"b{j}"] = pd.array([rng.choice([True, False, None]) for _ in range(n)],
+                                     dtype="boolean")  # fmt: skip
+        elif kind == 3:  # some columns' texts need quotes, others not
+            pool = ["a,b", 'q"'] if j % 2 else ["x", "y"]
+            data[f"t{j}"] = [rng.choice([*pool, None, ""]) for _ in range(n)]
+        else:
+            data[f"p{j}"] = np.array([rng.random() < 0.5 for _ in range(n)])
+    data["last"] = [rng.choice(["=1+1", "z", None]) for _ in range(n)]  # the line's end
+    df = pd.DataFrame(data)
+    escaped = df.copy()
+    escaped["last"] = ["'=1+1" if t == "=1+1" else t for t in df["last"]]
+    theirs = tmp_path / "theirs.csv"
+    _pandas(escaped, theirs)
+    for cells, chunk in ((csvfile.CHUNK_CELLS, csvfile.CHUNK_BYTES), (csvfile.CHUNK_CELLS, 500),
+                         (100, csvfile.CHUNK_BYTES)):  # fmt: skip
+        monkeypatch.setattr(csvfile, "CHUNK_CELLS", cells)  # 100: column by column
+        monkeypatch.setattr(csvfile, "CHUNK_BYTES", chunk)  # 500: a few lines at a time
+        ours = tmp_path / f"ours-{cells}-{chunk}.csv"
+        write_csv(df, ours)
+        assert ours.read_bytes() == theirs.read_bytes()

@@ -113,6 +113,9 @@ class TableWriter:
 
     def _write(self, table: TableData) -> None:
         n = len(table)
+        if n < JOIN_ROWS and n * len(self.names) <= CHUNK_CELLS:
+            self._write_few_rows(table)
+            return
         rendered = [_render(table[c], self._sep, self._na) for c in self.names]
         cells, first = _every_cell(rendered, self._sep)
         parts = _joined(rendered, first, n // 4 if n >= JOIN_ROWS else 0)
@@ -130,6 +133,20 @@ class TableWriter:
             ends = offsets(lines)
             self._f.write(memoryview(lines.buffers()[2])[int(ends[0]) : int(ends[-1])])
         self.rows += n
+
+    def _write_few_rows(self, table: TableData) -> None:
+        """A batch of rows too few for columns to be joined (wide.csv: a row a session, a
+        column per problem and score): the cells rendered kind by kind across the columns
+        (:func:`_cells_by_kind`), not column by column, whose fixed cost a thousand columns
+        of a few hundred rows paid a thousand times."""
+        at, cells = _cells_by_kind([table[c] for c in self.names], self._sep, self._na)
+        widest = int(np.diff(offsets(cells)).max()) * len(self.names)  # a line's bytes, at most
+        step = max(1, CHUNK_BYTES // max(1, widest))
+        for start in range(0, len(table), step):
+            lines = take(cells, at[start : start + step].ravel())
+            ends = offsets(lines)
+            self._f.write(memoryview(lines.buffers()[2])[int(ends[0]) : int(ends[-1])])
+        self.rows += len(table)
 
     def close(self) -> None:
         if self._f.closed:
@@ -217,6 +234,58 @@ def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
     if missing is not None:
         codes = np.where(missing, len(texts) - 1, codes)
     return codes.astype(small, copy=False), texts
+
+
+def _cells_by_kind(columns: list[ColumnData], sep: str, na: str) -> tuple[np.ndarray, pa.Array]:
+    """Every cell of a table's rows: (for each row and column, an index into ``cells``;
+    ``cells``: the distinct cells, each followed by the separator, those of the last column
+    by the line break), written as :func:`_render` writes each column's. The columns of one
+    kind (all but the last) share their distinct cells: one search for the distinct values
+    of every float column, one of every integer column, the texts of every text column
+    escaped and quoted at once."""
+    n = len(columns[0]) if columns else 0
+    at = np.empty((n, len(columns)), np.int32)
+    texts: list[str] = []
+    groups: dict[tuple[str, bool], list[int]] = {}
+    for j, col in enumerate(columns[:-1]):
+        groups.setdefault((col.kind, col.kind == BOOLEAN and col.plain), []).append(j)
+    for (kind, plain), which in groups.items():
+        if kind == STRING:
+            cells: list[str] = []
+            codes = np.empty((n, len(which)), np.int64)
+            for i, j in enumerate(which):
+                values = np.asarray(columns[j].values, np.int64)
+                codes[:, i] = np.where(values < 0, -1, values + len(cells))
+                cells += columns[j].categories
+            cells = safe_texts(cells)
+            if _needs_quotes("".join(cells), sep):
+                cells = [_quote(t, sep) for t in cells]
+            missing = codes < 0
+        elif kind == BOOLEAN:
+            codes = np.column_stack([np.asarray(columns[j].values) for j in which]).astype(np.int8)
+            cells = ["False", "True"] if plain else ["false", "true"]
+            missing = np.column_stack([columns[j].is_missing() for j in which])
+        elif kind == FLOAT:
+            values = np.column_stack([np.asarray(columns[j].values, np.float64) for j in which])
+            missing = np.isnan(values)
+            values[missing] = 0.0  # (column_stack made a copy)
+            # Distinct bit patterns, so that -0.0 stays "-0" as pandas writes it.
+            codes, uniq = _distinct(values.view(np.int64).ravel())
+            cells = _six_digits(uniq.view(np.float64))
+        else:  # INTEGER
+            values = np.column_stack([np.asarray(columns[j].values, np.int64) for j in which])
+            codes, uniq = _distinct(values.ravel())
+            cells = [str(v) for v in uniq.tolist()]
+            missing = np.column_stack([columns[j].is_missing() for j in which])
+        codes = np.where(missing, len(cells), np.reshape(codes, missing.shape).astype(np.int64))
+        at[:, which] = codes + len(texts)
+        texts += [c + sep for c in cells]
+        texts.append(na + sep)  # the group's missing cell
+    if columns:
+        codes, cells = _render(columns[-1], sep, na)
+        at[:, -1] = codes.astype(np.int32) + np.int32(len(texts))
+        texts += [c + "\n" for c in cells]
+    return at, strings(texts)
 
 
 def _six_digits(values: np.ndarray) -> list[str]:
