@@ -195,11 +195,8 @@ class TableBuilder:
     def add(self, n: int, columns: dict) -> None:
         """The next ``n`` rows; ``columns`` holds a value for every column of the table."""
         if self.sink is not None and n:
-            batch = _new_columns(self.table, self.table.names)
-            for name, column in batch.items():
-                column.add(n, columns[name])
-            self.sink.write(TableData(self.table.names,
-                                      {k: c.done() for k, c in batch.items()}, n))  # fmt: skip
+            batch = {c.name: _batch_column(c.type, n, columns[c.name]) for c in self.table}
+            self.sink.write(TableData(self.table.names, batch, n))
         for name, column in self._columns.items():
             column.add(n, columns[name])
         self.rows += n
@@ -297,6 +294,32 @@ class SpilledTable:
 def _new_columns(table: Table, names: list[str], store: ChunkStore | None = None) -> dict:
     return {c.name: _Texts(store) if c.type == STRING else _Numbers(c.type, store)
             for c in table if c.name in names}  # fmt: skip
+
+
+def _batch_column(kind: str, n: int, value) -> ColumnData:
+    """One batch's ``n`` values of a column (what :meth:`TableBuilder.add` takes) as the
+    column a sink writes: the cells :meth:`_Texts.done` and :meth:`_Numbers.done` give for
+    that batch alone, made at once (nothing kept, no texts numbered anew: a coded column's
+    codes and texts as they are)."""
+    if kind == STRING:
+        if isinstance(value, str):
+            return ColumnData(STRING, np.zeros(n, np.int8), categories=[value])
+        if isinstance(value, Coded):
+            codes, texts = np.asarray(value.codes), list(value.values)
+            if None in texts:  # a missing cell's code: -1, as :class:`_Texts` gives it
+                given = np.array([t is not None for t in texts])
+                codes = np.where(given, np.cumsum(given) - 1, -1)[codes]
+                texts = [t for t in texts if t is not None]
+            return ColumnData(STRING, codes, categories=texts)
+        return ColumnData.texts(value)
+    values, missing = _values_and_missing(n, value)
+    if kind == FLOAT:
+        values = values.astype(np.float64, copy=False)
+        return ColumnData(FLOAT, np.where(missing, np.nan, values) if missing.any() else values)
+    if missing.any():
+        values = np.where(missing, 0, values)
+    return ColumnData(kind, values.astype(bool if kind == BOOLEAN else np.int64, copy=False),
+                      missing)  # fmt: skip
 
 
 def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
