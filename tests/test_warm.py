@@ -161,6 +161,34 @@ def test_each_program_draws_its_own_random_numbers_and_starts_its_clocks(xdispla
     assert draws[0][1] != draws[1][1]
 
 
+_FLIPS = textwrap.dedent("""\
+    import statistics, time
+    from psychopy import visual
+    win = visual.Window((200, 150), winType="pyglet")
+    stamps = []
+    for _ in range(41):
+        win.flip()
+        stamps.append(time.perf_counter())
+    print(statistics.median(b - a for a, b in zip(stamps, stamps[1:])) * 1000)
+""")
+
+
+def test_the_windows_of_programs_played_warm_flip_at_a_screens_refresh(xdisplay):
+    """Xvfb has no vertical blank: a played program's window flips on a 60 Hz clock
+    (warm.REFRESH), as on a lab's screen, not as fast as the processor lets it;
+    ``TOL_TESTS_REFRESH=0`` leaves it unpaced."""
+    argv = [sys.executable, "-c", _FLIPS]
+    medians = {}
+    for rate in ("60", "0"):
+        env = {**xdisplay, "TOL_TESTS_REFRESH": rate}
+        done = subprocess.run(warm(argv, env), env=env, capture_output=True, text=True,
+                              timeout=120)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        medians[rate] = float(done.stdout.split()[-1])
+    assert 15.5 < medians["60"] < 18.5, medians
+    assert medians["0"] < 12, medians
+
+
 def test_what_cannot_be_played_the_same_is_started_as_is(xdisplay, monkeypatch):
     code = [sys.executable, "-c", "pass"]
     assert warm(code, xdisplay) != code

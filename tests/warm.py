@@ -101,6 +101,15 @@ REAL_PROCESS_MODULES = {
     "test_input": "the X input listener, a child process of tol-run that a test kills",
 }
 
+#: The refresh rate (Hz) the PsychoPy windows of the programs :func:`warm` runs flip at
+#: (``TOL_TESTS_REFRESH`` in the test's environment; 0: unpaced). Xvfb has no vertical
+#: blank: unpaced, a window flips as fast as the processor lets it (about 420 frames a
+#: second here) and each session played in real time keeps a core busy drawing frames no
+#: screen shows (a simulated demo at --speed 4: 12.7 s of CPU unpaced, 5.3-5.9 s at 60 Hz,
+#: the same 16-17 s of wall time). A lab's screen refreshes at 60 Hz; the programs the
+#: tests start cold (``TOL_TESTS_COLD``, :data:`REAL_PROCESS_MODULES`) stay unpaced.
+REFRESH = 60.0
+
 CLIENT = Path(__file__).with_name("warm_client.py")
 _FORWARDED = ("SIGTERM", "SIGINT", "SIGHUP", "SIGQUIT", "SIGUSR1", "SIGUSR2")
 
@@ -349,6 +358,29 @@ def _become(request: dict, fds: list[int], conn: socket.socket, kind: str) -> No
 
     pyglet.options["shadow_window"] = True
     pyglet.gl._create_shadow_window()  # what importing pyglet.window does on a display
+    rate = float(os.environ.get("TOL_TESTS_REFRESH", REFRESH))
+    if rate > 0:
+        _pace_flips(rate)
+
+
+def _pace_flips(rate: float) -> None:
+    """Make every PsychoPy window's flip wait for the next tick of a ``rate`` Hz clock, as a
+    lab screen's vertical blank makes it wait (a frame whose drawing takes longer than a
+    period misses a tick: a dropped frame, as on a screen)."""
+    import math
+    import time
+
+    from psychopy import visual
+
+    flip, period = visual.Window.flip, 1.0 / rate
+
+    def paced(self, *args, **kwargs):
+        now = time.perf_counter()
+        time.sleep((math.floor(now / period) + 1) * period - now)
+        return flip(self, *args, **kwargs)
+
+    paced.__wrapped__ = flip
+    visual.Window.flip = paced
 
 
 def _run(request: dict) -> None:
