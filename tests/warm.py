@@ -10,6 +10,7 @@ test's standard input, output and error (passed over a Unix socket), arguments, 
 directory and environment, signals at their defaults (or ignored where the test's were),
 fresh random seeds and PsychoPy clock, its own process group; and it ends as the program
 would (``sys.exit``, uncaught exceptions and their traceback, ``atexit``, threads joined).
+Its PsychoPy windows flip at a screen's refresh rate (:data:`REFRESH`), which Xvfb has not.
 
 What the test starts is ``tests/warm_client.py``, a few milliseconds of standard library: it
 passes on the signals it is sent and ends with the program's exit code or signal, and if it
