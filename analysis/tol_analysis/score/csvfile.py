@@ -201,86 +201,84 @@ def _quote(text: str, sep: str) -> str:
 
 def _render(col: ColumnData, sep: str, na: str) -> tuple[np.ndarray, list[str]]:
     """A column as (codes per row, its distinct cells as written; the last is ``na``)."""
+    codes, texts = _render_group([col], sep, na)
+    # Codes as small as the cells allow (a column of true/false takes a byte a row).
+    small = np.int8 if len(texts) < 128 else np.int16 if len(texts) < 32768 else np.int32
+    return codes[:, 0].astype(small, copy=False), texts
+
+
+def _render_group(columns: list[ColumnData], sep: str, na: str) -> tuple[np.ndarray, list[str]]:
+    """Columns of one kind (booleans of one ``plain``) as (codes, a column of them for each
+    column, into their distinct cells as written; those cells, the last ``na``): one search
+    for the distinct values of them all, their texts escaped and quoted at once."""
+    first, one = columns[0], len(columns) == 1
     missing = None
-    if col.kind == STRING:
-        codes = np.asarray(col.values)
-        texts = safe_texts(col.categories)
+    if first.kind == STRING:
+        if one:
+            codes, categories = np.asarray(first.values)[:, None], first.categories
+        else:
+            codes, categories = np.empty((len(first), len(columns)), np.int64), []
+            for i, col in enumerate(columns):
+                values = np.asarray(col.values, np.int64)
+                codes[:, i] = np.where(values < 0, -1, values + len(categories))
+                categories += col.categories
+        texts = safe_texts(categories)
         if _needs_quotes("".join(texts), sep):  # one search (the marks are single characters)
             texts = [_quote(t, sep) for t in texts]
         missing = codes < 0
-        if not missing.any():
-            missing = None
-    elif col.kind == BOOLEAN:  # nullable booleans as true/false, numpy's as pandas writes them
-        codes = np.asarray(col.values).astype(np.int8)
-        texts = ["False", "True"] if col.plain else ["false", "true"]
-        missing = col.missing
-    elif col.kind == FLOAT:
-        values = np.asarray(col.values, np.float64)
+    elif first.kind == BOOLEAN:  # nullable booleans as true/false, numpy's as pandas writes them
+        codes = _stacked([c.values for c in columns]).astype(np.int8)
+        texts = ["False", "True"] if first.plain else ["false", "true"]
+        missing = _stacked_missing(columns)
+    elif first.kind == FLOAT:
+        values = _stacked([c.values for c in columns], np.float64)
         missing = np.isnan(values)
-        if not missing.any():
-            missing = None
-        else:
+        if missing.any():
             values = np.where(missing, 0.0, values)
         # Distinct bit patterns, so that -0.0 stays "-0" as pandas writes it.
-        codes, uniq = _distinct(values.view(np.int64))
+        codes, uniq = _distinct(values.view(np.int64).ravel())
+        codes = codes.reshape(values.shape)
         texts = _six_digits(uniq.view(np.float64))
     else:  # INTEGER
-        codes, uniq = _distinct(np.asarray(col.values))
+        values = _stacked([c.values for c in columns], None if one else np.int64)
+        codes, uniq = _distinct(values.ravel())
+        codes = codes.reshape(values.shape)
         texts = [str(v) for v in uniq.tolist()]
-        missing = col.missing
+        missing = _stacked_missing(columns)
     texts.append(na)  # the last code is for missing cells
-    # Codes as small as the cells allow (a column of true/false takes a byte a row).
-    small = np.int8 if len(texts) < 128 else np.int16 if len(texts) < 32768 else np.int32
-    if missing is not None:
+    if missing is not None and missing.any():
         codes = np.where(missing, len(texts) - 1, codes)
-    return codes.astype(small, copy=False), texts
+    return codes, texts
+
+
+def _stacked(arrays: list, dtype=None) -> np.ndarray:
+    """Arrays of one length side by side, a column each (one array: a view of it)."""
+    if len(arrays) == 1:
+        return np.asarray(arrays[0], dtype).reshape(-1, 1)
+    return np.column_stack([np.asarray(a, dtype) for a in arrays])
+
+
+def _stacked_missing(columns: list[ColumnData]) -> np.ndarray | None:
+    """Which cells of integer or boolean columns are missing, side by side (None: none)."""
+    if all(c.missing is None for c in columns):
+        return None
+    return _stacked([c.is_missing() for c in columns])
 
 
 def _cells_by_kind(columns: list[ColumnData], sep: str, na: str) -> tuple[np.ndarray, pa.Array]:
     """Every cell of a table's rows: (for each row and column, an index into ``cells``;
     ``cells``: the distinct cells, each followed by the separator, those of the last column
-    by the line break), written as :func:`_render` writes each column's. The columns of one
-    kind (all but the last) share their distinct cells: one search for the distinct values
-    of every float column, one of every integer column, the texts of every text column
-    escaped and quoted at once."""
-    n = len(columns[0]) if columns else 0
-    at = np.empty((n, len(columns)), np.int32)
+    by the line break), as :func:`_render` writes each column's. The columns of one kind (all
+    but the last) are rendered together (:func:`_render_group`) and share their cells."""
+    at = np.empty((len(columns[0]) if columns else 0, len(columns)), np.int32)
     texts: list[str] = []
     groups: dict[tuple[str, bool], list[int]] = {}
     for j, col in enumerate(columns[:-1]):
         groups.setdefault((col.kind, col.kind == BOOLEAN and col.plain), []).append(j)
-    for (kind, plain), which in groups.items():
-        if kind == STRING:
-            cells: list[str] = []
-            codes = np.empty((n, len(which)), np.int64)
-            for i, j in enumerate(which):
-                values = np.asarray(columns[j].values, np.int64)
-                codes[:, i] = np.where(values < 0, -1, values + len(cells))
-                cells += columns[j].categories
-            cells = safe_texts(cells)
-            if _needs_quotes("".join(cells), sep):
-                cells = [_quote(t, sep) for t in cells]
-            missing = codes < 0
-        elif kind == BOOLEAN:
-            codes = np.column_stack([np.asarray(columns[j].values) for j in which]).astype(np.int8)
-            cells = ["False", "True"] if plain else ["false", "true"]
-            missing = np.column_stack([columns[j].is_missing() for j in which])
-        elif kind == FLOAT:
-            values = np.column_stack([np.asarray(columns[j].values, np.float64) for j in which])
-            missing = np.isnan(values)
-            values[missing] = 0.0  # (column_stack made a copy)
-            # Distinct bit patterns, so that -0.0 stays "-0" as pandas writes it.
-            codes, uniq = _distinct(values.view(np.int64).ravel())
-            cells = _six_digits(uniq.view(np.float64))
-        else:  # INTEGER
-            values = np.column_stack([np.asarray(columns[j].values, np.int64) for j in which])
-            codes, uniq = _distinct(values.ravel())
-            cells = [str(v) for v in uniq.tolist()]
-            missing = np.column_stack([columns[j].is_missing() for j in which])
-        codes = np.where(missing, len(cells), np.reshape(codes, missing.shape).astype(np.int64))
-        at[:, which] = codes + len(texts)
+    for which in groups.values():
+        codes, cells = _render_group([columns[j] for j in which], sep, na)
+        at[:, which] = codes.astype(np.int64) + len(texts)
         texts += [c + sep for c in cells]
-        texts.append(na + sep)  # the group's missing cell
     if columns:
         codes, cells = _render(columns[-1], sep, na)
         at[:, -1] = codes.astype(np.int32) + np.int32(len(texts))
