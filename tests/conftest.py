@@ -68,8 +68,9 @@ def _workers(*, everyday: bool = False) -> int | str:
     tests (main at f065eff, 2026-11-27, runs in turns at load 3-6): 5 min 38 s with 3
     workers, 4 min 50 s and 5 min 17 s with 4 (586, 524 and 576 s of processor time), every
     test passed. With 1,163 tests (main at be85108, 2026-11-28, in turns, load 2-5): 4 min
-    45 s with 5 workers, 4 min 33 s with 4 (505 and 498 s): 4 kept. The full suite stays at 3 until a full run with 4 is measured (its load
-    tests, 50 browsers and 50 kills, already take both cores).
+    45 s with 5 workers, 4 min 33 s with 4 (505 and 498 s): 4 kept. The full suite stays at
+    3 until a full run with 4 is measured (its load tests, 50 browsers and 50 kills, already
+    take both cores).
     """
     if "PYTEST_XDIST_AUTO_NUM_WORKERS" in os.environ:
         return "auto"

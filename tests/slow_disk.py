@@ -8,9 +8,9 @@ Usage (a tool of the tests and of ``benchmarks/bench_timing.py --fsync-delay``):
 
 ``COMMAND`` is one of the package's commands (``tol-run``, ...), run in this process from its
 entry point, or a Python script (``....py``: a PsychoPy experiment of ``tests/data``), run in
-this process as ``python SCRIPT`` would. Each sync waits ``MS`` milliseconds (the wait releases the interpreter's lock, as
-the real call does), then does the real call: the data are written and made durable as
-before, only later. The process's own calls are the only ones slowed (tol-tasks makes every
+this process as ``python SCRIPT`` would. Each sync waits ``MS`` milliseconds (the wait
+releases the interpreter's lock, as the real call does), then does the real call: the data
+are written and made durable as before, only later. The process's own calls are the only ones slowed (tol-tasks makes every
 one of its syncs through ``os``); its child processes are not.
 
 Every call is counted, with the thread that made it: at exit the counts are written, as one
