@@ -89,17 +89,7 @@ class _Numbers:
         return v, None if m < 0 else m
 
     def add(self, n: int, value) -> None:
-        values, missing = _values_and_missing(n, value)
-        if not missing.any():
-            missing = None
-        elif self.kind != FLOAT:
-            values = np.where(missing, 0, values)
-        if self.kind == INTEGER:
-            values = values.astype(smallest_int_type(values), copy=False)
-        elif self.kind == BOOLEAN:
-            values = values.astype(bool, copy=False)
-        else:
-            values = values.astype(np.float64, copy=False)
+        values, missing = _numbers(self.kind, n, value)
         put = self._store.put
         v, m = put(values), None if missing is None else put(missing)
         if isinstance(self.chunks, list):
@@ -312,14 +302,27 @@ def _batch_column(kind: str, n: int, value) -> ColumnData:
                 texts = [t for t in texts if t is not None]
             return ColumnData(STRING, codes, categories=texts)
         return ColumnData.texts(value)
+    values, missing = _numbers(kind, n, value)
+    if kind == FLOAT and missing is not None:
+        return ColumnData(FLOAT, np.where(missing, np.nan, values))
+    return ColumnData(kind, values, missing)
+
+
+def _numbers(kind: str, n: int, value) -> tuple[np.ndarray, np.ndarray | None]:
+    """``n`` values of a numeric column as kept: (the values, in the smallest integer type
+    that holds them, as booleans or as float64; which are missing, None for none). A missing
+    integer or boolean is 0 among the values; a float keeps its value (NaN, or the one given
+    with a mask)."""
     values, missing = _values_and_missing(n, value)
-    if kind == FLOAT:
-        values = values.astype(np.float64, copy=False)
-        return ColumnData(FLOAT, np.where(missing, np.nan, values) if missing.any() else values)
-    if missing.any():
+    if not missing.any():
+        missing = None
+    elif kind != FLOAT:
         values = np.where(missing, 0, values)
-    return ColumnData(kind, values.astype(bool if kind == BOOLEAN else np.int64, copy=False),
-                      missing)  # fmt: skip
+    if kind == INTEGER:
+        return values.astype(smallest_int_type(values), copy=False), missing
+    if kind == BOOLEAN:
+        return values.astype(bool, copy=False), missing
+    return values.astype(np.float64, copy=False), missing
 
 
 def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
