@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,38 @@ def test_no_public_name_of_the_package_or_a_face_is_also_one_of_its_modules():
         }
         assert set(package.__all__) & modules == set(), package.__name__
         assert set(package.__all__) <= set(dir(package))
+
+
+#: Each command's module (pyproject.toml's [project.scripts]), read from the installed metadata.
+_COMMAND_MODULES = sorted({v.split(":")[0] for v in
+                           importlib.import_module("tol_tasks.__main__").commands().values()})  # fmt: skip
+
+#: Prints how many threads the process has once it has imported a module, then numpy.
+_THREADS = (
+    "import importlib, os, sys; importlib.import_module(sys.argv[1]); import numpy; "
+    "print(len(os.listdir('/proc/self/task')))"
+)
+
+
+def _threads_after_import(module: str, openblas: str | None) -> int:
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    if openblas is not None:
+        env["OPENBLAS_NUM_THREADS"] = openblas
+    out = subprocess.run([sys.executable, "-c", _THREADS, module], env=env, check=True,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    return int(out.stdout.split()[-1])
+
+
+def test_the_commands_modules_are_read_from_the_installed_metadata():
+    assert {"tol_analysis.cli", "tol_tasks.cli", "tol_tasks.importers.cli"} <= set(_COMMAND_MODULES)
+
+
+@pytest.mark.parametrize("module", _COMMAND_MODULES)
+def test_every_command_keeps_numpys_blas_to_one_thread_unless_the_user_set_it(module):
+    """OpenBLAS starts a thread per further core as numpy loads, spinning for work no
+    command gives (tol_tasks.blas): a command's module, imported before numpy, leaves the
+    process as a hand-set OPENBLAS_NUM_THREADS=1 does, and a user's own setting wins (its
+    threads counted in Linux's /proc; the machine has two cores or more, as CI's)."""
+    unset = _threads_after_import(module, None)
+    assert unset == _threads_after_import(module, "1")
+    assert _threads_after_import(module, "2") == unset + 1  # the user's 2: one more thread

@@ -13,6 +13,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import tol_tasks.blas  # noqa: F401 - first: before anything imports numpy
+
 from . import __version__
 from .errors import TolTasksError, path_errors_said, quiet_on_closed_pipe
 

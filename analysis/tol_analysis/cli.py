@@ -7,6 +7,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import tol_tasks.blas  # noqa: F401 - first: before anything imports numpy
 from tol_analysis.columns import WHEN_PRESENT
 from tol_analysis.conventions import Conventions
 from tol_analysis.export import manifest as outputs

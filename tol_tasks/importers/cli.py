@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import fields
 from pathlib import Path
 
+import tol_tasks.blas  # noqa: F401 - first: before anything imports numpy
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError, path_errors_said
 from tol_tasks.options import Idle, given_flags, idle_option

@@ -13,6 +13,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+import tol_tasks.blas  # noqa: F401 - first: before anything imports numpy
 from tol_tasks import __version__
 from tol_tasks.errors import TolTasksError, path_errors_said, quiet_on_closed_pipe
 
