@@ -26,14 +26,16 @@ def group_sums(group: np.ndarray, values: np.ndarray, n: int, gaps: np.ndarray |
     otherwise in row order with Kahan's compensation. ``apart``: whether some group's rows
     are apart, when settled over more rows than these (as pandas saw them).
     """
-    sums, counts = _kahan(group, values, n)
-    if not len(group):
-        return sums, counts
-    if rows_apart(group) if apart is None else apart:  # a group's rows are apart
-        return sums, counts
-    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    if not len(group) or (rows_apart(group) if apart is None else apart):
+        return _kahan(group, values, n)  # none, or a group's rows are apart: all in order
     if gaps is None:
         gaps = np.isnan(values).any(axis=0)
+    # Kahan's sums only for the columns that have a gap (the others are added by reduceat).
+    sums, counts = np.zeros((n, values.shape[1])), np.zeros((n, values.shape[1]), np.int64)
+    if gaps.any():
+        sums[:, gaps], counts[:, gaps] = _kahan(group, values[:, gaps], n)
+    starts = np.flatnonzero(np.r_[True, group[1:] != group[:-1]])
+    counts[:, ~gaps] = np.bincount(group, minlength=n)[:, None]  # no NaN: every row counts
     for j in np.flatnonzero(~gaps):
         sums[group[starts], j] = np.add.reduceat(np.ascontiguousarray(values[:, j]), starts)
     return sums, counts
