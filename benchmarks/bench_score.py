@@ -23,7 +23,11 @@ again, ``--repeat`` rounds), each figure is a **whole process** started fresh:
 - *pandas read*: ``python -c "import pandas; pd.read_csv(every log)"``, the
   yardstick (import included, as the command's start-up is);
 - *tol-score*: the whole command of a checkout on the folder, writing every
-  table (``--extras`` adds ``--report --plots --bids``).
+  table (``--extras`` adds ``--report --plots --bids``);
+- with ``--pandas-one-blas-thread``, the pandas read again with
+  ``OPENBLAS_NUM_THREADS=1``: every tol-tasks command sets it for itself
+  (:mod:`tol_tasks.blas`), which spares the threads numpy's OpenBLAS starts and
+  spins at import; this row says how much of a ratio that start-up accounts for.
 
 Each run's wall time, CPU time (user + system, its threads included) and peak
 resident memory come from the kernel (``os.wait4``); the 1-minute load average
@@ -62,6 +66,9 @@ ROOT = HERE.parent
 GOLDEN = ROOT / "tests" / "data" / "golden" / "sessions"
 #: Stands for the participant id in a reference log's text while copies are made.
 _WHO = "\x00who\x00"
+
+#: The variable that sets how many threads numpy's OpenBLAS starts (tol_tasks.blas).
+_BLAS = "OPENBLAS_NUM_THREADS"
 
 _PANDAS_READ = (
     "import sys\n"
@@ -251,9 +258,10 @@ class Run:
     load: float
 
 
-def _measured(cmd: list[str], what: str) -> tuple[Run, str]:
+def _measured(cmd: list[str], what: str, env: dict[str, str] | None = None) -> tuple[Run, str]:
     """Run ``cmd`` in a process of its own that reports its one child's resources (so peak
-    memory is that command's, not the largest of every command run so far)."""
+    memory is that command's, not the largest of every command run so far); ``env``: its
+    environment (by default this one's)."""
     script = (
         "import json, os, subprocess, sys, time\n"
         "t = time.perf_counter()\n"
@@ -267,7 +275,7 @@ def _measured(cmd: list[str], what: str) -> tuple[Run, str]:
     )
     load = os.getloadavg()[0]
     done = subprocess.run([sys.executable, "-c", script, *cmd], capture_output=True, text=True,
-                          cwd=tempfile.gettempdir())  # fmt: skip
+                          cwd=tempfile.gettempdir(), env=env)  # fmt: skip
     if done.returncode:
         raise SystemExit(f"{what}: the measuring process failed:\n{done.stderr}")
     code, wall, cpu, peak, out, err = json.loads(done.stdout)
@@ -444,6 +452,10 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--same-bytes", action="store_true",
                     help="with --before: check both checkouts write the same tables (a "
                          "checkout from before a deliberate change of the tables differs)")  # fmt: skip
+    ap.add_argument("--pandas-one-blas-thread", action="store_true",
+                    help=f"also the pandas read with {_BLAS}=1, as every tol-tasks command sets "
+                         "for itself (tol_tasks.blas): the yardstick without numpy's BLAS "
+                         "threads spinning at its start")  # fmt: skip
     ap.add_argument("--json", type=Path, help="also write every run's figures to this file")
     ap.add_argument("--generate-only", action="store_true",
                     help="write the corpora and stop")  # fmt: skip
@@ -487,7 +499,8 @@ def main() -> int:
     for c in checkouts:
         c.compiled(compile_them=c.root == ROOT)
     pandas_cmd = [str(checkouts[-1].python), "-c", _PANDAS_READ]
-    print(f"load average (1, 5, 15 min) at the start: {_load()}", flush=True)
+    print(f"load average (1, 5, 15 min) at the start: {_load()}; {_BLAS} here: "
+          f"{os.environ.get(_BLAS, 'not set')}", flush=True)  # fmt: skip
     results: dict[str, dict[str, Figures]] = {}
     notes = []
     for folder in corpora:
@@ -498,6 +511,10 @@ def main() -> int:
             if int(printed.strip() or 0) == 0:
                 raise SystemExit(f"pandas read no row in {folder}")
             got.setdefault("pandas read", Figures()).runs.append(run)
+            if args.pandas_one_blas_thread:
+                run, _ = _measured([*pandas_cmd, str(folder)], f"pandas read of {folder.name}",
+                                   {**os.environ, _BLAS: "1"})  # fmt: skip
+                got.setdefault(f"pandas read ({_BLAS}=1)", Figures()).runs.append(run)
             for c in checkouts:
                 run = c.command(folder, outs[c.label], args.extras)
                 got.setdefault(f"tol-score ({c.label})", Figures()).runs.append(run)
