@@ -352,6 +352,22 @@ def test_group_means_and_repeats_are_those_of_a_loop_over_the_members(together):
     assert seen_before(np.empty(0, np.int64)).tolist() == []
 
 
+@pytest.mark.parametrize("spread", [400, 10**9])
+def test_distinct_problems_per_session_are_those_of_a_set_of_pairs(spread):
+    """The per-session count of distinct problems (sessions.csv's problems, problems_solved)
+    as a set of (session, problem) pairs counts them: keys in a narrow range (counted in a
+    table) and far apart (counted by sorting)."""
+    from tol_analysis.score.sessions import _distinct_count
+
+    rng = np.random.default_rng(11)
+    group = np.sort(rng.integers(0, 50, 3000))
+    key = rng.integers(-spread, spread, len(group))
+    pairs = set(zip(group.tolist(), key.tolist(), strict=True))
+    expected = [sum(1 for g, _ in pairs if g == k) for k in range(60)]
+    assert _distinct_count(group, key, 60).tolist() == expected
+    assert _distinct_count(group[:0], key[:0], 60).tolist() == [0] * 60
+
+
 @pytest.mark.parametrize(
     ("damage", "why"),
     [

@@ -504,6 +504,10 @@ def _distinct_count(group: np.ndarray, key: np.ndarray, n: int) -> np.ndarray:
     if not len(group):
         return np.zeros(n, np.int64)
     keys, width = _pair_keys(group, key)
+    if n * width <= 4 * len(keys) + (1 << 16):  # few possible pairs: marked in a table
+        seen = np.zeros(n * width, bool)
+        seen[keys] = True
+        return np.count_nonzero(seen.reshape(n, width), axis=1)
     return np.bincount(np.unique(keys) // width, minlength=n)
 
 
