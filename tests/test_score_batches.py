@@ -75,6 +75,28 @@ def _damage(path: Path) -> int:
     raise AssertionError(f"{path}: no placement")
 
 
+def test_logs_read_together_leave_a_misnumbered_one_to_the_careful_reader(tmp_path):
+    """A row missing in the middle of a log, or at its start, among logs read in one batch:
+    that log is read by the event log's own reader (a warning naming the gap; the error of
+    a log whose first row is gone names its first row by the log's own number, 2); the
+    others as they are."""
+    logs = sorted(GOLDEN.glob("*.csv"))[:4]
+    for p in logs:
+        shutil.copy(p, tmp_path / p.name)
+    paths = [tmp_path / p.name for p in logs]
+    lines = paths[1].read_text(encoding="utf-8").splitlines(keepends=True)
+    paths[1].write_text("".join(lines[:5] + lines[6:]), encoding="utf-8")  # row 5 missing
+    lines = paths[2].read_text(encoding="utf-8").splitlines(keepends=True)
+    paths[2].write_text("".join(lines[:1] + lines[2:]), encoding="utf-8")  # row 1 missing
+    got = dict(read_sessions(paths))
+    assert [isinstance(got[p], EventLogError) for p in paths] == [False, False, True, False]
+    assert "row 6 follows row 4: 1 row(s) missing" in " ".join(got[paths[1]].warnings)
+    assert f"{paths[2]}: row 2: starts with 'trial_onset'" in str(got[paths[2]])  # its own row 2
+    for p in (paths[0], paths[3]):
+        assert got[p].warnings == []
+        assert got[p].data.n == read_session(p).data.n
+
+
 def test_a_log_that_contradicts_itself_among_others_is_left_out_alone(tmp_path):
     folder = tmp_path / "data"
     shutil.copytree(GOLDEN, folder)

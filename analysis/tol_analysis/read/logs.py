@@ -643,6 +643,19 @@ def _goes_back(clock: np.ndarray, counts: np.ndarray) -> bool:
     return bool(((np.diff(kept) < 0) & (file_of[1:] == file_of[:-1])).any())
 
 
+def _numbered(row: np.ndarray, counts: np.ndarray) -> bool:
+    """Whether the ``row`` numbers of files one after another (``counts`` rows each, none
+    empty) are each file's 1, 2, 3, ...: every file's first 1, and each next one more."""
+    if not len(row):
+        return True
+    starts = np.cumsum(counts) - counts
+    if (row[starts] != 1).any():
+        return False
+    step = np.diff(row)
+    step[starts[1:] - 1] = 1  # into the next file: its first row was looked at
+    return bool((step == 1).all())
+
+
 def _digits_only(array: pa.Array) -> bool:
     """Whether every text of a string array is empty or a whole number of at most
     :data:`_DIGITS` ASCII digits (anything else, another script's digits included, is
@@ -682,8 +695,7 @@ def _parse(body, counts: np.ndarray) -> LogColumns | None:
     if table.num_rows != counts.sum():
         return None
     row = _one_array(table["row"])
-    numbered = np.arange(1, table.num_rows + 1) - np.repeat(np.cumsum(counts) - counts, counts)
-    if row.null_count or not np.array_equal(to_numpy(row), numbered):
+    if row.null_count or not _numbered(to_numpy(row), counts):
         return None  # a row is missing or misnumbered: the careful reader says which
     for c in wanted:
         if kinds[c] == "float":
