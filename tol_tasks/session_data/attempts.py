@@ -284,7 +284,7 @@ def _is(column: Coded, test):
     import numpy as np
 
     passes = np.array([bool(test(v)) for v in column.values] + [False])
-    return passes[np.asarray(column.codes)]
+    return np.take(passes, column.codes)  # faster than passes[codes] over whole columns
 
 
 def _digits(column: Coded, allow_empty: bool):

@@ -121,7 +121,7 @@ def _one_byte_codes(array: pa.Array, ends: np.ndarray) -> Coded | None:
     if lengths.max() > 1:
         return None
     data = np.frombuffer(array.buffers()[2], np.uint8)
-    key = data[np.minimum(ends[:-1], len(data) - 1)].astype(np.int16)
+    key = np.take(data, np.minimum(ends[:-1], len(data) - 1)).astype(np.int16)
     key += 1
     key[lengths == 0] = 0  # 0: empty, else the byte + 1
     present = np.flatnonzero(np.bincount(key, minlength=257))
@@ -133,7 +133,7 @@ def _one_byte_codes(array: pa.Array, ends: np.ndarray) -> Coded | None:
     order = sorted(keys, key=lambda k: first[k] if k in first else int(np.argmax(key == k)))
     lookup = np.zeros(257, np.int32)
     lookup[order] = np.arange(len(order), dtype=np.int32)
-    return Coded(lookup[key], [chr(k - 1) if k else "" for k in order])
+    return Coded(np.take(lookup, key), [chr(k - 1) if k else "" for k in order])
 
 
 class LogColumns:

@@ -79,7 +79,7 @@ class LogView:
     # ------------------------------------------------------------- columns
     def nonempty(self, column: str) -> np.ndarray:
         c = self.data.coded(column)
-        return np.array([v != "" for v in c.values] + [False])[np.asarray(c.codes)]
+        return np.take(np.array([v != "" for v in c.values] + [False]), c.codes)
 
     def event(self, name: str) -> np.ndarray:
         """Per row, whether it holds event ``name``."""

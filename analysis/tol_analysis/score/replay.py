@@ -182,7 +182,8 @@ class PuzzleSpace:
             goals, slot = _distinct_ids(goal, len(self.texts))
             self._search(goals)
             rows = np.array([self._goal_row[g] for g in goals.tolist()], np.int64)
-            return self._dist[rows[slot], state].astype(np.int64)
+            flat = rows[slot] * self._dist.shape[1] + state  # one take, not a 2-D index
+            return np.take(self._dist, flat).astype(np.int64)
         key = goal * len(self.texts) + state
         uniq, inverse = np.unique(key, return_inverse=True)
         n = len(self.texts)
