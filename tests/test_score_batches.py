@@ -344,11 +344,12 @@ def test_inter_move_times_are_fmean_and_median_of_each_attempts_latencies():
 
 @pytest.mark.parametrize("together", [True, False])
 def test_group_means_and_repeats_are_those_of_a_loop_over_the_members(together):
-    """mean_in_group as statistics.fmean of each group's members (groups given together or
-    interleaved), and seen_before as a set filled entry by entry."""
+    """mean_in_group and median_in_group as statistics.fmean and statistics.median of each
+    group's members (groups given together or interleaved), and seen_before as a set filled
+    entry by entry."""
     import statistics
 
-    from tol_analysis.read.logview import mean_in_group, seen_before
+    from tol_analysis.read.logview import mean_in_group, median_in_group, seen_before
 
     rng = np.random.default_rng(7)
     group = rng.integers(0, 300, 5000)
@@ -364,6 +365,15 @@ def test_group_means_and_repeats_are_those_of_a_loop_over_the_members(together):
             assert got[g] == statistics.fmean(members[g])
         else:
             assert np.isnan(got[g])
+    for n_groups in (310, 40_000):  # sorted by a radix sort of the groups, or by lexsort
+        spread = rng.integers(0, n_groups, len(group)) if n_groups > 310 else group
+        spread = np.sort(spread) if together else spread
+        medians = median_in_group(spread, n_groups, values)
+        by: dict[int, list[float]] = {}
+        for g, v in zip(spread.tolist(), values.tolist(), strict=True):
+            by.setdefault(g, []).append(v)
+        assert [medians[g] for g in sorted(by)] == [statistics.median(by[g]) for g in sorted(by)]
+        assert np.isnan(np.delete(medians, sorted(by))).all()
     keys = rng.integers(-50, 50, 3000)
     seen: set[int] = set()
     expected = []
