@@ -314,9 +314,9 @@ def _numbers(kind: str, n: int, value) -> tuple[np.ndarray, np.ndarray | None]:
     integer or boolean is 0 among the values; a float keeps its value (NaN, or the one given
     with a mask)."""
     values, missing = _values_and_missing(n, value)
-    if not missing.any():
+    if missing is not None and not missing.any():
         missing = None
-    elif kind != FLOAT:
+    elif missing is not None and kind != FLOAT:
         values = np.where(missing, 0, values)
     if kind == INTEGER:
         return values.astype(smallest_int_type(values), copy=False), missing
@@ -325,7 +325,8 @@ def _numbers(kind: str, n: int, value) -> tuple[np.ndarray, np.ndarray | None]:
     return values.astype(np.float64, copy=False), missing
 
 
-def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
+def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray | None]:
+    """(the values, which are missing; None: none can be, the values not being floats)."""
     if isinstance(value, tuple):
         values, missing = value
         return np.asarray(values), np.asarray(missing, bool)
@@ -334,4 +335,4 @@ def _values_and_missing(n: int, value) -> tuple[np.ndarray, np.ndarray]:
         values = np.full(n, values)
     if values.dtype.kind == "f":
         return values, np.isnan(values)
-    return values, np.zeros(n, bool)
+    return values, None
