@@ -365,7 +365,7 @@ def test_group_means_and_repeats_are_those_of_a_loop_over_the_members(together):
             assert got[g] == statistics.fmean(members[g])
         else:
             assert np.isnan(got[g])
-    for n_groups in (310, 40_000):  # sorted by a radix sort of the groups, or by lexsort
+    for n_groups in (310, 40_000):  # few groups and many
         spread = rng.integers(0, n_groups, len(group)) if n_groups > 310 else group
         spread = np.sort(spread) if together else spread
         medians = median_in_group(spread, n_groups, values)

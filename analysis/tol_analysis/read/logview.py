@@ -210,11 +210,7 @@ def median_in_group(group: np.ndarray, n_groups: int, values: np.ndarray) -> np.
     out = np.full(n_groups, np.nan)
     if not len(group):
         return out
-    if n_groups <= np.iinfo(np.int16).max:  # the values sorted, then by group: a radix sort
-        by_value = np.argsort(values)
-        order = by_value[np.argsort(group.astype(np.int16)[by_value], kind="stable")]
-    else:
-        order = np.lexsort((values, group))
+    order = np.lexsort((values, group))
     g, v = group[order], values[order]
     starts = np.flatnonzero(np.r_[True, g[1:] != g[:-1]])
     counts = np.diff(np.r_[starts, len(g)])
