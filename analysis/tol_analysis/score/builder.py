@@ -316,7 +316,7 @@ def _numbers(kind: str, n: int, value) -> tuple[np.ndarray, np.ndarray | None]:
     values, missing = _values_and_missing(n, value)
     if missing is not None and not missing.any():
         missing = None
-    elif missing is not None and kind != FLOAT:
+    if missing is not None and kind != FLOAT:
         values = np.where(missing, 0, values)
     if kind == INTEGER:
         return values.astype(smallest_int_type(values), copy=False), missing
