@@ -67,7 +67,8 @@ GOLDEN = ROOT / "tests" / "data" / "golden" / "sessions"
 #: Stands for the participant id in a reference log's text while copies are made.
 _WHO = "\x00who\x00"
 
-#: The variable that sets how many threads numpy's OpenBLAS starts (tol_tasks.blas).
+#: The variable that sets how many threads numpy's OpenBLAS starts: tol_tasks.blas.VARIABLE,
+#: not imported (importing that module sets it here, for the pandas read's process too).
 _BLAS = "OPENBLAS_NUM_THREADS"
 
 _PANDAS_READ = (

@@ -11,6 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.runner_tools import exe
+from tol_tasks import blas
+from tol_tasks.__main__ import commands
 
 HAND = Path(__file__).parent / "data" / "logs" / "hand-worked.csv"
 
@@ -135,8 +137,7 @@ def test_no_public_name_of_the_package_or_a_face_is_also_one_of_its_modules():
 
 
 #: Each command's module (pyproject.toml's [project.scripts]), read from the installed metadata.
-_COMMAND_MODULES = sorted({v.split(":")[0] for v in
-                           importlib.import_module("tol_tasks.__main__").commands().values()})  # fmt: skip
+_COMMAND_MODULES = sorted({v.split(":")[0] for v in commands().values()})
 
 #: Prints how many threads the process has once it has imported a module, then numpy.
 _THREADS = (
@@ -146,9 +147,9 @@ _THREADS = (
 
 
 def _threads_after_import(module: str, openblas: str | None) -> int:
-    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+    env = {k: v for k, v in os.environ.items() if k != blas.VARIABLE}
     if openblas is not None:
-        env["OPENBLAS_NUM_THREADS"] = openblas
+        env[blas.VARIABLE] = openblas
     out = subprocess.run([sys.executable, "-c", _THREADS, module], env=env, check=True,
                          capture_output=True, text=True, timeout=120)  # fmt: skip
     return int(out.stdout.split()[-1])
